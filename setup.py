@@ -46,8 +46,13 @@ def normalize_arch(machine=None):
 def kernel_sources(arch=None, root=HERE):
     """[(isa, path relative to root, flags)] for the kernel files of `arch` that exist."""
     table = KERNEL_FLAGS.get(normalize_arch(arch), {})
+    # SIMDFILTER_DISABLE_KERNELS=avx512,sse41 builds without those (say, for an
+    # assembler too old for AVX-512); the scalar kernel is always there.
+    disabled = {s.strip() for s in os.environ.get("SIMDFILTER_DISABLE_KERNELS", "").split(",")}
     out = []
     for isa, flags in table.items():
+        if isa in disabled:
+            continue
         path = "csrc/kernels/%s.c" % isa
         if os.path.exists(os.path.join(root, path)):
             out.append((isa, path, list(flags)))

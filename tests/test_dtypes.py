@@ -1,0 +1,259 @@
+"""Every supported dtype and layout, every kernel, against the reference."""
+
+import datetime as dt
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import simdfilter
+from simdfilter import reference
+
+from conftest import KERNELS
+
+INT_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+FLOAT_TYPES = [np.float32, np.float64]
+NUMERIC = INT_TYPES + FLOAT_TYPES + [np.bool_]
+MODES = ["both", "left", "right", "neither"]
+
+
+def edge_values(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return [False, True]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        vals = [info.min, info.min + 1, info.max - 1, info.max, 0, 1, 2]
+        if dtype.kind == "i":
+            vals += [-1, -2]
+        else:
+            vals += [info.max // 2, info.max // 2 + 1]
+        return [int(v) for v in vals]
+    info = np.finfo(dtype)
+    tiny = float(info.smallest_subnormal)
+    return [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, float(info.max), float(-info.max),
+            tiny, -tiny, float(info.tiny), 0.5, 1.5, 2.0**24 + 1, -(2.0**53) - 1]
+
+
+def data_strategy(dtype, max_size=200):
+    dtype = np.dtype(dtype)
+    edges = st.sampled_from(edge_values(dtype))
+    if dtype.kind == "f":
+        elems = edges | st.floats(width=dtype.itemsize * 8, allow_nan=True, allow_subnormal=True)
+    elif dtype.kind == "b":
+        elems = st.booleans()
+    else:
+        info = np.iinfo(dtype)
+        elems = edges | st.integers(int(info.min), int(info.max))
+    return st.lists(elems, max_size=max_size).map(lambda xs: np.array(xs, dtype=dtype))
+
+
+def bound_strategy(dtype):
+    dtype = np.dtype(dtype)
+    extra = [None, -1, 0, 1, 2**63, -(2**63) - 1, 2**64, 1e19, -1e19, 1.5, -1.5, np.inf, -np.inf,
+             np.nan, 2**53 + 1, -(2**53) - 1, 2**24 + 1, -0.0]
+    return (st.sampled_from(edge_values(dtype) + extra) | st.integers(-(2**65), 2**65)
+            | st.floats(allow_nan=True))
+
+
+def assert_all_agree(a, lo, hi, inclusive="both"):
+    want_idx = reference.filter_indexes(a, lo, hi, inclusive=inclusive)
+    want_val = reference.filter_values(a, lo, hi, inclusive=inclusive)
+    got_idx = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive)
+    got_val = simdfilter.filter_values(a, lo, hi, inclusive=inclusive)
+    assert got_idx.dtype == want_idx.dtype
+    np.testing.assert_array_equal(got_idx, want_idx)
+    assert got_val.dtype == want_val.dtype
+    # Compare bits: NaN never matches, and -0.0 must stay -0.0.
+    assert got_val.tobytes() == want_val.tobytes()
+    assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive) == want_idx.size
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_property_every_dtype_and_kernel(dtype, data):
+    a = data.draw(data_strategy(dtype), label="values")
+    off = data.draw(st.integers(0, 7), label="offset")
+    lo, hi = data.draw(bound_strategy(dtype), label="lo"), data.draw(bound_strategy(dtype), label="hi")
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    buf = np.zeros(a.size + off, dtype=a.dtype)
+    buf[off:] = a
+    for name in KERNELS:
+        with simdfilter.use_kernel(name):
+            assert_all_agree(buf[off:], lo, hi, inclusive)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
+def test_every_length_edges(kernel, dtype, rng):
+    """Lengths 0..130 (covers every vector width's tail) of edge-crowded data."""
+    edges = np.array(edge_values(dtype), dtype=dtype)
+    buf = rng.choice(edges, size=200)
+    edge_bounds = [v for v in edge_values(dtype) if not (isinstance(v, float) and np.isnan(v))]
+    pairs = [(lo, hi) for lo in edge_bounds[:6] for hi in edge_bounds[:6]] + [(None, None)]
+    for n in range(131):
+        a = buf[n % 9: n % 9 + n]
+        for lo, hi in pairs[:: 1 + n % 5]:
+            assert_all_agree(a, lo, hi)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
+def test_large_random(kernel, dtype, rng):
+    n = 300_001
+    if np.dtype(dtype).kind == "f":
+        a = (rng.standard_normal(n) * 100).astype(dtype)
+        a[::97] = np.nan
+        lo, hi = -30.5, 80
+    elif np.dtype(dtype).kind == "b":
+        a = rng.integers(0, 2, size=n).astype(bool)
+        lo, hi = True, True
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+        lo, hi = int(info.min) // 3, int(info.max) // 2
+    assert_all_agree(a, lo, hi)
+
+
+LAYOUTS = ["strided", "reversed", "column", "byteswapped", "byteswapped_strided", "fortran",
+           "c2d", "transposed3d", "unaligned"]
+
+
+def make_layout(layout, base):
+    if layout == "strided":
+        return base[::3]
+    if layout == "reversed":
+        return base[::-1]
+    if layout == "column":
+        return base[: base.size // 5 * 5].reshape(-1, 5)[:, 2]
+    if layout == "byteswapped":
+        return base.astype(base.dtype.newbyteorder())
+    if layout == "byteswapped_strided":
+        return base.astype(base.dtype.newbyteorder())[::-2]
+    if layout == "fortran":
+        return np.asfortranarray(base[: base.size // 6 * 6].reshape(-1, 6))
+    if layout == "c2d":
+        return base[: base.size // 6 * 6].reshape(6, -1)
+    if layout == "transposed3d":
+        return base[: base.size // 12 * 12].reshape(2, 3, -1).transpose(1, 2, 0)
+    if layout == "unaligned":
+        raw = np.zeros(base.nbytes + 1, dtype=np.uint8)
+        view = raw[1:].view(base.dtype)
+        view[:] = base
+        return view
+    raise AssertionError(layout)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
+def test_layouts(kernel, dtype, layout, rng):
+    edges = np.array(edge_values(dtype), dtype=dtype)
+    base = rng.choice(edges, size=5003)
+    a = make_layout(layout, base)
+    vals = [v for v in edge_values(dtype) if not (isinstance(v, float) and np.isnan(v))]
+    v = lambda i: vals[i % len(vals)]  # noqa: E731
+    for lo, hi in [(v(0), v(3)), (v(1), v(-1)), (None, v(2)), (v(4), None)]:
+        assert_all_agree(a, lo, hi)
+    np.testing.assert_array_equal(simdfilter.filter_indexes(a, None, None),
+                                  np.flatnonzero(reference.in_range_mask(a, None, None, "both")))
+
+
+def test_exact_bounds_examples():
+    i64 = np.array([-(2**63), -1, 0, 2**53 + 1, 2**63 - 1], dtype=np.int64)
+    assert simdfilter.filter_indexes(i64, 0, 2**63).tolist() == [2, 3, 4]
+    assert simdfilter.filter_indexes(i64, 0, 1e19).tolist() == [2, 3, 4]
+    assert simdfilter.filter_indexes(i64, 2.0**53, 2.0**53 + 2).tolist() == [3]
+    u64 = np.array([0, 1, 2**64 - 1], dtype=np.uint64)
+    assert simdfilter.filter_indexes(u64, -1, 1).tolist() == [0, 1]
+    assert simdfilter.filter_indexes(u64, 2**64 - 1, None).tolist() == [2]
+    i8 = np.array([-128, -1, 0, 127], dtype=np.int8)
+    assert simdfilter.filter_indexes(i8, -1000, 1000).tolist() == [0, 1, 2, 3]
+    assert simdfilter.filter_indexes(i8, -1.5, 0.5).tolist() == [1, 2]
+    f64 = np.array([2.0**53, 2.0**53 + 2, np.nan, -0.0, 0.0, np.inf], dtype=np.float64)
+    assert simdfilter.filter_indexes(f64, 2**53 + 1, None).tolist() == [1, 5]
+    assert simdfilter.filter_indexes(f64, None, 2**53 + 1).tolist() == [0, 3, 4]
+    assert simdfilter.filter_indexes(f64, 0.0, 0.0).tolist() == [3, 4]
+    assert simdfilter.filter_indexes(f64, -0.0, 0.0, inclusive="neither").tolist() == []
+    assert simdfilter.filter_indexes(f64, 1, np.inf, inclusive="left").tolist() == [0, 1]
+    assert simdfilter.filter_indexes(f64, np.nan, None).tolist() == []
+    f32 = np.array([16777216.0, 16777218.0], dtype=np.float32)  # 2**24 and the next float32
+    assert simdfilter.filter_indexes(f32, 2**24 + 1, None).tolist() == [1]
+    assert simdfilter.filter_indexes(f32, 16777216.5, None).tolist() == [1]
+    assert simdfilter.filter_indexes(f32, Fraction(2**25 + 1, 2), None).tolist() == [1]
+    assert simdfilter.filter_indexes(f32, Decimal("16777216.000001"), None).tolist() == [1]
+    assert simdfilter.filter_indexes(f32, None, 1e300).tolist() == [0, 1]
+    b = np.array([False, True, True])
+    assert simdfilter.filter_indexes(b, True, True).tolist() == [1, 2]
+    assert simdfilter.filter_indexes(b, False, False).tolist() == [0]
+    assert simdfilter.filter_values(b, 0.5, None).tolist() == [True, True]
+
+
+@pytest.mark.parametrize("unit", ["D", "s", "ms", "ns"])
+def test_datetime64(kernel, unit):
+    pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
+    days = np.array(["2019-12-31", "2020-01-01", "NaT", "2020-06-15", "2021-01-01", "1969-12-31"],
+                    dtype="M8[D]").astype(f"M8[{unit}]")
+    a = np.concatenate([days] * 20)  # long enough for the vector loops
+    bounds = [
+        ("2020-01-01", "2020-12-31"),
+        (np.datetime64("2020-01-01T00:00:00.5"), None),
+        (None, np.datetime64("2020-01-01T00:00:00.000000001")),
+        (dt.date(2020, 1, 1), dt.datetime(2020, 6, 15)),
+        (pd.Timestamp("2019-12-31 12:00"), pd.Timestamp("2021-01-01")),
+        (np.datetime64("NaT"), None),
+        (None, None),
+        (np.datetime64("1969-12-31"), np.datetime64("1970-01-01")),
+    ]
+    for lo, hi in bounds:
+        for mode in MODES:
+            assert_all_agree(a, lo, hi, mode)
+    assert simdfilter.filter_indexes(days, "2020-01-01", "2020-12-31").tolist() == [1, 3]
+    assert simdfilter.filter_indexes(days, None, None).tolist() == [0, 1, 3, 4, 5]
+
+
+def test_timedelta64(kernel):
+    pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
+    a = np.array([0, 1500, -1, np.iinfo(np.int64).min, 3_600_000], dtype="m8[ms]")
+    a = np.concatenate([a] * 13)
+    for lo, hi in [(np.timedelta64(1, "s"), np.timedelta64(1, "h")), (0, 1500),
+                   (dt.timedelta(seconds=-1), pd.Timedelta("1h")), (np.timedelta64("NaT"), 0),
+                   (np.timedelta64(1, "us"), None)]:
+        for mode in MODES:
+            assert_all_agree(a, lo, hi, mode)
+
+
+def test_time_bound_errors():
+    d = np.array(["2020-01-01"], dtype="M8[s]")
+    with pytest.raises(TypeError, match="datetime64 data"):
+        simdfilter.filter_indexes(d, 0, 10)
+    with pytest.raises(TypeError):
+        simdfilter.filter_indexes(d, np.timedelta64(1, "s"), None)
+    with pytest.raises(ValueError, match="cannot read"):
+        simdfilter.filter_indexes(d, "not a date", None)
+    with pytest.raises(TypeError, match="timezone"):
+        simdfilter.filter_indexes(d, dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc), None)
+    with pytest.raises(TypeError, match="does not apply to numeric data"):
+        simdfilter.filter_indexes(np.arange(3), np.datetime64("2020"), None)
+    with pytest.raises(TypeError, match="does not apply to numeric data"):
+        simdfilter.filter_indexes(np.arange(3), np.timedelta64(1, "s"), None)  # an np.integer!
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + ["M8[s]"], ids=lambda d: np.dtype(d).name)
+def test_filter_values_out(dtype):
+    a = np.arange(100).astype(dtype)
+    out = np.empty(100, dtype=dtype)
+    lo, hi = (a[10], a[20]) if np.dtype(dtype).kind != "b" else (True, True)
+    got = simdfilter.filter_values(a, lo, hi, out=out)
+    assert got.base is out
+    np.testing.assert_array_equal(got, reference.filter_values(a, lo, hi))
+    with pytest.raises(TypeError, match="dtype"):
+        simdfilter.filter_values(a, lo, hi, out=np.empty(100, dtype=np.complex64))
+
+
+def test_filter_values_byteswapped_comes_out_native():
+    a = np.arange(10, dtype=">i4")
+    got = simdfilter.filter_values(a, 2, 4)
+    assert got.dtype == np.dtype("=i4") and got.tolist() == [2, 3, 4]

@@ -1,0 +1,161 @@
+"""filter_indexes / count_in_range on uint32, every kernel against the reference.
+
+The C scalar kernel is checked against the pure-NumPy reference; every SIMD kernel
+against the C scalar kernel (and so, transitively, against the reference too).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import simdfilter
+from simdfilter import reference
+
+from conftest import KERNELS, SIMD_KERNELS
+
+U32_MAX = 2**32 - 1
+EDGES = [0, 1, 2, 2**31 - 1, 2**31, 2**32 - 2, 2**32 - 1]
+MODES = ["both", "left", "right", "neither"]
+
+
+def crowded(rng, n, points):
+    """uint32 data crowded around the given points (and the type's ends)."""
+    centers = rng.choice(np.array(points + [0, U32_MAX], dtype=np.int64), size=n)
+    return np.clip(centers + rng.integers(-2, 3, size=n), 0, U32_MAX).astype(np.uint32)
+
+
+def with_scalar(fn):
+    with simdfilter.use_kernel("scalar"):
+        return fn()
+
+
+def check(a, lo, hi, inclusive="both", **kw):
+    """The active kernel against the reference (scalar) or the C scalar kernel (SIMD)."""
+    got = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive, **kw)
+    want = reference.filter_indexes(a, lo, hi, inclusive=inclusive, **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if simdfilter.active_kernel() != "scalar":
+        base = with_scalar(lambda: simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive, **kw))
+        np.testing.assert_array_equal(got, base)
+    assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive) == want.size
+    return got
+
+
+def test_years_example(kernel):
+    years = np.array([1992, 2018, 1934, 2002, 2022, 1998, 1972, 1996], dtype=np.uint32)
+    got = simdfilter.filter_indexes(years, 1982, 2000)
+    assert got.dtype == np.uint32
+    assert got.tolist() == [0, 5, 7]
+
+
+def test_every_length_and_offset(kernel, rng):
+    """Every length 0..70 at every start offset 0..15 (alignments), edge bounds."""
+    buf = crowded(rng, 70 + 16, EDGES)
+    bounds = [(0, U32_MAX), (2**31 - 1, 2**31), (1, 2**32 - 2), (5, 5), (9, 3),
+              (0, 0), (U32_MAX, U32_MAX), (2**31, U32_MAX)]
+    for offset in range(16):
+        for n in range(71):
+            a = buf[offset:offset + n]
+            for lo, hi in bounds:
+                check(a, lo, hi)
+
+
+@pytest.mark.parametrize("inclusive", MODES)
+def test_edge_bounds_all_modes(kernel, rng, inclusive):
+    a = crowded(rng, 3000, EDGES)
+    for lo in EDGES:
+        for hi in EDGES:
+            check(a, lo, hi, inclusive)
+
+
+def test_random_lengths(kernel, rng):
+    for _ in range(40):
+        n = int(rng.integers(0, 5000))
+        off = int(rng.integers(0, 17))
+        a = rng.integers(0, 2**32, size=n + off, dtype=np.uint32)[off:]
+        lo, hi = sorted(int(v) for v in rng.integers(0, 2**32, size=2))
+        check(a, lo, hi, MODES[int(rng.integers(0, 4))])
+
+
+@pytest.mark.parametrize("selectivity", [0.0, 0.01, 0.5, 0.99, 1.0])
+def test_large_array(kernel, rng, selectivity):
+    """At least 10^6 elements per kernel, across selectivities."""
+    a = rng.integers(0, 2**32, size=1_200_007, dtype=np.uint32)
+    hi = int(selectivity * U32_MAX)
+    got = check(a, 0, hi) if selectivity < 1 else check(a, 0, U32_MAX)
+    assert abs(got.size / a.size - selectivity) < 0.01
+
+
+@pytest.mark.parametrize("index_dtype", [np.uint32, np.int64, np.uint64, np.intp, "int64", None])
+def test_index_dtypes(kernel, rng, index_dtype):
+    a = rng.integers(0, 1000, size=1003, dtype=np.uint32)[1:]
+    got = check(a, 100, 600, index_dtype=index_dtype)
+    assert got.dtype == np.dtype(index_dtype or np.uint32)
+
+
+@pytest.mark.parametrize("index_dtype", [np.uint32, np.int64, np.uint64])
+def test_out(kernel, rng, index_dtype):
+    a = rng.integers(0, 1000, size=777, dtype=np.uint32)
+    out = np.full(800, 12345, dtype=index_dtype)
+    got = simdfilter.filter_indexes(a, 100, 600, out=out)
+    want = reference.filter_indexes(a, 100, 600, index_dtype=index_dtype)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.dtype(index_dtype)
+    assert got.base is out, "the result must be a view of out"
+    assert (out[777:] == 12345).all(), "wrote past values.size"
+    empty = simdfilter.filter_indexes(a, 700, 600, out=out)
+    assert empty.size == 0 and empty.base is out
+
+
+def test_bounds_are_mathematical(kernel):
+    a = np.array([0, 1, 2, 3, 2**31, U32_MAX], dtype=np.uint32)
+    assert simdfilter.filter_indexes(a, -1, 1).tolist() == [0, 1]
+    assert simdfilter.filter_indexes(a, -(2**70), 2**40).tolist() == [0, 1, 2, 3, 4, 5]
+    assert simdfilter.filter_indexes(a, 2**32, 2**40).tolist() == []
+    assert simdfilter.filter_indexes(a, 1.5, 3.0).tolist() == [2, 3]
+    assert simdfilter.filter_indexes(a, 1.5, 2.9999).tolist() == [2]
+    assert simdfilter.filter_indexes(a, None, 1).tolist() == [0, 1]
+    assert simdfilter.filter_indexes(a, 3, None).tolist() == [3, 4, 5]
+    assert simdfilter.filter_indexes(a, None, None).tolist() == [0, 1, 2, 3, 4, 5]
+    assert simdfilter.filter_indexes(a, 3, 2).tolist() == []
+    assert simdfilter.filter_indexes(a, float("nan"), 3).tolist() == []
+    assert simdfilter.filter_indexes(a, 0, float("inf")).tolist() == [0, 1, 2, 3, 4, 5]
+    assert simdfilter.filter_indexes(a, float("-inf"), 0, inclusive="neither").tolist() == []
+    assert simdfilter.filter_indexes(a, 0, 2**31, inclusive="neither").tolist() == [1, 2, 3]
+    assert simdfilter.filter_indexes(a, np.uint32(1), np.int64(3)).tolist() == [1, 2, 3]
+    assert simdfilter.filter_indexes(a, np.float32(0.5), np.float64(2.5)).tolist() == [1, 2]
+    assert simdfilter.filter_indexes(a, 2**32 - 1, 2**32 - 1).tolist() == [5]
+    assert simdfilter.filter_indexes(a, 2**32 - 1.0, 1e300).tolist() == [5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(st.sampled_from(EDGES) | st.integers(0, U32_MAX), max_size=300),
+    offset=st.integers(0, 15),
+    lo=st.sampled_from(EDGES + [-1, 2**32, None]) | st.integers(0, U32_MAX) | st.floats(allow_nan=True),
+    hi=st.sampled_from(EDGES + [-1, 2**32, None]) | st.integers(0, U32_MAX) | st.floats(allow_nan=True),
+    inclusive=st.sampled_from(MODES),
+    kernel_name=st.sampled_from(KERNELS),
+)
+def test_property_against_reference(data, offset, lo, hi, inclusive, kernel_name):
+    buf = np.zeros(len(data) + offset, dtype=np.uint32)
+    buf[offset:] = data
+    with simdfilter.use_kernel(kernel_name):
+        check(buf[offset:], lo, hi, inclusive)
+
+
+@pytest.mark.skipif(not SIMD_KERNELS, reason="no SIMD kernel runs on this CPU; nothing to compare")
+@pytest.mark.parametrize("name", SIMD_KERNELS)
+def test_simd_equals_scalar_many_lengths(name, rng):
+    """Each SIMD kernel against the C scalar kernel on every length up to 300."""
+    base = rng.integers(0, 2**32, size=400, dtype=np.uint32)
+    for n in range(301):
+        off = n % 17
+        a = base[off:off + n]
+        lo, hi = sorted(int(v) for v in rng.integers(0, 2**32, size=2))
+        want = with_scalar(lambda: simdfilter.filter_indexes(a, lo, hi))
+        with simdfilter.use_kernel(name):
+            got = simdfilter.filter_indexes(a, lo, hi)
+        np.testing.assert_array_equal(got, want)
