@@ -108,7 +108,8 @@ def main():
         ],
         extra_compile_args=C_STD + warning_flags(),
         extra_link_args=["-pthread"],
-        depends=["csrc/include/simdfilter.h", "csrc/kernels/kernel_common.h", "csrc/driver.h"],
+        depends=["csrc/include/simdfilter.h", "csrc/kernels/kernel_common.h",
+                 "csrc/kernels/x86_tables.h", "csrc/driver.h"],
     )
     setup(ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
 

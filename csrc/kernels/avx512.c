@@ -1,0 +1,365 @@
+/*
+ * The AVX-512 kernel (F + VL + BW + DQ, with BMI1/2 and POPCNT).
+ *
+ * One compare turns a 64-byte vector into a mask register: 64 lanes of u8, 32 of
+ * u16, 16 of u32/f32, 8 of u64/f64 (the 8- and 16-bit compares need BW). The
+ * outputs are produced in *groups*: 16 positions for index32 (one epi32
+ * compress), 8 for index64 (one epi64 compress), 16 or 8 elements for values.
+ * A group is a slice of one mask when a vector has more lanes than a group (u8,
+ * u16), or two masks glued together when it has fewer (u64/f64 into 16 uint32
+ * positions), so every kind runs through the same loops below.
+ *
+ * Compress goes into a register with merge masking and the whole register is
+ * stored: the memory form (vpcompressd/q m512{k}) is microcoded on Zen 4/5
+ * (~142 cycles), and the zero-masking register form carries a false dependency
+ * on its destination there. The full store is in bounds because in the main loop
+ * the output cursor k never passes the input cursor i, and a group of G inputs
+ * is only taken whole when i + G <= n: out[k, k + G) lies inside out[0, n).
+ * The tail (fewer than a block) loads with masked, fault-suppressing loads and
+ * stores exactly the kept lanes, so nothing is read past x[n - 1] or written
+ * past out[n - 1].
+ */
+#include <immintrin.h>
+
+#include "kernel_common.h"
+
+/* Vectors per main-loop block; a group that spans two vectors (u64/f64 into 16
+ * positions) raises it for that kind. Zen 5, u32 index32, 64 Ki elements in L2
+ * (G elements/s, gcc 12 / clang 14): 1 vector 25 / 29, 2 vectors 28 / 29,
+ * 4 vectors 29 / 31. Two get most of it while keeping the u8 block (and so the
+ * slower masked tail) at 128 elements. */
+#ifndef AV_UNROLL
+#define AV_UNROLL 2
+#endif
+/* 64-lane mask words per count block (see avx512_count). */
+#ifndef AV_COUNT_WORDS
+#define AV_COUNT_WORDS 2
+#endif
+/* Upper bound of vectors per block, to size the (scalarized) mask arrays. */
+#define AV_MAX_VECTORS 8
+
+SF_INLINE size_t av_lanes(sf_elem kind) { return 64 / sf_kind_size(kind); }
+SF_INLINE size_t av_max(size_t a, size_t b) { return a > b ? a : b; }
+SF_INLINE size_t av_min(size_t a, size_t b) { return a < b ? a : b; }
+/* The low `c` bits set; bzhi yields all 64 for c >= 64, with no oversized shift. */
+SF_INLINE uint64_t av_low_bits(size_t c) { return _bzhi_u64(~0ull, (unsigned)c); }
+SF_INLINE size_t av_popcount(uint64_t m) { return (size_t)_mm_popcnt_u64(m); }
+
+/* The broadcast bounds: lo and hi - lo for integers, flo and fhi for floats. */
+typedef struct av_bounds {
+    __m512i a, b;
+} av_bounds;
+
+SF_INLINE av_bounds av_bounds_of(sf_elem kind, const sf_range *r) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    av_bounds b;
+    switch (kind) {
+    case SF_U8:
+        b.a = _mm512_set1_epi8((char)(uint8_t)lo);
+        b.b = _mm512_set1_epi8((char)(uint8_t)span);
+        break;
+    case SF_U16:
+        b.a = _mm512_set1_epi16((short)(uint16_t)lo);
+        b.b = _mm512_set1_epi16((short)(uint16_t)span);
+        break;
+    case SF_U32:
+        b.a = _mm512_set1_epi32((int)(uint32_t)lo);
+        b.b = _mm512_set1_epi32((int)(uint32_t)span);
+        break;
+    case SF_U64:
+        b.a = _mm512_set1_epi64((long long)lo);
+        b.b = _mm512_set1_epi64((long long)span);
+        break;
+    case SF_F32:
+        /* The contract makes both bounds exact floats, as the scalar kernel assumes. */
+        b.a = _mm512_castps_si512(_mm512_set1_ps((float)r->flo));
+        b.b = _mm512_castps_si512(_mm512_set1_ps((float)r->fhi));
+        break;
+    default:
+        b.a = _mm512_castpd_si512(_mm512_set1_pd(r->flo));
+        b.b = _mm512_castpd_si512(_mm512_set1_pd(r->fhi));
+        break;
+    }
+    return b;
+}
+
+/* One vector of `kind` at p. When `partial`, only the first c (< lanes)
+ * elements are read and the rest are zero: the masked load suppresses faults
+ * on the lanes it skips, so a vector that would cross into an unmapped page
+ * is safe. */
+SF_INLINE __m512i av_load(sf_elem kind, const unsigned char *p, int partial, size_t c) {
+    if (!partial)
+        return _mm512_loadu_si512(p);
+    const uint64_t m = av_low_bits(c);
+    switch (kind) {
+    case SF_U8: return _mm512_maskz_loadu_epi8(_cvtu64_mask64(m), p);
+    case SF_U16: return _mm512_maskz_loadu_epi16(_cvtu32_mask32((uint32_t)m), p);
+    case SF_U32: case SF_F32: return _mm512_maskz_loadu_epi32(_cvtu32_mask16((uint32_t)m), p);
+    default: return _mm512_maskz_loadu_epi64(_cvtu32_mask8((uint32_t)m), p);
+    }
+}
+
+/* Lane i of the result is set when lane i of v is in range. Integers: one
+ * unsigned compare of x - lo against hi - lo, wrapping at the lane width, so
+ * the whole value range works with no sign flip. Floats: ordered quiet
+ * compares, so NaN is never kept and raises nothing; the second compare is
+ * masked by the first instead of and-ing two masks. */
+SF_INLINE uint64_t av_in_range(sf_elem kind, __m512i v, av_bounds b) {
+    switch (kind) {
+    case SF_U8:
+        return _cvtmask64_u64(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, b.a), b.b));
+    case SF_U16:
+        return _cvtmask32_u32(_mm512_cmple_epu16_mask(_mm512_sub_epi16(v, b.a), b.b));
+    case SF_U32:
+        return _cvtmask16_u32(_mm512_cmple_epu32_mask(_mm512_sub_epi32(v, b.a), b.b));
+    case SF_U64:
+        return _cvtmask8_u32(_mm512_cmple_epu64_mask(_mm512_sub_epi64(v, b.a), b.b));
+    case SF_F32: {
+        const __m512 f = _mm512_castsi512_ps(v);
+        const __mmask16 ge = _mm512_cmp_ps_mask(f, _mm512_castsi512_ps(b.a), _CMP_GE_OQ);
+        return _cvtmask16_u32(
+            _mm512_mask_cmp_ps_mask(ge, f, _mm512_castsi512_ps(b.b), _CMP_LE_OQ));
+    }
+    default: {
+        const __m512d d = _mm512_castsi512_pd(v);
+        const __mmask8 ge = _mm512_cmp_pd_mask(d, _mm512_castsi512_pd(b.a), _CMP_GE_OQ);
+        return _cvtmask8_u32(
+            _mm512_mask_cmp_pd_mask(ge, d, _mm512_castsi512_pd(b.b), _CMP_LE_OQ));
+    }
+    }
+}
+
+/* In-range mask of the c <= G (<= 64) elements at p, read with masked loads:
+ * the tail's building block. The constant G bounds the loop so that it folds
+ * to the one or two loads it can need. */
+SF_INLINE uint64_t av_mask_partial(sf_elem kind, const unsigned char *p, size_t c, size_t G,
+                                   av_bounds b) {
+    const size_t L = av_lanes(kind), size = sf_kind_size(kind);
+    uint64_t m = 0;
+    for (size_t v = 0; v * L < G && v * L < c; v++) {
+        const size_t cv = av_min(L, c - v * L);
+        /* Masked-off lanes were loaded as zero, which may well be in range. */
+        const uint64_t mv = av_in_range(kind, av_load(kind, p + v * L * size, 1, cv), b) &
+                            av_low_bits(cv);
+        m |= mv << (v * L);
+    }
+    return m;
+}
+
+/* The G-bit mask of group g of a block whose vector masks are m[]: a slice of
+ * one mask when vectors are wider than groups, else G / L masks side by side. */
+SF_INLINE uint64_t av_group_mask(const uint64_t *m, size_t L, size_t G, size_t g) {
+    if (L >= G)
+        return (m[g * G / L] >> (g * G % L)) & av_low_bits(G);
+    uint64_t gm = 0;
+    for (size_t j = 0; j < G / L; j++)
+        gm |= m[g * G / L + j] << (j * L);
+    return gm;
+}
+
+/* Vectors per main-loop block: enough to fill at least one group. */
+SF_INLINE size_t av_block_vectors(size_t L, size_t G, size_t unroll) {
+    return av_max(unroll, G / L);
+}
+
+/* ---- Group emitters: compress one group into a register, store, count ----- */
+
+/* Full groups store the whole register (in bounds: see the top of the file);
+ * partial ones (the tail) store exactly the kept lanes. */
+SF_INLINE size_t av_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int partial) {
+    const size_t kept = av_popcount(gm);
+    const __m512i c = _mm512_mask_compress_epi32(ids, _cvtu32_mask16((uint32_t)gm), ids);
+    if (!partial)
+        _mm512_storeu_si512(dst, c);
+    else
+        _mm512_mask_storeu_epi32(dst, _cvtu32_mask16((uint32_t)av_low_bits(kept)), c);
+    return kept;
+}
+
+SF_INLINE size_t av_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int partial) {
+    const size_t kept = av_popcount(gm);
+    const __m512i c = _mm512_mask_compress_epi64(ids, _cvtu32_mask8((uint32_t)gm), ids);
+    if (!partial)
+        _mm512_storeu_si512(dst, c);
+    else
+        _mm512_mask_storeu_epi64(dst, _cvtu32_mask8((uint32_t)av_low_bits(kept)), c);
+    return kept;
+}
+
+/* Group size of values: a whole vector for 4- and 8-byte kinds; 16 elements
+ * for u8/u16, which are widened to epi32 because compressing bytes and words
+ * (VBMI2) is not part of this kernel's instruction set. */
+SF_INLINE size_t av_values_group(sf_elem kind) { return av_min(av_lanes(kind), 16); }
+
+/* Compress the kept elements of one values group to dst. `data` is the group's
+ * vector for 4- and 8-byte kinds; u8/u16 re-read their 16 elements from src
+ * (an L1 hit) with a widening load. `c` is the group's element count when
+ * `partial`. */
+SF_INLINE size_t av_emit_values(sf_elem kind, unsigned char *dst, const unsigned char *src,
+                                __m512i data, uint64_t gm, int partial, size_t c) {
+    const size_t kept = av_popcount(gm);
+    const uint64_t keep = av_low_bits(kept);
+    switch (kind) {
+    case SF_U8: {
+        const __m128i in = partial
+                               ? _mm_maskz_loadu_epi8(_cvtu32_mask16((uint32_t)av_low_bits(c)), src)
+                               : _mm_loadu_si128((const __m128i *)(const void *)src);
+        __m512i w = _mm512_cvtepu8_epi32(in);
+        w = _mm512_mask_compress_epi32(w, _cvtu32_mask16((uint32_t)gm), w);
+        const __m128i o = _mm512_cvtepi32_epi8(w);
+        if (!partial)
+            _mm_storeu_si128((__m128i *)(void *)dst, o);
+        else
+            _mm_mask_storeu_epi8(dst, _cvtu32_mask16((uint32_t)keep), o);
+        break;
+    }
+    case SF_U16: {
+        const __m256i in =
+            partial ? _mm256_maskz_loadu_epi16(_cvtu32_mask16((uint32_t)av_low_bits(c)), src)
+                    : _mm256_loadu_si256((const __m256i *)(const void *)src);
+        __m512i w = _mm512_cvtepu16_epi32(in);
+        w = _mm512_mask_compress_epi32(w, _cvtu32_mask16((uint32_t)gm), w);
+        const __m256i o = _mm512_cvtepi32_epi16(w);
+        if (!partial)
+            _mm256_storeu_si256((__m256i *)(void *)dst, o);
+        else
+            _mm256_mask_storeu_epi16(dst, _cvtu32_mask16((uint32_t)keep), o);
+        break;
+    }
+    case SF_U32: case SF_F32: {
+        /* Moved as integers: the bits go out exactly as they came in. */
+        const __m512i o = _mm512_mask_compress_epi32(data, _cvtu32_mask16((uint32_t)gm), data);
+        if (!partial)
+            _mm512_storeu_si512(dst, o);
+        else
+            _mm512_mask_storeu_epi32(dst, _cvtu32_mask16((uint32_t)keep), o);
+        break;
+    }
+    default: {
+        const __m512i o = _mm512_mask_compress_epi64(data, _cvtu32_mask8((uint32_t)gm), data);
+        if (!partial)
+            _mm512_storeu_si512(dst, o);
+        else
+            _mm512_mask_storeu_epi64(dst, _cvtu32_mask8((uint32_t)keep), o);
+        break;
+    }
+    }
+    return kept;
+}
+
+/* ---- The four operations, once for every kind ------------------------------ */
+
+SF_INLINE size_t avx512_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
+                                uint32_t base, uint32_t *out) {
+    const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = 16;
+    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    const unsigned char *p = (const unsigned char *)x;
+    const av_bounds b = av_bounds_of(kind, r);
+    /* Positions wrap modulo 2^32 in the vector, never in C: base + n <= 2^32. */
+    __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)base),
+                                   _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                     12, 13, 14, 15));
+    size_t i = 0, k = 0;
+    for (; n - i >= B; i += B) {
+        uint64_t m[AV_MAX_VECTORS];
+        for (size_t v = 0; v < V; v++)
+            m[v] = av_in_range(kind, av_load(kind, p + (i + v * L) * size, 0, 0), b);
+        for (size_t g = 0; g < B / G; g++) {
+            const __m512i id = _mm512_add_epi32(ids, _mm512_set1_epi32((int)(g * G)));
+            k += av_emit32(out + k, id, av_group_mask(m, L, G, g), 0);
+        }
+        ids = _mm512_add_epi32(ids, _mm512_set1_epi32((int)B));
+    }
+    for (; i < n; i += G) {
+        const size_t c = av_min(G, n - i);
+        k += av_emit32(out + k, ids, av_mask_partial(kind, p + i * size, c, G, b), 1);
+        ids = _mm512_add_epi32(ids, _mm512_set1_epi32((int)G));
+    }
+    return k;
+}
+
+SF_INLINE size_t avx512_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
+                                uint64_t base, uint64_t *out) {
+    const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = 8;
+    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    const unsigned char *p = (const unsigned char *)x;
+    const av_bounds b = av_bounds_of(kind, r);
+    __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)base),
+                                   _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    size_t i = 0, k = 0;
+    for (; n - i >= B; i += B) {
+        uint64_t m[AV_MAX_VECTORS];
+        for (size_t v = 0; v < V; v++)
+            m[v] = av_in_range(kind, av_load(kind, p + (i + v * L) * size, 0, 0), b);
+        for (size_t g = 0; g < B / G; g++) {
+            const __m512i id = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)(g * G)));
+            k += av_emit64(out + k, id, av_group_mask(m, L, G, g), 0);
+        }
+        ids = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)B));
+    }
+    for (; i < n; i += G) {
+        const size_t c = av_min(G, n - i);
+        k += av_emit64(out + k, ids, av_mask_partial(kind, p + i * size, c, G, b), 1);
+        ids = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)G));
+    }
+    return k;
+}
+
+SF_INLINE size_t avx512_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
+                               void *out) {
+    const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = av_values_group(kind);
+    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    const unsigned char *p = (const unsigned char *)x;
+    unsigned char *dst = (unsigned char *)out;
+    const av_bounds b = av_bounds_of(kind, r);
+    size_t i = 0, k = 0;
+    for (; n - i >= B; i += B) {
+        uint64_t m[AV_MAX_VECTORS];
+        __m512i vec[AV_MAX_VECTORS];
+        for (size_t v = 0; v < V; v++) {
+            vec[v] = av_load(kind, p + (i + v * L) * size, 0, 0);
+            m[v] = av_in_range(kind, vec[v], b);
+        }
+        for (size_t g = 0; g < B / G; g++)
+            k += av_emit_values(kind, dst + k * size, p + (i + g * G) * size,
+                                vec[g * G / L], av_group_mask(m, L, G, g), 0, G);
+    }
+    for (; i < n; i += G) {
+        const size_t c = av_min(G, n - i);
+        const unsigned char *src = p + i * size;
+        /* The group is at most one vector, so its data is one masked load. */
+        const __m512i data = av_load(kind, src, 1, c);
+        const uint64_t gm = av_in_range(kind, data, b) & av_low_bits(c);
+        k += av_emit_values(kind, dst + k * size, src, data, gm, 1, c);
+    }
+    return k;
+}
+
+/* The masks are packed into 64-lane words before the popcount: one popcnt per
+ * 64 elements whatever the kind, and no row of independent popcounts, which
+ * clang 14's SLP vectorizer turns into a pshufb table popcount that halves f64
+ * throughput. */
+SF_INLINE size_t avx512_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
+    const size_t L = av_lanes(kind), size = sf_kind_size(kind);
+    const size_t B = AV_COUNT_WORDS * 64;
+    const unsigned char *p = (const unsigned char *)x;
+    const av_bounds b = av_bounds_of(kind, r);
+    size_t i = 0, k = 0;
+    for (; n - i >= B; i += B)
+        for (size_t w = 0; w < AV_COUNT_WORDS; w++) {
+            uint64_t word = 0;
+            for (size_t v = 0; v < 64 / L; v++)
+                word |= av_in_range(kind, av_load(kind, p + (i + w * 64 + v * L) * size, 0, 0),
+                                    b)
+                        << (v * L);
+            k += av_popcount(word);
+        }
+    for (; i < n; i += L) {
+        const size_t c = av_min(L, n - i);
+        k += av_popcount(av_in_range(kind, av_load(kind, p + i * size, 1, c), b) &
+                         av_low_bits(c));
+    }
+    return k;
+}
+
+SF_INSTANTIATE(avx512)

@@ -1,0 +1,54 @@
+from types import TracebackType
+from typing import Any, Literal, Optional, Tuple, Type, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Inclusive = Literal["both", "left", "right", "neither"]
+_Bound = Any  # a real number, None, or (datetime data) a datetime-like / ISO string
+
+__version__: str
+
+def filter_indexes(
+    values: npt.ArrayLike,
+    lo: _Bound,
+    hi: _Bound,
+    *,
+    inclusive: _Inclusive = "both",
+    out: Optional[np.ndarray] = None,
+    index_dtype: Optional[npt.DTypeLike] = None,
+    threads: Optional[int] = None,
+) -> np.ndarray: ...
+def filter_values(
+    values: npt.ArrayLike,
+    lo: _Bound,
+    hi: _Bound,
+    *,
+    inclusive: _Inclusive = "both",
+    out: Optional[np.ndarray] = None,
+    threads: Optional[int] = None,
+) -> np.ndarray: ...
+def count_in_range(
+    values: npt.ArrayLike,
+    lo: _Bound,
+    hi: _Bound,
+    *,
+    inclusive: _Inclusive = "both",
+    threads: Optional[int] = None,
+) -> int: ...
+def available_kernels() -> Tuple[str, ...]: ...
+def compiled_kernels() -> Tuple[str, ...]: ...
+def active_kernel() -> str: ...
+def cpu_features() -> Tuple[str, ...]: ...
+
+class use_kernel:
+    name: str
+    previous: str
+    def __init__(self, name: str) -> None: ...
+    def __enter__(self) -> "use_kernel": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None: ...
