@@ -257,3 +257,25 @@ def test_filter_values_byteswapped_comes_out_native():
     a = np.arange(10, dtype=">i4")
     got = simdfilter.filter_values(a, 2, 4)
     assert got.dtype == np.dtype("=i4") and got.tolist() == [2, 3, 4]
+
+
+def _slow_path(b):
+    """The same bound as an object only simdfilter._bounds (Python) resolves."""
+    if b is None:
+        return None
+    if isinstance(b, (float, np.floating)):
+        return Decimal(float(b))  # exact, and keeps NaN and infinities
+    return Fraction(int(b))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_c_and_python_bound_paths_agree(dtype, data):
+    """The C fast path (ints, floats) and the exact Python path give the same ranges."""
+    lo, hi = data.draw(bound_strategy(dtype), label="lo"), data.draw(bound_strategy(dtype), label="hi")
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    a = np.array(edge_values(dtype) * 3, dtype=dtype)
+    fast = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive)
+    slow = simdfilter.filter_indexes(a, _slow_path(lo), _slow_path(hi), inclusive=inclusive)
+    np.testing.assert_array_equal(fast, slow)

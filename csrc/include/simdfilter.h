@@ -64,7 +64,8 @@ typedef struct sf_range {
  * The kernel contract, identical for every instruction set and element kind.
  *
  *   x     points to n elements of the kind, aligned to the element size;
- *   out   has room for n results (n positions, or n elements for values).
+ *   out   has room for n results (n positions, or n elements for values) and is
+ *         aligned to the size of one result.
  *
  * index32/index64 write, in ascending order, base + i for every i in [0, n)
  * whose x[i] is in the range, and return how many they wrote (k). values writes

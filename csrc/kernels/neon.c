@@ -1,0 +1,403 @@
+/*
+ * NEON (Advanced SIMD) kernel: the aarch64 baseline, compiled with no extra flag.
+ *
+ * The filter loops work on blocks of 16 elements whatever the kind (1, 2, 4 or 8
+ * vectors of 16 bytes), so every kind produces the same thing per block: a 16-bit
+ * mask, one bit per element. The compare masks are narrowed to bytes with UZP1
+ * (one instruction per pair of vectors) and turned into bits with one AND, three
+ * pairwise adds and one move to a general register: for four u32 vectors that
+ * is 8 instructions where AND + ADDV + FMOV per vector would be 12, and it is
+ * the same code for every element width.
+ *
+ * Output is emitted in groups of 4 elements: the group's 4-bit mask selects a
+ * row of a 16-entry byte table that TBL uses to left-pack the 4 lanes (indexes
+ * or the data itself), the whole 4-lane group is stored at out + k, and k
+ * advances by the popcount of the mask. Storing all 4 lanes is safe in the main
+ * loop because k never exceeds the number of elements already consumed, so the
+ * store ends at or before the end of the current block, which is <= n. The last
+ * partial block goes through a zero-padded copy of the input and a local output
+ * buffer, so nothing outside x[0, n) is read and nothing outside out[0, k) is
+ * written by it.
+ *
+ * count does not build masks: it subtracts the all-ones compare result from
+ * lane counters and folds them into a scalar before a lane could wrap.
+ */
+#include <arm_neon.h>
+
+#include "kernel_common.h"
+
+#if defined(__AARCH64EB__)
+/* The byte tables and the UZP1 narrowing assume little-endian lane order. */
+#error "kernels/neon.c supports little-endian aarch64 only"
+#endif
+
+/* ---- Left-packing tables ------------------------------------------------- */
+
+#define NEON_BIT(m, b) (((m) >> (b)) & 1)
+/* Lane of the j-th kept element of the 4-bit mask m (0 for lanes past the last:
+ * their contents are unspecified by the contract). */
+#define NEON_NTH(m, j)                                                                   \
+    (NEON_BIT(m, 0) && (j) == 0                                              ? 0         \
+     : NEON_BIT(m, 1) && NEON_BIT(m, 0) == (j)                               ? 1         \
+     : NEON_BIT(m, 2) && NEON_BIT(m, 0) + NEON_BIT(m, 1) == (j)              ? 2         \
+     : NEON_BIT(m, 3) && NEON_BIT(m, 0) + NEON_BIT(m, 1) + NEON_BIT(m, 2) == (j) ? 3     \
+                                                                             : 0)
+
+/* The bytes of output lane j, for lanes of 1, 2, 4 and 8 bytes. */
+#define NEON_L1(m, j) NEON_NTH(m, j)
+#define NEON_L2(m, j) 2 * NEON_NTH(m, j), 2 * NEON_NTH(m, j) + 1
+#define NEON_L4(m, j)                                                                    \
+    4 * NEON_NTH(m, j), 4 * NEON_NTH(m, j) + 1, 4 * NEON_NTH(m, j) + 2,                  \
+        4 * NEON_NTH(m, j) + 3
+#define NEON_L8(m, j)                                                                    \
+    8 * NEON_NTH(m, j), 8 * NEON_NTH(m, j) + 1, 8 * NEON_NTH(m, j) + 2,                  \
+        8 * NEON_NTH(m, j) + 3, 8 * NEON_NTH(m, j) + 4, 8 * NEON_NTH(m, j) + 5,          \
+        8 * NEON_NTH(m, j) + 6, 8 * NEON_NTH(m, j) + 7
+
+#define NEON_ROW(L, m) {L(m, 0), L(m, 1), L(m, 2), L(m, 3)}
+#define NEON_TABLE(L)                                                                    \
+    {NEON_ROW(L, 0),  NEON_ROW(L, 1),  NEON_ROW(L, 2),  NEON_ROW(L, 3),                  \
+     NEON_ROW(L, 4),  NEON_ROW(L, 5),  NEON_ROW(L, 6),  NEON_ROW(L, 7),                  \
+     NEON_ROW(L, 8),  NEON_ROW(L, 9),  NEON_ROW(L, 10), NEON_ROW(L, 11),                 \
+     NEON_ROW(L, 12), NEON_ROW(L, 13), NEON_ROW(L, 14), NEON_ROW(L, 15)}
+
+/* Row m packs the lanes whose bit is set in m to the front. Rows of 1- and 2-byte
+ * lanes are padded to 8 bytes so each row is one D-register load. */
+static const uint8_t neon_pack1[16][8] = NEON_TABLE(NEON_L1);
+static const uint8_t neon_pack2[16][8] = NEON_TABLE(NEON_L2);
+static const uint8_t neon_pack4[16][16] = NEON_TABLE(NEON_L4);
+static const uint8_t neon_pack8[16][32] = NEON_TABLE(NEON_L8);
+
+/* Popcount of a 4-bit mask from a nibble-indexed constant: no memory, no CNT. */
+SF_INLINE size_t neon_pop4(unsigned m) {
+    return (size_t)((UINT64_C(0x4332322132212110) >> (4 * m)) & 15);
+}
+
+/* ---- Per-kind primitives ------------------------------------------------- */
+
+/* Bounds broadcast once per call. Integer bounds are kept as bytes and
+ * reinterpreted at the element width where used. */
+typedef struct neon_bounds {
+    uint8x16_t lo, span;
+    float32x4_t flo32, fhi32;
+    float64x2_t flo64, fhi64;
+} neon_bounds;
+
+SF_INLINE neon_bounds neon_setup(sf_elem kind, const sf_range *r) {
+    neon_bounds b;
+    const uint64_t lo = r->lo, span = sf_span(r);
+    b.lo = b.span = vdupq_n_u8(0);
+    b.flo32 = b.fhi32 = vdupq_n_f32(0.0f);
+    b.flo64 = b.fhi64 = vdupq_n_f64(0.0);
+    switch (kind) {
+    case SF_U8:
+        b.lo = vdupq_n_u8((uint8_t)lo);
+        b.span = vdupq_n_u8((uint8_t)span);
+        break;
+    case SF_U16:
+        b.lo = vreinterpretq_u8_u16(vdupq_n_u16((uint16_t)lo));
+        b.span = vreinterpretq_u8_u16(vdupq_n_u16((uint16_t)span));
+        break;
+    case SF_U32:
+        b.lo = vreinterpretq_u8_u32(vdupq_n_u32((uint32_t)lo));
+        b.span = vreinterpretq_u8_u32(vdupq_n_u32((uint32_t)span));
+        break;
+    case SF_U64:
+        b.lo = vreinterpretq_u8_u64(vdupq_n_u64(lo));
+        b.span = vreinterpretq_u8_u64(vdupq_n_u64(span));
+        break;
+    case SF_F32:
+        b.flo32 = vdupq_n_f32((float)r->flo);
+        b.fhi32 = vdupq_n_f32((float)r->fhi);
+        break;
+    case SF_F64:
+        b.flo64 = vdupq_n_f64(r->flo);
+        b.fhi64 = vdupq_n_f64(r->fhi);
+        break;
+    default:
+        break;
+    }
+    return b;
+}
+
+/* All-ones lanes where the element is in range, at the element width. Integer
+ * kinds use one unsigned compare (CMHS) of x - lo against hi - lo; float kinds
+ * use ordered compares (FCMGE), which are false for NaN and treat -0.0 as 0.0. */
+SF_INLINE uint8x16_t neon_inside(sf_elem kind, uint8x16_t v, const neon_bounds *b) {
+    switch (kind) {
+    case SF_U8:
+        return vcleq_u8(vsubq_u8(v, b->lo), b->span);
+    case SF_U16:
+        return vreinterpretq_u8_u16(
+            vcleq_u16(vsubq_u16(vreinterpretq_u16_u8(v), vreinterpretq_u16_u8(b->lo)),
+                      vreinterpretq_u16_u8(b->span)));
+    case SF_U32:
+        return vreinterpretq_u8_u32(
+            vcleq_u32(vsubq_u32(vreinterpretq_u32_u8(v), vreinterpretq_u32_u8(b->lo)),
+                      vreinterpretq_u32_u8(b->span)));
+    case SF_U64:
+        return vreinterpretq_u8_u64(
+            vcleq_u64(vsubq_u64(vreinterpretq_u64_u8(v), vreinterpretq_u64_u8(b->lo)),
+                      vreinterpretq_u64_u8(b->span)));
+    case SF_F32: {
+        float32x4_t f = vreinterpretq_f32_u8(v);
+        return vreinterpretq_u8_u32(vandq_u32(vcgeq_f32(f, b->flo32), vcleq_f32(f, b->fhi32)));
+    }
+    case SF_F64: {
+        float64x2_t f = vreinterpretq_f64_u8(v);
+        return vreinterpretq_u8_u64(vandq_u64(vcgeq_f64(f, b->flo64), vcleq_f64(f, b->fhi64)));
+    }
+    default:
+        return vdupq_n_u8(0);
+    }
+}
+
+/* Lane arithmetic at the element width, for the count's lane counters. */
+#define NEON_LANEWISE(OP, w, a, b)                                                       \
+    ((w) == 1   ? OP##_u8(a, b)                                                          \
+     : (w) == 2 ? vreinterpretq_u8_u16(OP##_u16(vreinterpretq_u16_u8(a),                 \
+                                                vreinterpretq_u16_u8(b)))                \
+     : (w) == 4 ? vreinterpretq_u8_u32(OP##_u32(vreinterpretq_u32_u8(a),                 \
+                                                vreinterpretq_u32_u8(b)))                \
+                : vreinterpretq_u8_u64(OP##_u64(vreinterpretq_u64_u8(a),                 \
+                                                vreinterpretq_u64_u8(b))))
+
+SF_INLINE uint8x16_t neon_add_w(size_t w, uint8x16_t a, uint8x16_t b) {
+    return NEON_LANEWISE(vaddq, w, a, b);
+}
+
+SF_INLINE uint8x16_t neon_sub_w(size_t w, uint8x16_t a, uint8x16_t b) {
+    return NEON_LANEWISE(vsubq, w, a, b);
+}
+
+/* Sum of the lanes of width `w`, widened so it cannot wrap. */
+SF_INLINE uint64_t neon_hsum_w(size_t w, uint8x16_t a) {
+    switch (w) {
+    case 1: return vaddlvq_u8(a);
+    case 2: return vaddlvq_u16(vreinterpretq_u16_u8(a));
+    case 4: return vaddlvq_u32(vreinterpretq_u32_u8(a));
+    default: return vaddvq_u64(vreinterpretq_u64_u8(a));
+    }
+}
+
+/* UZP1 keeps the low half of every w-byte lane of a:b. Compare masks are all-ones
+ * or zero per lane, so this halves the lane width without losing an element. */
+SF_INLINE uint8x16_t neon_narrow_w(size_t w, uint8x16_t a, uint8x16_t b) {
+    switch (w) {
+    case 2: return vuzp1q_u8(a, b);
+    case 4:
+        return vreinterpretq_u8_u16(
+            vuzp1q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b)));
+    default:
+        return vreinterpretq_u8_u32(
+            vuzp1q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b)));
+    }
+}
+
+/* ---- Blocks of 16 elements ----------------------------------------------- */
+
+#define NEON_BLOCK 16
+
+/* A block is sf_kind_size(kind) vectors of 16 bytes. */
+SF_INLINE void neon_load_block(sf_elem kind, const unsigned char *p, uint8x16_t *d) {
+    for (size_t v = 0; v < sf_kind_size(kind); v++)
+        d[v] = vld1q_u8(p + 16 * v);
+}
+
+/* Bit e of the result is set when element e of the block is in range. */
+SF_INLINE unsigned neon_block_bits(sf_elem kind, const uint8x16_t *d, const neon_bounds *b) {
+    static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                        1, 2, 4, 8, 16, 32, 64, 128};
+    const size_t size = sf_kind_size(kind);
+    uint8x16_t m[8];
+    for (size_t v = 0; v < size; v++)
+        m[v] = neon_inside(kind, d[v], b);
+    /* `w` vectors of w-byte lanes become w/2 vectors of w/2-byte lanes. */
+    for (size_t w = size; w > 1; w /= 2)
+        for (size_t v = 0; v < w / 2; v++)
+            m[v] = neon_narrow_w(w, m[2 * v], m[2 * v + 1]);
+    uint8x16_t t = vandq_u8(m[0], vld1q_u8(weights));
+    t = vpaddq_u8(t, t);
+    t = vpaddq_u8(t, t);
+    t = vpaddq_u8(t, t);
+    return vgetq_lane_u16(vreinterpretq_u16_u8(t), 0);
+}
+
+/* Left-packs the lanes selected by the 4-bit mask m out of a group of four lanes
+ * of `w` bytes, and stores the four lanes (4 * w bytes) at dst. The group is
+ * src0 (and src1 for 8-byte lanes), starting `off` bytes into src0. */
+SF_INLINE void neon_pack_store(size_t w, uint8x16_t src0, uint8x16_t src1, unsigned off,
+                               unsigned m, unsigned char *dst) {
+    switch (w) {
+    case 1: {
+        uint8x8_t idx = vadd_u8(vld1_u8(neon_pack1[m]), vdup_n_u8((uint8_t)off));
+        uint32_t lanes = vget_lane_u32(vreinterpret_u32_u8(vqtbl1_u8(src0, idx)), 0);
+        memcpy(dst, &lanes, 4);
+        break;
+    }
+    case 2: {
+        uint8x8_t idx = vadd_u8(vld1_u8(neon_pack2[m]), vdup_n_u8((uint8_t)off));
+        vst1_u8(dst, vqtbl1_u8(src0, idx));
+        break;
+    }
+    case 4:
+        vst1q_u8(dst, vqtbl1q_u8(src0, vld1q_u8(neon_pack4[m])));
+        break;
+    default: {
+        uint8x16x2_t pair = {{src0, src1}};
+        vst1q_u8(dst, vqtbl2q_u8(pair, vld1q_u8(neon_pack8[m])));
+        vst1q_u8(dst + 16, vqtbl2q_u8(pair, vld1q_u8(neon_pack8[m] + 16)));
+        break;
+    }
+    }
+}
+
+typedef enum neon_op { NEON_INDEX32, NEON_INDEX64, NEON_VALUES } neon_op;
+
+/* Bytes per output element. */
+SF_INLINE size_t neon_out_size(sf_elem kind, neon_op op) {
+    return op == NEON_INDEX32 ? 4 : op == NEON_INDEX64 ? 8 : sf_kind_size(kind);
+}
+
+/* Writes the kept elements of one block (positions pos, pos + 1, ... for the
+ * index ops) at dst and returns how many were kept. Each group store writes 4
+ * output lanes starting at the current count, so dst needs room for the count
+ * before the group plus 4. */
+SF_INLINE size_t neon_emit_block(sf_elem kind, neon_op op, const uint8x16_t *d, unsigned bits,
+                                 uint64_t pos, unsigned char *dst) {
+    /* Lane offsets of the four groups: one broadcast of pos per block, then one
+     * add of a loop-invariant constant per group. */
+    static const uint32_t ramp32[NEON_BLOCK] = {0, 1, 2, 3, 4, 5, 6, 7,
+                                                8, 9, 10, 11, 12, 13, 14, 15};
+    static const uint64_t ramp64[NEON_BLOCK] = {0, 1, 2, 3, 4, 5, 6, 7,
+                                                8, 9, 10, 11, 12, 13, 14, 15};
+    const size_t size = sf_kind_size(kind), w = neon_out_size(kind, op);
+    /* Wraps only in lanes past n (base + n <= 2^32), which are never kept. */
+    const uint32x4_t pos32 = vdupq_n_u32((uint32_t)pos);
+    const uint64x2_t pos64 = vdupq_n_u64(pos);
+    size_t k = 0;
+    for (unsigned g = 0; g < NEON_BLOCK / 4; g++) {
+        const unsigned m = (bits >> (4 * g)) & 15;
+        uint8x16_t src0, src1 = vdupq_n_u8(0);
+        unsigned off = 0;
+        if (op == NEON_INDEX32) {
+            src0 = vreinterpretq_u8_u32(vaddq_u32(pos32, vld1q_u32(ramp32 + 4 * g)));
+        } else if (op == NEON_INDEX64) {
+            src0 = vreinterpretq_u8_u64(vaddq_u64(pos64, vld1q_u64(ramp64 + 4 * g)));
+            src1 = vreinterpretq_u8_u64(vaddq_u64(pos64, vld1q_u64(ramp64 + 4 * g + 2)));
+        } else if (size == 8) {
+            src0 = d[2 * g];
+            src1 = d[2 * g + 1];
+        } else {
+            /* Group g starts 4 * size * g bytes into the block. */
+            src0 = d[(4 * size * g) / 16];
+            off = (unsigned)((4 * size * g) % 16);
+        }
+        neon_pack_store(w, src0, src1, off, m, dst + k * w);
+        k += neon_pop4(m);
+    }
+    return k;
+}
+
+/* index32, index64 and values: one loop for every kind and output. */
+SF_INLINE size_t neon_filter(sf_elem kind, neon_op op, const void *x, size_t n,
+                             const sf_range *r, uint64_t base, void *out) {
+    const neon_bounds b = neon_setup(kind, r);
+    const size_t size = sf_kind_size(kind), w = neon_out_size(kind, op);
+    const unsigned char *p = (const unsigned char *)x;
+    unsigned char *dst = (unsigned char *)out;
+    size_t i = 0, k = 0;
+    for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
+        uint8x16_t d[8];
+        neon_load_block(kind, p, d);
+        const unsigned bits = neon_block_bits(kind, d, &b);
+        k += neon_emit_block(kind, op, d, bits, base + i, dst + k * w);
+    }
+    if (i < n) {
+        /* The last 1..15 elements: padded copy in, exact copy out. */
+        const size_t rem = n - i;
+        unsigned char in[NEON_BLOCK * 8] = {0}, res[NEON_BLOCK * 8];
+        uint8x16_t d[8];
+        memcpy(in, p, rem * size);
+        neon_load_block(kind, in, d);
+        const unsigned bits = neon_block_bits(kind, d, &b) & ((1u << rem) - 1);
+        const size_t kept = neon_emit_block(kind, op, d, bits, base + i, res);
+        memcpy(dst + k * w, res, kept * w);
+        k += kept;
+    }
+    return k;
+}
+
+SF_INLINE size_t neon_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
+                              uint32_t base, uint32_t *out) {
+    return neon_filter(kind, NEON_INDEX32, x, n, r, base, out);
+}
+
+SF_INLINE size_t neon_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
+                              uint64_t base, uint64_t *out) {
+    return neon_filter(kind, NEON_INDEX64, x, n, r, base, out);
+}
+
+SF_INLINE size_t neon_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
+                             void *out) {
+    return neon_filter(kind, NEON_VALUES, x, n, r, 0, out);
+}
+
+/* Per-lane sum of a block's compare masks: each lane holds minus the number of
+ * kept elements it saw (at most sf_kind_size(kind), one per vector). */
+SF_INLINE uint8x16_t neon_block_minus_count(sf_elem kind, const unsigned char *p,
+                                            const neon_bounds *b) {
+    const size_t size = sf_kind_size(kind);
+    uint8x16_t m[8];
+    for (size_t v = 0; v < size; v++)
+        m[v] = neon_inside(kind, vld1q_u8(p + 16 * v), b);
+    /* A tree, so the adds of the 8 vectors of a 64-bit block are not one chain. */
+    for (size_t c = size; c > 1; c /= 2)
+        for (size_t v = 0; v < c / 2; v++)
+            m[v] = neon_add_w(size, m[2 * v], m[2 * v + 1]);
+    return m[0];
+}
+
+SF_INLINE size_t neon_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
+    const neon_bounds b = neon_setup(kind, r);
+    const size_t size = sf_kind_size(kind);
+    /* Blocks one lane counter can absorb before it could wrap: a block adds at
+     * most `size` to each lane. */
+    const uint64_t lane_max = size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
+    const uint64_t chunk = lane_max / size;
+    const unsigned char *p = (const unsigned char *)x;
+    size_t i = 0;
+    uint64_t total = 0;
+    /* Two counters so consecutive blocks do not wait on each other's subtract. */
+    while (n - i >= 2 * NEON_BLOCK) {
+        uint64_t pairs = (n - i) / (2 * NEON_BLOCK);
+        if (pairs > chunk)
+            pairs = chunk;
+        uint8x16_t acc0 = vdupq_n_u8(0), acc1 = vdupq_n_u8(0);
+        for (uint64_t j = 0; j < pairs; j++, p += 2 * NEON_BLOCK * size) {
+            acc0 = neon_sub_w(size, acc0, neon_block_minus_count(kind, p, &b));
+            acc1 = neon_sub_w(size, acc1, neon_block_minus_count(kind, p + NEON_BLOCK * size, &b));
+        }
+        total += neon_hsum_w(size, acc0) + neon_hsum_w(size, acc1);
+        i += (size_t)pairs * 2 * NEON_BLOCK;
+    }
+    if (i < n) {
+        /* At most one full block and a partial one: go through the bit masks. */
+        uint8x16_t d[8];
+        unsigned char in[NEON_BLOCK * 8];
+        while (i < n) {
+            const size_t rem = n - i < NEON_BLOCK ? n - i : NEON_BLOCK;
+            memset(in, 0, sizeof in);
+            memcpy(in, p, rem * size);
+            neon_load_block(kind, in, d);
+            const unsigned bits = neon_block_bits(kind, d, &b) & ((1u << rem) - 1);
+            for (unsigned g = 0; g < NEON_BLOCK / 4; g++)
+                total += neon_pop4((bits >> (4 * g)) & 15);
+            i += rem;
+            p += rem * size;
+        }
+    }
+    return (size_t)total;
+}
+
+SF_INSTANTIATE(neon)
