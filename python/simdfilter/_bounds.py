@@ -145,6 +145,11 @@ def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:
 
 def _float_at_least(q: Union[float, Fraction], ftype: type, strict: bool) -> Optional[float]:
     """The smallest value of ftype >= q (> q when strict), or None if none is."""
+    with np.errstate(over="ignore"):  # stepping from the largest float to inf is intended
+        return _float_at_least_impl(q, ftype, strict)
+
+
+def _float_at_least_impl(q, ftype, strict):
     if isinstance(q, float):  # +-inf
         if q > 0:
             return None if strict else float("inf")
@@ -167,6 +172,11 @@ def _float_at_least(q: Union[float, Fraction], ftype: type, strict: bool) -> Opt
 
 def _float_at_most(q: Union[float, Fraction], ftype: type, strict: bool) -> Optional[float]:
     """The largest value of ftype <= q (< q when strict), or None if none is."""
+    with np.errstate(over="ignore"):
+        return _float_at_most_impl(q, ftype, strict)
+
+
+def _float_at_most_impl(q, ftype, strict):
     if isinstance(q, float):
         if q < 0:
             return None if strict else float("-inf")

@@ -1,0 +1,264 @@
+/*
+ * libFuzzer target: every kernel this CPU supports against the scalar kernel,
+ * and the scalar kernel against the header's specification, on inputs the
+ * fuzzer shapes.
+ *
+ *   clang -fsanitize=fuzzer,address,undefined ... fuzz_kernels.c <library objects>
+ *   ./fuzz_kernels -max_total_time=60 corpus/
+ *
+ * Input layout (short inputs are padded with zero bytes; see tests/c/corpus/):
+ *   [0]       element kind, modulo SF_ELEM_COUNT
+ *   [1]       bits 0-2: start offset in elements (misaligns x from malloc's alignment)
+ *             bit 3: index32 base = 2^32 - n - (base32 & 3), the top of the 32-bit range
+ *             bit 4: index64 base = 2^32 - (base64 % (n + 1)), positions cross 2^32
+ *             bit 5: index64 base = 2^64 - n, the top of the 64-bit range
+ *   [2, 10)   lo, little-endian, truncated to the element width (floats: their bits)
+ *   [10, 18)  hi, the same
+ *   [18, 22)  base32
+ *   [22, 30)  base64
+ *   [30, ...) the elements, native byte order; a partial trailing element is ignored
+ *
+ * Bounds become a non-empty range the way a caller would build one: integer
+ * pairs empty in both unsigned and signed order are swapped; a NaN bound becomes
+ * the infinity on its side; float bounds in the wrong order are swapped.
+ *
+ * Buffers are exact-size heap blocks, so AddressSanitizer reports any read or
+ * write past either end. A difference prints a report and aborts, which
+ * libFuzzer turns into a saved crash input.
+ */
+#include <inttypes.h>
+#include <math.h> /* INFINITY and NAN only: no libm call */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simdfilter.h"
+
+#define HEADER 30
+
+enum { OP_INDEX32, OP_INDEX64, OP_VALUES, OP_COUNT, OP_N };
+static const char *const op_names[OP_N] = {"index32", "index64", "values", "count"};
+
+static uint64_t le(const uint8_t *p, size_t bytes) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t load_bits(size_t size, const void *x, size_t i) {
+    const unsigned char *p = (const unsigned char *)x + i * size;
+    switch (size) {
+    case 1: return *p;
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+static double fval(sf_elem k, uint64_t bits) {
+    if (k == SF_F32) {
+        uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        return (double)f;
+    }
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static int is_float(sf_elem k) { return k == SF_F32 || k == SF_F64; }
+
+static uint64_t width_mask(size_t size) { return size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1; }
+
+static int64_t as_signed(size_t size, uint64_t v) {
+    const unsigned sh = 64 - 8 * (unsigned)size;
+    return (int64_t)(v << sh) >> sh;
+}
+
+/* The header's definition of "in range", independent of any kernel. */
+static int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
+    if (is_float(k)) {
+        double v = fval(k, bits);
+        return r->flo <= v && v <= r->fhi;
+    }
+    const uint64_t m = width_mask(sf_elem_size(k));
+    return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
+}
+
+static const sf_kernel *kernels[16];
+static int nkernels;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    char names[256] = "";
+    for (int i = 1; i < sf_kernel_count() && nkernels < 16; i++) {
+        const sf_kernel *k = sf_kernel_at(i);
+        if (!sf_kernel_supported(k))
+            continue;
+        kernels[nkernels++] = k;
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", k->name);
+    }
+    /* The pytest driver checks this line: a build without SIMD kernels must not pass. */
+    fprintf(stderr, "fuzz_kernels: kernels under test: %s\n", nkernels ? names : "(none)");
+    return 0;
+}
+
+typedef struct {
+    sf_elem kind;
+    size_t n, size;
+    sf_range r;
+    uint32_t base32;
+    uint64_t base64;
+    const void *x;
+} fcase;
+
+static void report(const char *kernel, int op, const fcase *c, const char *what) {
+    fprintf(stderr,
+            "\nFAIL: kernel %s, op %s, kind %s, n = %zu: %s\n"
+            "  range lo=0x%" PRIx64 " hi=0x%" PRIx64 " flo=%.17g fhi=%.17g base32=%" PRIu32
+            " base64=%" PRIu64 "\n",
+            kernel, op_names[op], sf_elem_name(c->kind), c->n, what, c->r.lo, c->r.hi, c->r.flo,
+            c->r.fhi, c->base32, c->base64);
+}
+
+static size_t call(const sf_kernel *k, int op, const fcase *c, void *out) {
+    switch (op) {
+    case OP_INDEX32: return k->index32[c->kind](c->x, c->n, &c->r, c->base32, (uint32_t *)out);
+    case OP_INDEX64: return k->index64[c->kind](c->x, c->n, &c->r, c->base64, (uint64_t *)out);
+    case OP_VALUES: return k->values[c->kind](c->x, c->n, &c->r, out);
+    default: return k->count[c->kind](c->x, c->n, &c->r);
+    }
+}
+
+/* The scalar result must be what the specification says, element by element. */
+static void check_reference(int op, const fcase *c, size_t got, const void *out) {
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const uint64_t v = load_bits(c->size, c->x, i);
+        if (!spec_keep(c->kind, v, &c->r))
+            continue;
+        if (op != OP_COUNT && k < got) {
+            const uint64_t want = op == OP_INDEX32   ? (uint32_t)(c->base32 + (uint32_t)i)
+                                  : op == OP_INDEX64 ? c->base64 + i
+                                                     : v;
+            const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : c->size;
+            if (load_bits(osz, out, k) != want) {
+                report("scalar", op, c, "the reference disagrees with the specification");
+                fprintf(stderr, "  out[%zu] should come from x[%zu]\n", k, i);
+                abort();
+            }
+        }
+        k++;
+    }
+    if (k != got) {
+        report("scalar", op, c, "the reference disagrees with the specification");
+        fprintf(stderr, "  returned %zu, the specification keeps %zu\n", got, k);
+        abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t h[HEADER] = {0};
+    memcpy(h, data, size < HEADER ? size : HEADER);
+    const uint8_t *payload = size > HEADER ? data + HEADER : data;
+    const size_t payload_len = size > HEADER ? size - HEADER : 0;
+
+    fcase c;
+    memset(&c, 0, sizeof c);
+    c.kind = (sf_elem)(h[0] % SF_ELEM_COUNT);
+    c.size = sf_elem_size(c.kind);
+    c.n = payload_len / c.size;
+    const size_t off = h[1] & 7, bytes = c.n * c.size;
+
+    uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
+    if (is_float(c.kind)) {
+        const uint64_t m = width_mask(c.size), sign = (m >> 1) + 1;
+        double flo = fval(c.kind, lo & m), fhi = fval(c.kind, hi & m);
+        if (flo != flo)
+            flo = (lo & sign) ? -INFINITY : INFINITY;
+        if (fhi != fhi)
+            fhi = (hi & sign) ? -INFINITY : INFINITY;
+        c.r.flo = flo <= fhi ? flo : fhi;
+        c.r.fhi = flo <= fhi ? fhi : flo;
+        c.r.lo = hi; /* junk a float kernel must ignore */
+        c.r.hi = lo;
+    } else {
+        const uint64_t m = width_mask(c.size);
+        lo &= m;
+        hi &= m;
+        if (lo > hi && as_signed(c.size, lo) > as_signed(c.size, hi)) {
+            uint64_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        c.r.lo = lo;
+        c.r.hi = hi;
+        c.r.flo = NAN; /* junk an integer kernel must ignore */
+        c.r.fhi = -1.0;
+    }
+
+    c.base32 = (uint32_t)le(h + 18, 4);
+    if ((h[1] & 8) || (uint64_t)c.base32 + c.n > (1ull << 32))
+        c.base32 = (uint32_t)((1ull << 32) - c.n - (c.n >= 4 ? (c.base32 & 3) : 0));
+    c.base64 = le(h + 22, 8);
+    if (h[1] & 16)
+        c.base64 = (1ull << 32) - c.base64 % (c.n + 1);
+    if ((h[1] & 32) || c.base64 > UINT64_MAX - c.n)
+        c.base64 = 0ull - c.n;
+
+    /* Exact-size copies: the heap redzone starts right after the last element. */
+    unsigned char *xbuf = malloc(off * c.size + bytes);
+    if (!xbuf)
+        return 0;
+    memcpy(xbuf + off * c.size, payload, bytes);
+    c.x = xbuf + off * c.size;
+
+    for (int op = 0; op < OP_N; op++) {
+        const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : c.size;
+        const size_t obytes = op == OP_COUNT ? 0 : c.n * osz;
+        unsigned char *ref = malloc(obytes), *out = malloc(obytes);
+        if ((!ref || !out) && obytes) {
+            free(ref);
+            free(out);
+            break;
+        }
+        const size_t want = call(sf_kernel_at(0), op, &c, ref);
+        check_reference(op, &c, want, ref);
+        for (int i = 0; i < nkernels; i++) {
+            if (obytes)
+                memset(out, 0xEE, obytes);
+            const size_t got = call(kernels[i], op, &c, out);
+            if (got != want) {
+                report(kernels[i]->name, op, &c, "wrong count");
+                fprintf(stderr, "  returned %zu, scalar returned %zu\n", got, want);
+                abort();
+            }
+            if (op != OP_COUNT && got && memcmp(out, ref, got * osz)) {
+                size_t j = 0;
+                while (load_bits(osz, out, j) == load_bits(osz, ref, j))
+                    j++;
+                report(kernels[i]->name, op, &c, "wrong output");
+                fprintf(stderr, "  out[%zu] = 0x%" PRIx64 ", scalar wrote 0x%" PRIx64 "\n", j,
+                        load_bits(osz, out, j), load_bits(osz, ref, j));
+                abort();
+            }
+        }
+        free(ref);
+        free(out);
+    }
+    if (memcmp(c.x, payload, bytes)) {
+        fprintf(stderr, "\nFAIL: a kernel modified its input (kind %s, n = %zu)\n",
+                sf_elem_name(c.kind), c.n);
+        abort();
+    }
+    free(xbuf);
+    return 0;
+}

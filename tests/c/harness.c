@@ -1,0 +1,980 @@
+/*
+ * Differential test of every kernel compiled into this build against the scalar
+ * kernel, through the public C API only (simdfilter.h). No Python.
+ *
+ *   harness [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]
+ *           [--max-len N] [--list]
+ *
+ * Every case is checked three ways: the scalar kernel against a specification
+ * written here from the header's wording (so the reference itself is tested),
+ * then every other supported kernel against that same expected result, for all
+ * four operations (index32 with a base, index64 with a base, values, count).
+ *
+ * Out-of-bounds accesses must crash rather than pass: the input and every output
+ * live in arenas fenced by PROT_NONE pages and are placed, case by case, to end
+ * exactly at the fence, to start exactly after it, or in the middle between
+ * canaries. The input pages are read-only while kernels run. The first
+ * difference stops the run with a report and exit status 1; a crash prints what
+ * was running before the signal takes its course.
+ *
+ * Output lines the pytest driver parses (keep them stable):
+ *   kernel NAME: reference|supported|unsupported|not selected
+ *   compared NAME KIND: index32=A index64=B values=C count=D total=T
+ *   TOTAL comparisons=N cases=C kernels=a,b time=S status=OK
+ */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS, clock_gettime, sigaction */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#include "simdfilter.h"
+
+#define MAX_KERNELS 16
+#define CANARY 64 /* bytes checked on each side of an output not fenced by a guard page */
+
+enum { OP_INDEX32, OP_INDEX64, OP_VALUES, OP_COUNT, OP_N };
+static const char *const op_names[OP_N] = {"index32", "index64", "values", "count"};
+
+/* ---- Random numbers: xoshiro256**, seeded through splitmix64 -------------- */
+
+static uint64_t rng_s[4];
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void rng_seed(uint64_t seed) {
+    for (int i = 0; i < 4; i++)
+        rng_s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rnd(void) {
+    const uint64_t result = rotl(rng_s[1] * 5, 7) * 9, t = rng_s[1] << 17;
+    rng_s[2] ^= rng_s[0];
+    rng_s[3] ^= rng_s[1];
+    rng_s[1] ^= rng_s[2];
+    rng_s[0] ^= rng_s[3];
+    rng_s[2] ^= t;
+    rng_s[3] = rotl(rng_s[3], 45);
+    return result;
+}
+
+/* Uniform in [0, n); n == 0 means the whole 64-bit range. The modulo bias is
+ * irrelevant for test-case generation. */
+static uint64_t below(uint64_t n) { return n ? rnd() % n : rnd(); }
+static int chance(unsigned percent) { return below(100) < percent; }
+
+/* ---- Failure reporting ---------------------------------------------------- */
+
+static uint64_t g_seed;
+static int g_quick;
+static const char *g_only_kernel;
+static char g_argv0[256];
+
+static void reproduce_hint(void) {
+    printf("reproduce: %s --seed %" PRIu64 "%s%s%s\n", g_argv0, g_seed, g_quick ? " --quick" : "",
+           g_only_kernel ? " --kernel " : "", g_only_kernel ? g_only_kernel : "");
+}
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    reproduce_hint();
+    printf("TOTAL status=FAIL\n");
+    fflush(stdout);
+    exit(1);
+}
+
+/* What is running, for the crash handler: a guard page turns an overrun into
+ * SIGSEGV, and the report must say which kernel, operation and case did it. */
+static const char *volatile cur_kernel = "(setup)";
+static const char *volatile cur_call = ""; /* a public function around the kernel, if any */
+static volatile sig_atomic_t cur_op = -1, cur_kind = -1, cur_case = -1;
+static volatile long cur_n = -1;
+static struct sigaction old_segv, old_bus, old_ill, old_fpe;
+
+static void put_str(const char *s) {
+    size_t len = strlen(s);
+    while (len) {
+        ssize_t w = write(STDOUT_FILENO, s, len);
+        if (w <= 0)
+            return;
+        s += w;
+        len -= (size_t)w;
+    }
+}
+
+static void put_num(long v) {
+    char buf[32];
+    int i = (int)sizeof buf;
+    unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+    buf[--i] = '\0';
+    do
+        buf[--i] = (char)('0' + u % 10);
+    while ((u /= 10) && i > 1);
+    if (v < 0)
+        buf[--i] = '-';
+    put_str(buf + i);
+}
+
+/* Async-signal-safe: only write(2) and sigaction(2). Reinstating the previous
+ * handler and returning re-runs the faulting instruction under it, so the
+ * default action (or ASan's report) still happens. */
+static void on_crash(int sig) {
+    put_str("\nCRASH: signal ");
+    put_num(sig);
+    put_str(" in kernel ");
+    put_str(cur_kernel);
+    put_str(cur_call);
+    if (cur_op >= 0 && cur_op < OP_N) {
+        put_str(" op ");
+        put_str(op_names[cur_op]);
+    }
+    if (cur_kind >= 0 && cur_kind < SF_ELEM_COUNT) {
+        put_str(" kind ");
+        put_str(sf_elem_name((sf_elem)cur_kind));
+    }
+    put_str(" n=");
+    put_num(cur_n);
+    put_str(" case #");
+    put_num(cur_case);
+    put_str(" (a read or write past a buffer end hits a PROT_NONE page)\n");
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGBUS, &old_bus, NULL);
+    sigaction(SIGILL, &old_ill, NULL);
+    sigaction(SIGFPE, &old_fpe, NULL);
+}
+
+static void install_crash_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sigaction(SIGBUS, &sa, &old_bus);
+    sigaction(SIGILL, &sa, &old_ill);
+    sigaction(SIGFPE, &sa, &old_fpe);
+}
+
+/* ---- Guarded arenas ------------------------------------------------------- */
+
+static size_t page_size;
+
+/* [PROT_NONE page][usable, a whole number of pages][PROT_NONE page] */
+typedef struct {
+    unsigned char *base; /* first usable byte */
+    size_t size;         /* usable bytes */
+} arena;
+
+static arena arena_new(size_t min_size) {
+    arena a;
+    a.size = (min_size + page_size - 1) / page_size * page_size;
+    if (a.size == 0)
+        a.size = page_size;
+    size_t total = a.size + 2 * page_size;
+    unsigned char *m =
+        mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        die("mmap of %zu bytes failed: %s", total, strerror(errno));
+    if (mprotect(m, page_size, PROT_NONE) || mprotect(m + page_size + a.size, page_size, PROT_NONE))
+        die("mprotect failed: %s", strerror(errno));
+    a.base = m + page_size;
+    return a;
+}
+
+static void arena_free(arena *a) {
+    munmap(a->base - page_size, a->size + 2 * page_size);
+    a->base = NULL;
+}
+
+/* Only the pages holding [p, p + bytes): the whole arena would cost a system
+ * call's worth of page-table work per case for nothing. */
+static void arena_protect(const unsigned char *p, size_t bytes, int prot) {
+    uintptr_t from = (uintptr_t)p / page_size * page_size;
+    uintptr_t to = ((uintptr_t)p + bytes + page_size - 1) / page_size * page_size;
+    if (to > from && mprotect((void *)from, to - from, prot))
+        die("mprotect failed: %s", strerror(errno));
+}
+
+enum { PLACE_END, PLACE_START, PLACE_MIDDLE, PLACE_N };
+static const char *const place_names[PLACE_N] = {"ends at guard page", "starts at guard page",
+                                                 "between canaries"};
+
+/* A buffer of `bytes`, aligned to `align`, placed in the arena as `place` says.
+ * In the middle its start is misaligned from 64 bytes by a random multiple of
+ * `align`, so kernels see every start alignment. */
+static unsigned char *arena_place(const arena *a, int place, size_t bytes, size_t align,
+                                  size_t shift) {
+    switch (place) {
+    case PLACE_END:
+        return a->base + a->size - bytes;
+    case PLACE_START:
+        return a->base;
+    default:
+        return a->base + CANARY + (shift % 64) / align * align;
+    }
+}
+
+static unsigned char canary_byte(size_t i) { return (unsigned char)(0xA5 ^ (i * 31)); }
+
+/* Fill the bytes of the arena around [p, p + bytes) (up to CANARY each side). */
+static void canary_fill(const arena *a, unsigned char *p, size_t bytes) {
+    unsigned char *lo = p - a->base >= CANARY ? p - CANARY : a->base;
+    unsigned char *end = p + bytes, *arena_end = a->base + a->size;
+    unsigned char *hi = (size_t)(arena_end - end) >= CANARY ? end + CANARY : arena_end;
+    for (unsigned char *q = lo; q < p; q++)
+        *q = canary_byte((size_t)(p - q));
+    for (unsigned char *q = end; q < hi; q++)
+        *q = canary_byte((size_t)(q - end) + 1000);
+}
+
+/* Offset of the first clobbered canary byte (negative: before the buffer), or 0. */
+static long canary_check(const arena *a, unsigned char *p, size_t bytes) {
+    unsigned char *lo = p - a->base >= CANARY ? p - CANARY : a->base;
+    unsigned char *end = p + bytes, *arena_end = a->base + a->size;
+    unsigned char *hi = (size_t)(arena_end - end) >= CANARY ? end + CANARY : arena_end;
+    for (unsigned char *q = lo; q < p; q++)
+        if (*q != canary_byte((size_t)(p - q)))
+            return -(long)(p - q);
+    for (unsigned char *q = end; q < hi; q++)
+        if (*q != canary_byte((size_t)(q - end) + 1000))
+            return (long)(q - end) + 1;
+    return 0;
+}
+
+/* ---- Element access and the specification --------------------------------- */
+
+static size_t esize(sf_elem k) { return sf_elem_size(k); }
+static int is_float(sf_elem k) { return k == SF_F32 || k == SF_F64; }
+static uint64_t width_mask(sf_elem k) {
+    return esize(k) == 8 ? ~0ull : (1ull << (8 * esize(k))) - 1;
+}
+
+static uint64_t load_bits(sf_elem k, const void *x, size_t i) {
+    const unsigned char *p = (const unsigned char *)x + i * esize(k);
+    switch (esize(k)) {
+    case 1: return *p;
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+static void store_bits(sf_elem k, void *x, size_t i, uint64_t bits) {
+    unsigned char *p = (unsigned char *)x + i * esize(k);
+    switch (esize(k)) {
+    case 1: *p = (unsigned char)bits; break;
+    case 2: { uint16_t v = (uint16_t)bits; memcpy(p, &v, 2); break; }
+    case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
+    default: memcpy(p, &bits, 8); break;
+    }
+}
+
+/* The value of float bits of kind k, widened exactly to double. */
+static double fval(sf_elem k, uint64_t bits) {
+    if (k == SF_F32) {
+        uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        return (double)f;
+    }
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static uint64_t fbits(sf_elem k, double v) {
+    if (k == SF_F32) {
+        float f = (float)v;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        return b;
+    }
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    return b;
+}
+
+/* The header, word for word: integers keep x when (x - lo) mod 2^w <= (hi - lo)
+ * mod 2^w; floats when flo <= x && x <= fhi with ordered compares (F32 bounds
+ * are exact floats, so comparing the widened values is the same compare). */
+static int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
+    if (is_float(k)) {
+        double v = fval(k, bits);
+        return r->flo <= v && v <= r->fhi;
+    }
+    uint64_t m = width_mask(k);
+    return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
+}
+
+/* ---- Float values worth having ------------------------------------------- */
+
+static int fis_nan(sf_elem k, uint64_t b) {
+    return k == SF_F32 ? (b & 0x7FFFFFFFu) > 0x7F800000u
+                       : (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
+/* The next float above (dir > 0) or below, by bits; infinities stay put. */
+static uint64_t fstep(sf_elem k, uint64_t b, int dir) {
+    const uint64_t sign = k == SF_F32 ? 0x80000000u : 0x8000000000000000ull;
+    const uint64_t inf = k == SF_F32 ? 0x7F800000u : 0x7FF0000000000000ull;
+    if ((b & ~sign) == inf)
+        return b;
+    if (dir < 0)
+        return fstep(k, b ^ sign, 1) ^ sign; /* down(x) = -up(-x) */
+    if (b == sign)
+        return 1; /* up from -0.0 is the smallest positive subnormal */
+    return (b & sign) ? b - 1 : b + 1;
+}
+
+/* Bits of a special value: signed zeros, infinities, subnormals, extremes. */
+static uint64_t fspecial(sf_elem k, int include_nan) {
+    static const uint32_t s32[] = {
+        0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x00000001u, 0x80000001u,
+        0x007FFFFFu, 0x807FFFFFu, 0x00800000u, 0x80800000u, 0x7F7FFFFFu, 0xFF7FFFFFu,
+        0x3F800000u, 0xBF800000u, 0x00400000u, 0x4F000000u /* 2^31 */, 0x4F800000u /* 2^32 */};
+    static const uint64_t s64[] = {
+        0x0000000000000000ull, 0x8000000000000000ull, 0x7FF0000000000000ull,
+        0xFFF0000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull,
+        0x000FFFFFFFFFFFFFull, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull,
+        0x8010000000000000ull, 0x7FEFFFFFFFFFFFFFull, 0xFFEFFFFFFFFFFFFFull,
+        0x3FF0000000000000ull, 0xBFF0000000000000ull, 0x0008000000000000ull,
+        0x41DFFFFFFFC00000ull /* 2^31 - 1 */, 0x41F0000000000000ull /* 2^32 */};
+    static const uint32_t n32[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0x7FFFFFFFu, 0xFFFFFFFFu};
+    static const uint64_t n64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull,
+                                   0x7FF0000000000001ull, 0x7FFFFFFFFFFFFFFFull,
+                                   0xFFFFFFFFFFFFFFFFull};
+    if (include_nan && chance(25))
+        return k == SF_F32 ? n32[below(5)] : n64[below(5)];
+    return k == SF_F32 ? s32[below(sizeof s32 / sizeof s32[0])]
+                       : s64[below(sizeof s64 / sizeof s64[0])];
+}
+
+/* Any float, NaN included: specials, small "human" numbers, or random bits
+ * (which span every exponent). */
+static uint64_t fany(sf_elem k) {
+    switch (below(4)) {
+    case 0: return fspecial(k, 1);
+    case 1: return fbits(k, ((double)below(2001) - 1000.0) / 8.0);
+    default: return rnd() & width_mask(k);
+    }
+}
+
+/* ---- Test cases ----------------------------------------------------------- */
+
+static uint64_t int_bound(sf_elem k) {
+    const uint64_t m = width_mask(k), s = (m >> 1) + 1; /* s: the sign bit */
+    const uint64_t pool[] = {0, 1, 2, m, m - 1, m - 2, s, s - 1, s + 1,
+                             0x7FFFFFFFull, 0x80000000ull, 0xFFFFFFFFull, 0x100000000ull};
+    switch (below(3)) {
+    case 0: return pool[below(sizeof pool / sizeof pool[0])] & m;
+    case 1: return below(300) & m;
+    default: return rnd() & m;
+    }
+}
+
+static int64_t as_signed(sf_elem k, uint64_t v) {
+    const unsigned sh = 64 - 8 * (unsigned)esize(k);
+    return (int64_t)(v << sh) >> sh; /* arithmetic shift: implementation-defined, GCC/Clang sign-extend */
+}
+
+/* A non-empty range in the data's own order: unsigned data, or signed data
+ * (whose bit patterns may have lo > hi as unsigned), or floats. The unused half
+ * of sf_range holds junk: a kernel must not read it. */
+static void make_range(sf_elem k, sf_range *r, const char **shape) {
+    memset(r, 0, sizeof *r);
+    if (!is_float(k)) {
+        const uint64_t m = width_mask(k);
+        uint64_t lo = int_bound(k), hi = chance(15) ? lo : int_bound(k);
+        int sign_order = chance(40);
+        if (chance(5)) {
+            lo = sign_order ? (m >> 1) + 1 : 0; /* the whole domain */
+            hi = sign_order ? m >> 1 : m;
+        } else if (chance(15)) {
+            hi = (lo + below(40)) & m; /* narrow: the typical case */
+        }
+        if (sign_order ? as_signed(k, lo) > as_signed(k, hi) : lo > hi) {
+            uint64_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        r->lo = lo;
+        r->hi = hi;
+        r->flo = fval(SF_F64, rnd()); /* junk, maybe NaN */
+        r->fhi = fval(SF_F64, rnd());
+        *shape = lo == hi ? "lo == hi" : sign_order ? "signed order" : "unsigned order";
+        return;
+    }
+    uint64_t a, b;
+    switch (below(10)) {
+    case 0: a = fspecial(k, 0), b = a; break;
+    case 1: a = fbits(k, 0.0), b = fbits(k, -0.0); break; /* [+0, -0]: equal, not empty */
+    case 2: a = fbits(k, -0.0), b = fbits(k, 0.0); break;
+    case 3: a = fspecial(k, 0), b = fspecial(k, 0); break;
+    case 4: a = fstep(k, fspecial(k, 0), chance(50) ? 1 : -1), b = fany(k); break;
+    default: a = fany(k), b = chance(15) ? a : fany(k); break;
+    }
+    if (fis_nan(k, a))
+        a = fspecial(k, 0);
+    if (fis_nan(k, b))
+        b = fspecial(k, 0);
+    if (fval(k, a) > fval(k, b)) {
+        uint64_t t = a;
+        a = b;
+        b = t;
+    }
+    r->flo = fval(k, a);
+    r->fhi = fval(k, b);
+    r->lo = rnd(); /* junk */
+    r->hi = rnd();
+    *shape = a == b ? "lo == hi" : "float";
+}
+
+/* One element that the range keeps (want_in) or rejects, biased toward the
+ * bounds and their neighbours; falls back to the other kind of element only
+ * when none exists (an integer range covering everything). */
+static uint64_t make_elem(sf_elem k, const sf_range *r, int want_in) {
+    if (!is_float(k)) {
+        const uint64_t m = width_mask(k), span = (r->hi - r->lo) & m;
+        if (want_in || span == m) {
+            if (chance(20))
+                return chance(50) ? r->lo & m : r->hi & m;
+            return (r->lo + (span == ~0ull ? rnd() : below(span + 1))) & m;
+        }
+        if (chance(20))
+            return chance(50) ? (r->lo - 1) & m : (r->hi + 1) & m;
+        return (r->hi + 1 + below(m - span)) & m; /* m - span = number of outsiders */
+    }
+    const uint64_t lo = fbits(k, r->flo), hi = fbits(k, r->fhi);
+    for (int tries = 0; tries < 6; tries++) {
+        uint64_t c;
+        if (want_in) {
+            switch (below(6)) {
+            case 0: c = lo; break;
+            case 1: c = hi; break;
+            case 2: c = fstep(k, lo, 1); break;
+            case 3: c = fstep(k, hi, -1); break;
+            case 4: c = chance(50) ? fbits(k, 0.0) : fbits(k, -0.0); break;
+            default: {
+                double u = (double)below(1u << 20) / (double)(1u << 20);
+                c = fbits(k, r->flo * (1.0 - u) + r->fhi * u);
+                break;
+            }
+            }
+        } else {
+            switch (below(5)) {
+            case 0: c = fspecial(k, 1); break;
+            case 1: c = fstep(k, lo, -1); break;
+            case 2: c = fstep(k, hi, 1); break;
+            default: c = fany(k); break;
+            }
+        }
+        if (spec_keep(k, c, r) == want_in)
+            return c;
+    }
+    return want_in ? lo : (k == SF_F32 ? 0x7FC00000u : 0x7FF8000000000000ull);
+}
+
+/* Fill x[0, n) with a selectivity drawn per case, sometimes in long runs (which
+ * exercise all-in / all-out whole-vector paths), sometimes sprinkled with
+ * specials regardless of the range. */
+static void fill_data(sf_elem k, void *x, size_t n, const sf_range *r, char *desc, size_t cap) {
+    static const unsigned pct[] = {0, 1, 5, 25, 50, 75, 95, 99, 100};
+    const unsigned p = pct[below(sizeof pct / sizeof pct[0])];
+    const int runs = chance(20), sprinkle = is_float(k) ? chance(50) : chance(10);
+    int in = chance(p);
+    for (size_t i = 0; i < n; i++) {
+        if (runs) {
+            if (below(64) == 0)
+                in = !in;
+        } else {
+            in = chance(p);
+        }
+        uint64_t v = make_elem(k, r, in);
+        if (sprinkle && chance(5))
+            v = is_float(k) ? fspecial(k, 1) : int_bound(k);
+        store_bits(k, x, i, v);
+    }
+    snprintf(desc, cap, "%s%u%% in range%s", runs ? "runs, " : "", runs ? 50 : p,
+             sprinkle ? ", specials sprinkled" : "");
+}
+
+/* ---- Running and comparing ------------------------------------------------ */
+
+typedef struct {
+    const sf_kernel *k;
+    int supported;
+    unsigned long long cmp[SF_ELEM_COUNT][OP_N];
+} kstate;
+
+static kstate kernels[MAX_KERNELS];
+static int nkernels;
+static unsigned long long total_cmp, total_cases;
+
+static arena in_arena, out_arena;
+static size_t *expect; /* positions the specification keeps, for the current case */
+
+typedef struct {
+    sf_elem kind;
+    size_t n;
+    sf_range r;
+    uint32_t base32;
+    uint64_t base64;
+    const unsigned char *x;
+    int in_place, out_place;
+    size_t out_shift;
+    const char *shape;
+    char data_desc[96];
+    size_t kept;
+} tcase;
+
+static void describe_value(sf_elem k, uint64_t bits, char *buf, size_t cap) {
+    if (is_float(k))
+        snprintf(buf, cap, "%.9g (bits 0x%0*" PRIx64 ")", fval(k, bits), (int)esize(k) * 2, bits);
+    else
+        snprintf(buf, cap, "%" PRIu64 " (0x%0*" PRIx64 ", signed %" PRId64 ")", bits,
+                 (int)esize(k) * 2, bits, as_signed(k, bits));
+}
+
+static void print_case(const tcase *c) {
+    char lo[96], hi[96];
+    if (is_float(c->kind)) {
+        snprintf(lo, sizeof lo, "%.17g (%a)", c->r.flo, c->r.flo);
+        snprintf(hi, sizeof hi, "%.17g (%a)", c->r.fhi, c->r.fhi);
+    } else {
+        describe_value(c->kind, c->r.lo, lo, sizeof lo);
+        describe_value(c->kind, c->r.hi, hi, sizeof hi);
+    }
+    printf("  case #%llu: kind %s, n = %zu, range [%s, %s] (%s)\n", total_cases,
+           sf_elem_name(c->kind), c->n, lo, hi, c->shape);
+    printf("  data: %s; %zu of %zu kept by the specification\n", c->data_desc, c->kept, c->n);
+    printf("  input %s, start address %% 64 = %u; output %s; index32 base %" PRIu32
+           ", index64 base %" PRIu64 "\n",
+           place_names[c->in_place], (unsigned)((uintptr_t)c->x % 64), place_names[c->out_place],
+           c->base32, c->base64);
+}
+
+static void print_neighbourhood(const tcase *c, size_t i) {
+    size_t from = i >= 3 ? i - 3 : 0, to = i + 4 < c->n ? i + 4 : c->n;
+    for (size_t j = from; j < to; j++) {
+        char v[96];
+        uint64_t b = load_bits(c->kind, c->x, j);
+        describe_value(c->kind, b, v, sizeof v);
+        printf("    x[%zu] = %s  %s\n", j, v, spec_keep(c->kind, b, &c->r) ? "IN" : "out");
+    }
+}
+
+static void fail_header(const kstate *ks, int op, const tcase *c, const char *what) {
+    fflush(stdout);
+    printf("\nFAIL: kernel %s, op %s, kind %s: %s\n", ks->k->name, op_names[op],
+           sf_elem_name(c->kind), what);
+    if (strcmp(ks->k->name, "scalar"))
+        printf("  (the scalar kernel agreed with the specification on this case)\n");
+    else
+        printf("  (the REFERENCE disagrees with the header's specification)\n");
+    print_case(c);
+}
+
+static void fail_footer(void) {
+    reproduce_hint();
+    printf("TOTAL status=FAIL\n");
+    fflush(stdout);
+    exit(1);
+}
+
+/* Expected output element j of operation op. */
+static uint64_t expected_at(const tcase *c, int op, size_t j) {
+    switch (op) {
+    case OP_INDEX32: return (uint32_t)(c->base32 + (uint32_t)expect[j]);
+    case OP_INDEX64: return c->base64 + expect[j];
+    default: return load_bits(c->kind, c->x, expect[j]);
+    }
+}
+
+static void run_one(kstate *ks, int op, const tcase *c) {
+    const sf_kernel *k = ks->k;
+    const sf_elem kind = c->kind;
+    const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : esize(kind);
+    const size_t bytes = op == OP_COUNT ? 0 : c->n * osz;
+    unsigned char *out = arena_place(&out_arena, c->out_place, bytes, osz, c->out_shift);
+    size_t got;
+
+    /* Stale results of the previous kernel must not pass for this one's. */
+    memset(out, 0xEE, bytes);
+    canary_fill(&out_arena, out, bytes);
+    cur_kernel = k->name;
+    cur_op = op;
+    switch (op) {
+    case OP_INDEX32: got = k->index32[kind](c->x, c->n, &c->r, c->base32, (uint32_t *)(void *)out); break;
+    case OP_INDEX64: got = k->index64[kind](c->x, c->n, &c->r, c->base64, (uint64_t *)(void *)out); break;
+    case OP_VALUES: got = k->values[kind](c->x, c->n, &c->r, out); break;
+    default: got = k->count[kind](c->x, c->n, &c->r); break;
+    }
+    cur_op = -1;
+    cur_kernel = "(harness)";
+
+    long bad = canary_check(&out_arena, out, bytes);
+    if (bad) {
+        fail_header(ks, op, c, "wrote outside its output buffer");
+        printf("  canary clobbered %ld byte(s) %s the output buffer of %zu bytes\n",
+               bad < 0 ? -bad : bad, bad < 0 ? "before the start of" : "past the end of", bytes);
+        fail_footer();
+    }
+    if (got != c->kept) {
+        fail_header(ks, op, c, "wrong count");
+        printf("  returned %zu, expected %zu\n", got, c->kept);
+        if (op != OP_COUNT && got <= c->n) {
+            /* Point at the element it missed or invented: the first output that differs. */
+            const sf_elem ok = op == OP_INDEX32 ? SF_U32 : op == OP_INDEX64 ? SF_U64 : kind;
+            size_t j = 0, m = got < c->kept ? got : c->kept;
+            while (j < m && load_bits(ok, out, j) == expected_at(c, op, j))
+                j++;
+            if (j < c->kept) {
+                printf("  out[%zu] should come from x[%zu]:\n", j, expect[j]);
+                print_neighbourhood(c, expect[j]);
+            } else if (op != OP_VALUES) {
+                const uint64_t mask = op == OP_INDEX32 ? UINT32_MAX : UINT64_MAX;
+                const uint64_t pos = (load_bits(ok, out, j) - (op == OP_INDEX32 ? c->base32 : c->base64)) & mask;
+                printf("  out[%zu] is position %" PRIu64 ", which the specification rejects:\n", j, pos);
+                if (pos < c->n)
+                    print_neighbourhood(c, (size_t)pos);
+            }
+        }
+        fail_footer();
+    }
+    for (size_t j = 0; op != OP_COUNT && j < got; j++) {
+        const sf_elem ok = op == OP_INDEX32 ? SF_U32 : op == OP_INDEX64 ? SF_U64 : kind;
+        uint64_t have = load_bits(ok, out, j), want = expected_at(c, op, j);
+        if (have != want) {
+            char hv[96], wv[96];
+            fail_header(ks, op, c, "wrong output");
+            describe_value(ok, have, hv, sizeof hv);
+            describe_value(ok, want, wv, sizeof wv);
+            printf("  out[%zu] = %s, expected %s (from x[%zu])\n", j, hv, wv, expect[j]);
+            print_neighbourhood(c, expect[j]);
+            fail_footer();
+        }
+    }
+    ks->cmp[kind][op]++;
+    total_cmp++;
+}
+
+static void run_case(sf_elem kind, size_t n) {
+    tcase c;
+    const size_t sz = esize(kind);
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.n = n;
+    make_range(kind, &c.r, &c.shape);
+
+    switch (below(4)) {
+    case 0: c.base32 = 0; break;
+    case 1: c.base32 = (uint32_t)below((1ull << 32) - n + 1); break;
+    case 2: c.base32 = (uint32_t)((1ull << 32) - n); break; /* the last position is 2^32 - 1 */
+    default: c.base32 = (uint32_t)((1ull << 32) - n - below(n < 4 ? 1 : 4)); break;
+    }
+    switch (below(5)) {
+    case 0: c.base64 = 0; break;
+    case 1: c.base64 = (1ull << 32) - below(n + 1); /* positions cross 2^32 */ break;
+    case 2: c.base64 = 0ull - n; /* the last position is 2^64 - 1 */ break;
+    case 3: c.base64 = (1ull << 31) - below(n + 1); break;
+    default: c.base64 = n ? below(0ull - n + 1) : rnd(); break;
+    }
+
+    c.in_place = (int)below(PLACE_N);
+    c.out_place = (int)below(PLACE_N);
+    c.out_shift = (size_t)below(64);
+    unsigned char *x = arena_place(&in_arena, c.in_place, n * sz, sz, (size_t)below(64));
+    c.x = x;
+    fill_data(kind, x, n, &c.r, c.data_desc, sizeof c.data_desc);
+    for (size_t i = 0; i < n; i++)
+        if (spec_keep(kind, load_bits(kind, x, i), &c.r))
+            expect[c.kept++] = i;
+
+    cur_kind = kind;
+    cur_n = (long)n;
+    cur_case = (sig_atomic_t)total_cases;
+    arena_protect(x, n * sz, PROT_READ); /* a kernel that writes its input faults */
+    for (int ki = 0; ki < nkernels; ki++)
+        if (kernels[ki].supported)
+            for (int op = 0; op < OP_N; op++)
+                run_one(&kernels[ki], op, &c);
+    arena_protect(x, n * sz, PROT_READ | PROT_WRITE);
+    total_cases++;
+}
+
+/* ---- The public API around the kernels ------------------------------------ */
+
+static unsigned long long api_checks;
+
+#define API_CHECK(cond, ...)                                                                \
+    do {                                                                                     \
+        api_checks++;                                                                        \
+        if (!(cond))                                                                         \
+            die(__VA_ARGS__);                                                                \
+    } while (0)
+
+static void check_table(void) {
+    API_CHECK(sf_kernel_count() >= 1 && sf_kernel_count() <= MAX_KERNELS, "sf_kernel_count() = %d",
+              sf_kernel_count());
+    API_CHECK(sf_kernel_at(0) && !strcmp(sf_kernel_at(0)->name, "scalar"),
+              "sf_kernel_at(0) is not the scalar kernel");
+    API_CHECK(!sf_kernel_at(-1) && !sf_kernel_at(sf_kernel_count()), "sf_kernel_at out of range is not NULL");
+    API_CHECK(!sf_kernel_find("no-such-kernel") && !sf_kernel_find(NULL), "sf_kernel_find of an unknown name");
+    API_CHECK(!sf_kernel_supported(NULL), "sf_kernel_supported(NULL) != 0");
+    API_CHECK(sf_use_kernel("no-such-kernel") == SF_EUNKNOWN, "sf_use_kernel of an unknown name");
+    for (int e = 0; e < SF_ELEM_COUNT; e++)
+        API_CHECK(sf_elem_name((sf_elem)e) && sf_elem_size((sf_elem)e), "sf_elem_name/size(%d)", e);
+    API_CHECK(!sf_elem_name(SF_ELEM_COUNT) && !sf_elem_size(SF_ELEM_COUNT), "invalid sf_elem accepted");
+    for (int i = 0; i < sf_kernel_count(); i++) {
+        const sf_kernel *k = sf_kernel_at(i);
+        API_CHECK(k && k->name, "sf_kernel_at(%d) has no name", i);
+        API_CHECK(sf_kernel_find(k->name) == k, "sf_kernel_find(\"%s\") is not sf_kernel_at(%d)", k->name, i);
+        for (int e = 0; e < SF_ELEM_COUNT; e++)
+            API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e],
+                      "kernel %s has an empty slot for kind %s", k->name, sf_elem_name((sf_elem)e));
+        if (!sf_kernel_supported(k))
+            API_CHECK(sf_use_kernel(k->name) == SF_EUNSUPPORTED,
+                      "sf_use_kernel(\"%s\") accepted a kernel this CPU cannot run", k->name);
+    }
+    API_CHECK(sf_kernel_supported(sf_kernel_at(0)), "scalar reported unsupported");
+    API_CHECK(sf_kernel_supported(sf_best_kernel()), "the best kernel is not supported");
+}
+
+/* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
+ * active: the bounds the issue names, lo > hi (nothing, and nothing written),
+ * lo == hi, and n too long for 32-bit positions. */
+static void check_convenience(void) {
+    static const uint32_t bounds[] = {0, 1, 2, 1000, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u,
+                                      0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    const size_t nb = sizeof bounds / sizeof bounds[0];
+    for (int ki = 0; ki < nkernels; ki++) {
+        if (!kernels[ki].supported)
+            continue;
+        const sf_kernel *k = kernels[ki].k;
+        API_CHECK(sf_use_kernel(k->name) == SF_OK && sf_active_kernel() == k,
+                  "sf_use_kernel(\"%s\") did not make it active", k->name);
+        cur_kernel = k->name;
+        cur_call = " via sf_filter_indexes_u32 / sf_count_in_range_u32";
+        cur_kind = SF_U32;
+        for (size_t n = 0; n <= 67; n += (n < 20 ? 1 : 47)) {
+            cur_n = (long)n;
+            uint32_t *x = (uint32_t *)(void *)(in_arena.base + in_arena.size - n * 4);
+            uint32_t *out = (uint32_t *)(void *)(out_arena.base + out_arena.size - n * 4);
+            for (size_t i = 0; i < n; i++)
+                x[i] = chance(50) ? bounds[below(nb)] : bounds[below(nb)] + (uint32_t)below(3) - 1;
+            for (size_t a = 0; a < nb; a++)
+                for (size_t b = 0; b < nb; b++) {
+                    const uint32_t lo = bounds[a], hi = bounds[b];
+                    size_t want = 0;
+                    for (size_t i = 0; i < n; i++)
+                        want += lo <= x[i] && x[i] <= hi;
+                    memset(out, 0xEE, n * 4);
+                    canary_fill(&out_arena, (unsigned char *)out, n * 4);
+                    size_t got = sf_filter_indexes_u32(x, n, lo, hi, out);
+                    API_CHECK(got == want && sf_count_in_range_u32(x, n, lo, hi) == want,
+                              "kernel %s: sf_filter_indexes_u32/sf_count_in_range_u32(n=%zu, lo=%" PRIu32
+                              ", hi=%" PRIu32 ") = %zu/%zu, expected %zu",
+                              k->name, n, lo, hi, got, sf_count_in_range_u32(x, n, lo, hi), want);
+                    API_CHECK(!canary_check(&out_arena, (unsigned char *)out, n * 4),
+                              "kernel %s: sf_filter_indexes_u32 wrote outside out (n=%zu)", k->name, n);
+                    for (size_t i = 0, j = 0; i < n; i++)
+                        if (lo <= x[i] && x[i] <= hi)
+                            API_CHECK(out[j++] == i, "kernel %s: sf_filter_indexes_u32(lo=%" PRIu32
+                                      ", hi=%" PRIu32 ") out[%zu] = %" PRIu32 ", expected %zu",
+                                      k->name, lo, hi, j - 1, out[j - 1], i);
+                    if (lo > hi) /* nothing found, and nothing written either */
+                        for (size_t i = 0; i < n; i++)
+                            API_CHECK(out[i] == 0xEEEEEEEEu, "kernel %s: lo > hi wrote out[%zu]", k->name, i);
+                }
+        }
+#if SIZE_MAX > UINT32_MAX
+        /* Fenced, inaccessible memory: returning SF_TOO_LONG must touch neither. */
+        {
+            unsigned char *nothing = in_arena.base - page_size;
+            API_CHECK(sf_filter_indexes_u32((const uint32_t *)(void *)nothing, (size_t)UINT32_MAX + 1, 0, 9,
+                                            (uint32_t *)(void *)nothing) == SF_TOO_LONG,
+                      "kernel %s: sf_filter_indexes_u32 with n = 2^32 did not return SF_TOO_LONG", k->name);
+        }
+#endif
+    }
+    cur_kernel = "(harness)";
+    cur_call = "";
+    API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
+              "sf_use_kernel(NULL) did not restore the best kernel");
+}
+
+/* ---- Main ----------------------------------------------------------------- */
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int sve_vector_bits(void) {
+#if defined(__aarch64__) && defined(__linux__) && defined(PR_SVE_GET_VL)
+    int vl = prctl(PR_SVE_GET_VL, 0, 0, 0, 0);
+    return vl < 0 ? 0 : (vl & PR_SVE_VL_LEN_MASK) * 8;
+#else
+    return 0;
+#endif
+}
+
+static const char *arch_name(void) {
+#if defined(__x86_64__)
+    return "x86_64";
+#elif defined(__aarch64__)
+    return "aarch64";
+#else
+    return "other";
+#endif
+}
+
+static void usage(const char *argv0) {
+    fprintf(stderr,
+            "usage: %s [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]\n"
+            "          [--max-len N] [--list]\n"
+            "  --quick      fewer cases (for emulators): still every length 0..300 for every\n"
+            "               kind and operation, plus a few longer and a few large lengths\n"
+            "  --kernel     compare only this kernel with scalar\n"
+            "  --rounds R   random cases per length 0..300 per kind (default 6, quick 2)\n"
+            "  --mid M      random lengths in 301..4096 per kind (default 60, quick 8)\n"
+            "  --large L    random lengths up to --max-len per kind (default 6, quick 1)\n"
+            "  --max-len N  largest length (default 1000000)\n",
+            argv0);
+    exit(2);
+}
+
+static unsigned long parse_num(const char *s, const char *argv0) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s ? s : "", &end, 0);
+    if (!s || !*s || *end || errno)
+        usage(argv0);
+    return (unsigned long)v;
+}
+
+int main(int argc, char **argv) {
+    unsigned long rounds = 6, mid = 60, large = 6, max_len = 1000000;
+    int set_rounds = 0, set_mid = 0, set_large = 0, list_only = 0;
+    g_seed = (uint64_t)time(NULL);
+    snprintf(g_argv0, sizeof g_argv0, "%s", argv[0]);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--seed")) g_seed = parse_num(v, argv[0]), i++;
+        else if (!strcmp(a, "--quick")) g_quick = 1;
+        else if (!strcmp(a, "--kernel") && v) g_only_kernel = v, i++;
+        else if (!strcmp(a, "--rounds")) rounds = parse_num(v, argv[0]), set_rounds = 1, i++;
+        else if (!strcmp(a, "--mid")) mid = parse_num(v, argv[0]), set_mid = 1, i++;
+        else if (!strcmp(a, "--large")) large = parse_num(v, argv[0]), set_large = 1, i++;
+        else if (!strcmp(a, "--max-len")) max_len = parse_num(v, argv[0]), i++;
+        else if (!strcmp(a, "--list")) list_only = 1;
+        else usage(argv[0]);
+    }
+    if (g_quick) {
+        rounds = set_rounds ? rounds : 2;
+        mid = set_mid ? mid : 8;
+        large = set_large ? large : 1;
+    }
+    if (max_len < 4097)
+        max_len = 4097;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    page_size = (size_t)sysconf(_SC_PAGESIZE);
+    rng_seed(g_seed);
+
+    printf("simdfilter harness: seed=%" PRIu64 " mode=%s arch=%s cpu_features=\"%s\" sve_vl_bits=%d\n",
+           g_seed, g_quick ? "quick" : "full", arch_name(), sf_cpu_features(), sve_vector_bits());
+
+    if (g_only_kernel && !sf_kernel_find(g_only_kernel)) {
+        printf("FAIL: no kernel named \"%s\" in this build\n", g_only_kernel);
+        return 2;
+    }
+    for (int i = 0; i < sf_kernel_count() && nkernels < MAX_KERNELS; i++) {
+        kstate *ks = &kernels[nkernels++];
+        ks->k = sf_kernel_at(i);
+        const int selected = i == 0 || !g_only_kernel || !strcmp(ks->k->name, g_only_kernel);
+        ks->supported = selected && sf_kernel_supported(ks->k);
+        printf("kernel %s: %s\n", ks->k->name,
+               i == 0 ? "reference" : !selected ? "not selected" : ks->supported ? "supported" : "unsupported");
+    }
+    printf("active kernel by default: %s\n", sf_active_kernel()->name);
+    if (g_only_kernel && !sf_kernel_supported(sf_kernel_find(g_only_kernel))) {
+        printf("FAIL: kernel \"%s\" cannot run on this CPU\n", g_only_kernel);
+        return 2;
+    }
+    if (list_only)
+        return 0;
+
+    install_crash_handler();
+    in_arena = arena_new(max_len * 8 + 2 * CANARY + 64);
+    out_arena = arena_new(max_len * 8 + 2 * CANARY + 64);
+    expect = malloc(max_len * sizeof *expect);
+    if (!expect)
+        die("out of memory");
+
+    const double t0 = now();
+    check_table();
+    check_convenience();
+    for (int e = 0; e < SF_ELEM_COUNT; e++) {
+        for (size_t n = 0; n <= 300; n++)
+            for (unsigned long r = 0; r < rounds; r++)
+                run_case((sf_elem)e, n);
+        for (unsigned long m = 0; m < mid; m++)
+            run_case((sf_elem)e, 301 + (size_t)below(4096 - 301 + 1));
+        for (unsigned long l = 0; l < large; l++)
+            run_case((sf_elem)e, l == 0 ? max_len : 4097 + (size_t)below(max_len - 4097 + 1));
+    }
+    const double t1 = now();
+
+    int compared = 0;
+    char names[256] = "";
+    for (int ki = 0; ki < nkernels; ki++) {
+        const kstate *ks = &kernels[ki];
+        if (!ks->supported)
+            continue;
+        for (int e = 0; e < SF_ELEM_COUNT; e++) {
+            const unsigned long long *c = ks->cmp[e];
+            printf("compared %s %s: index32=%llu index64=%llu values=%llu count=%llu total=%llu\n",
+                   ks->k->name, sf_elem_name((sf_elem)e), c[0], c[1], c[2], c[3],
+                   c[0] + c[1] + c[2] + c[3]);
+        }
+        if (ki > 0) {
+            compared++;
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", ks->k->name);
+        }
+    }
+    printf("api checks: %llu (dispatch table, sf_use_kernel, sf_filter_indexes_u32, "
+           "sf_count_in_range_u32)\n", api_checks);
+    printf("TOTAL comparisons=%llu cases=%llu kernels=%s time=%.2fs status=OK\n", total_cmp,
+           total_cases, compared ? names : "(none besides scalar)", t1 - t0);
+
+    free(expect);
+    arena_free(&in_arena);
+    arena_free(&out_arena);
+    return 0;
+}
