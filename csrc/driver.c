@@ -94,7 +94,8 @@ static size_t run_serial(const sf_job *job, void *out) {
         gather(job->data + (ptrdiff_t)done * job->stride, job->stride, m, size, job->byteswap,
                (unsigned char *)buf);
         size_t got = run_kernel(job, buf, m, job->base + done, cursor);
-        cursor += got * rsize;
+        if (cursor) /* count passes no output: no arithmetic on NULL */
+            cursor += got * rsize;
         total += got;
     }
     return total;
@@ -128,8 +129,8 @@ size_t sf_job_run(const sf_job *job, void *out, int threads) {
     int started[MAX_THREADS];
     const size_t rsize = sf_job_result_size(job);
     /* Part boundaries on multiples of 64 elements keep every vector loop whole
-     * but the last. */
-    size_t per = (job->n / want + 63) & ~(size_t)63;
+     * but the last. Rounding ceil(n / want) up keeps the parts at most `want`. */
+    size_t per = ((job->n + want - 1) / want + 63) & ~(size_t)63;
     size_t nparts = 0;
     for (size_t start = 0; start < job->n; start += per, nparts++) {
         part *p = &parts[nparts];
@@ -137,7 +138,7 @@ size_t sf_job_run(const sf_job *job, void *out, int threads) {
         p->job.data = job->data + (ptrdiff_t)start * job->stride;
         p->job.n = job->n - start < per ? job->n - start : per;
         p->job.base = job->base + start;
-        p->out = (unsigned char *)out + start * rsize;
+        p->out = out ? (unsigned char *)out + start * rsize : NULL;
         p->found = 0;
     }
     /* The calling thread takes part 0 itself. */
