@@ -195,11 +195,17 @@ static int read_bound(PyObject *obj, bound *b) {
         return 0;
     }
     PyObject *as_int = NULL;
+    if (PyArray_IsScalar(obj, Bool)) {
+        /* np.bool_ has no __index__ (NumPy 2), but it is 0 or 1. */
+        b->kind = B_INT;
+        int truth = PyObject_IsTrue(obj);
+        b->i = truth;
+        return truth < 0 ? -1 : 0;
+    }
     if (PyLong_Check(obj)) {
         as_int = obj;
         Py_INCREF(as_int);
-    } else if ((PyArray_IsScalar(obj, Integer) && !PyArray_IsScalar(obj, Timedelta)) ||
-               PyArray_IsScalar(obj, Bool)) {
+    } else if (PyArray_IsScalar(obj, Integer) && !PyArray_IsScalar(obj, Timedelta)) {
         /* np.timedelta64 subclasses np.signedinteger; it is no number bound. */
         as_int = PyNumber_Index(obj);
         if (!as_int)

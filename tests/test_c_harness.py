@@ -517,19 +517,16 @@ EXT_DESELECT = [
 ]
 
 
-def test_extension_asan(tmp_path):
-    if not shutil.which("gcc"):
-        skip_or_fail("gcc not found: apt-get install gcc")
-    libasan = run(["gcc", "-print-file-name=libasan.so"], timeout=60).stdout.strip()
-    if not os.path.isabs(libasan) or not os.path.exists(libasan):
-        skip_or_fail("gcc has no shared ASan runtime (gcc -print-file-name=libasan.so: %r)" % libasan)
+def build_extension(tmp_path, cc, cflags=(), ldflags=(), werror=False):
+    """Build the extension with `cc` from a copy of the sources into a run tree
+    (package + tests + pyproject.toml) under tmp_path; returns (run_dir, .so)."""
     # The build tree holds no pyproject.toml: setuptools < 77 rejects its
     # `license = "MIT"`, and build_ext needs nothing from it.
     src = tmp_path / "src"
     src.mkdir()
     shutil.copy(ROOT / "setup.py", src)
     shutil.copytree(ROOT / "csrc", src / "csrc")
-    # The run tree: the package (python files + the sanitized .so), the tests, and
+    # The run tree: the package (python files + the built .so), the tests, and
     # pyproject.toml for the pytest configuration (filterwarnings=error...).
     run_dir = tmp_path / "run"
     ignore = shutil.ignore_patterns("*.so", "__pycache__")
@@ -539,17 +536,53 @@ def test_extension_asan(tmp_path):
         shutil.copy(f, run_dir / "tests")
     shutil.copy(ROOT / "pyproject.toml", run_dir)
 
-    env = {"CC": "gcc", "CFLAGS": " ".join(EXT_CFLAGS), "LDFLAGS": " ".join(EXT_SAN),
-           "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {"CC": cc, "CFLAGS": " ".join(cflags), "LDFLAGS": " ".join(ldflags),
+           "PYTHONDONTWRITEBYTECODE": "1", "SIMDFILTER_WERROR": "1" if werror else "0"}
     cmd = [sys.executable, "setup.py", "build_ext", "--build-lib", run_dir / "python",
            "--build-temp", tmp_path / "obj"]
     r = run(cmd, timeout=300, env=env, cwd=src)
     if r.returncode:
-        pytest.fail("sanitized extension build failed:\n$ %s\n%s"
-                    % (" ".join(map(str, cmd)), r.stdout[-20000:]), pytrace=False)
+        pytest.fail("extension build with %s failed:\n$ %s\n%s"
+                    % (cc, " ".join(map(str, cmd)), r.stdout[-20000:]), pytrace=False)
     built = list((run_dir / "python" / "simdfilter").glob("_core*.so"))
     assert len(built) == 1, built
-    assert b"__asan_init" in built[0].read_bytes(), "%s is not ASan-instrumented" % built[0]
+    return run_dir, built[0]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_extension_builds_warning_free(cc, tmp_path):
+    """The whole extension compiles with -Wall -Wextra -Werror under gcc and clang,
+    and that build works (every kernel agrees with NumPy on every dtype)."""
+    if not shutil.which(cc):
+        skip_or_fail("%s not found: apt-get install %s" % (cc, cc))
+    run_dir, so = build_extension(tmp_path, cc, werror=True)
+    check = (
+        "import numpy as np, simdfilter\n"
+        "rng = np.random.default_rng(0)\n"
+        "for dt in ['u1','i1','u2','i2','u4','i4','u8','i8','f4','f8','?']:\n"
+        "    a = (rng.standard_normal(5000) * 100).astype(dt)\n"
+        "    lo, hi = (a.min(), a.max()) if dt == '?' else (np.sort(a)[1000], np.sort(a)[3000])\n"
+        "    want = np.flatnonzero((a >= lo) & (a <= hi))\n"
+        "    for k in simdfilter.available_kernels():\n"
+        "        with simdfilter.use_kernel(k):\n"
+        "            assert (simdfilter.filter_indexes(a[3:], lo, hi) == np.flatnonzero((a[3:] >= lo) & (a[3:] <= hi))).all(), (dt, k)\n"
+        "            assert (simdfilter.filter_indexes(a, lo, hi) == want).all(), (dt, k)\n"
+        "print(simdfilter._core.__file__, simdfilter.available_kernels())\n"
+    )
+    r = run([sys.executable, "-c", check], timeout=120,
+            env={"PYTHONPATH": str(run_dir / "python"), "PYTHONDONTWRITEBYTECODE": "1"}, cwd=run_dir)
+    assert r.returncode == 0, r.stdout[-5000:]
+    assert r.stdout.split()[0] == str(so), "not the %s build that was imported:\n%s" % (cc, r.stdout)
+
+
+def test_extension_asan(tmp_path):
+    if not shutil.which("gcc"):
+        skip_or_fail("gcc not found: apt-get install gcc")
+    libasan = run(["gcc", "-print-file-name=libasan.so"], timeout=60).stdout.strip()
+    if not os.path.isabs(libasan) or not os.path.exists(libasan):
+        skip_or_fail("gcc has no shared ASan runtime (gcc -print-file-name=libasan.so: %r)" % libasan)
+    run_dir, built = build_extension(tmp_path, "gcc", EXT_CFLAGS, EXT_SAN)
+    assert b"__asan_init" in built.read_bytes(), "%s is not ASan-instrumented" % built
 
     env = {
         "PYTHONPATH": str(run_dir / "python"),
@@ -561,7 +594,7 @@ def test_extension_asan(tmp_path):
     }
     r = run([sys.executable, "-c", "import simdfilter._core as c; print(c.__file__)"],
             timeout=120, env=env, cwd=run_dir)
-    assert r.returncode == 0 and r.stdout.strip() == str(built[0]), \
+    assert r.returncode == 0 and r.stdout.strip() == str(built), \
         "the sanitized build is not what gets imported:\n" + r.stdout
     cmd = ([sys.executable, "-m", "pytest"] + EXT_TESTS
            + ["-x", "-q", "-p", "no:cacheprovider"]

@@ -189,6 +189,8 @@ def test_exact_bounds_examples():
     assert simdfilter.filter_indexes(b, True, True).tolist() == [1, 2]
     assert simdfilter.filter_indexes(b, False, False).tolist() == [0]
     assert simdfilter.filter_values(b, 0.5, None).tolist() == [True, True]
+    assert simdfilter.filter_indexes(b, np.True_, np.True_).tolist() == [1, 2]  # no __index__
+    assert simdfilter.filter_indexes(np.arange(3), np.False_, np.True_).tolist() == [0, 1]
 
 
 @pytest.mark.parametrize("unit", ["D", "s", "ms", "ns"])
