@@ -44,6 +44,7 @@ typedef struct {
     sf_elem kind;
     domain_kind domain;
     int is_time; /* datetime64/timedelta64: bounds go through Python, NaT excluded */
+    int is_bool; /* domain [0, 1], but every nonzero byte reads as True */
     wide dmin, dmax; /* integer domains: the representable values (NaT excluded) */
 } dtype_info;
 
@@ -57,6 +58,7 @@ static int classify_dtype(PyArray_Descr *d, dtype_info *info) {
     info->domain = DOM_INT;
     if (t == NPY_BOOL) {
         info->kind = SF_U8;
+        info->is_bool = 1;
         info->dmin = 0;
         info->dmax = 1;
         return 0;
@@ -92,8 +94,12 @@ static int classify_dtype(PyArray_Descr *d, dtype_info *info) {
         return 0;
     }
 unsupported:
-    PyErr_Format(PyExc_TypeError, "simdfilter supports %s arrays, not %R", SUPPORTED,
-                 (PyObject *)d);
+    PyErr_Format(PyExc_TypeError, "simdfilter supports %s arrays, not %R%s", SUPPORTED,
+                 (PyObject *)d,
+                 t == NPY_OBJECT ? " (a timezone-aware, nullable or categorical pandas column "
+                                   "arrives as object: convert it first, e.g. "
+                                   "s.dt.tz_convert(None) or s.to_numpy('int64', na_value=0))"
+                                 : "");
     return -1;
 }
 
@@ -254,14 +260,17 @@ static int int_bound(const bound *b, int lower, int closed, const dtype_info *in
     double f = b->f;
     if (isnan(f))
         return 0;
-    /* x >= f  <=>  x >= ceil(f) for integers x; x > f  <=>  x >= floor(f) + 1. */
-    double g = lower ? (closed ? ceil(f) : floor(f) + 1.0) : (closed ? floor(f) : ceil(f) - 1.0);
+    /* x >= f  <=>  x >= ceil(f) for integers x; x > f  <=>  x >= floor(f) + 1.
+     * The +-1 is done on integers: in doubles it vanishes beyond 2^53. */
+    double g = (lower == closed) ? ceil(f) : floor(f);
+    wide w;
     if (g >= 0x1p70)
-        *out = BEYOND;
+        w = BEYOND;
     else if (g <= -0x1p70)
-        *out = -BEYOND;
+        w = -BEYOND;
     else
-        *out = (wide)g; /* g is integral and in range: exact */
+        w = (wide)g; /* g is integral and in range: exact */
+    *out = closed ? w : (lower ? w + 1 : w - 1);
     return 1;
 }
 
@@ -373,9 +382,13 @@ static int resolve_bounds(PyArrayObject *arr, PyObject *lo, PyObject *hi,
         r->hi = (uint64_t)info->dmax;
         return 1;
     }
-    if (got != 2)
-        return got;
-    return resolve_in_python(arr, lo, hi, m, info, r);
+    if (got == 2)
+        got = resolve_in_python(arr, lo, hi, m, info, r);
+    /* NumPy reads any nonzero byte of a bool array as True (views of uint8
+     * data hold such bytes): True is the byte range [1, 255]. */
+    if (got == 1 && info->is_bool && r->hi == 1)
+        r->hi = 0xFF;
+    return got;
 }
 
 /* ---- Arguments ------------------------------------------------------------- */
@@ -471,15 +484,22 @@ static int count_cpus(void) {
 static int parse_threads(PyObject *obj) {
     if (!obj)
         return 0;
-    if (!PyLong_Check(obj) || PyBool_Check(obj)) {
+    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool) || !PyIndex_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "threads must be None or a positive int, not %R", obj);
         return -1;
     }
-    long t = PyLong_AsLong(obj);
-    if (t == -1 && PyErr_Occurred())
+    PyObject *as_int = PyNumber_Index(obj);
+    if (!as_int)
+        return -1;
+    int overflow = 0;
+    long t = PyLong_AsLongAndOverflow(as_int, &overflow);
+    Py_DECREF(as_int);
+    if (overflow)
+        t = overflow > 0 ? 256 : -1; /* more than any machine has: all of them */
+    else if (t == -1 && PyErr_Occurred())
         return -1;
     if (t < 1) {
-        PyErr_Format(PyExc_ValueError, "threads must be None or >= 1, got %ld", t);
+        PyErr_Format(PyExc_ValueError, "threads must be None or >= 1, got %R", obj);
         return -1;
     }
     return t > 256 ? 256 : (int)t;
@@ -487,22 +507,21 @@ static int parse_threads(PyObject *obj) {
 
 /* ---- Index dtypes -------------------------------------------------------- */
 
-static int is_index_type(int t, int *wide64) {
-    switch (t) {
-    case NPY_UINT32:
+/* uint32, or any 64-bit integer type (int64 and longlong are distinct type
+ * numbers for the same dtype on LP64). */
+static int is_index_type(PyArray_Descr *d, int *wide64) {
+    int t = d->type_num;
+    if (!PyTypeNum_ISINTEGER(t))
+        return 0;
+    if (PyDataType_ELSIZE(d) == 4 && PyTypeNum_ISUNSIGNED(t)) {
         *wide64 = 0;
         return 1;
-    case NPY_INT64:
-    case NPY_UINT64:
-#if NPY_LONGLONG != NPY_INT64
-    case NPY_LONGLONG:
-    case NPY_ULONGLONG:
-#endif
+    }
+    if (PyDataType_ELSIZE(d) == 8) {
         *wide64 = 1;
         return 1;
-    default:
-        return 0;
     }
+    return 0;
 }
 
 /* Input bytes per thread below which threads=None stays on fewer threads.
@@ -638,8 +657,32 @@ static Py_ssize_t run_plan_on(run_plan *p, char *out, size_t capacity) {
     return rc < 0 ? -1 : (Py_ssize_t)total;
 }
 
+static PyObject *masked_array_type; /* numpy.ma.MaskedArray, imported when first needed */
+
+/* A masked array's mask would be silently ignored (its data are read as they
+ * are): refuse it rather than answer for the masked elements too. */
+static int reject_masked(PyObject *values) {
+    if (!masked_array_type) {
+        PyObject *ma = PyImport_ImportModule("numpy.ma");
+        if (!ma)
+            return -1;
+        masked_array_type = PyObject_GetAttrString(ma, "MaskedArray");
+        Py_DECREF(ma);
+        if (!masked_array_type)
+            return -1;
+    }
+    int is_masked = PyObject_IsInstance(values, masked_array_type);
+    if (is_masked > 0)
+        PyErr_SetString(PyExc_TypeError,
+                        "masked arrays are not supported: the mask would be ignored; pass "
+                        "m.filled(value) or m.compressed() (positions then refer to it)");
+    return is_masked ? -1 : 0;
+}
+
 static PyArrayObject *as_array(PyObject *values) {
     if (PyArray_Check(values)) {
+        if (!PyArray_CheckExact(values) && reject_masked(values) < 0)
+            return NULL;
         Py_INCREF(values);
         return (PyArrayObject *)values;
     }
@@ -689,9 +732,14 @@ static PyObject *filter_call(api_op op, PyObject *const *args, Py_ssize_t nargs,
         } else {
             res_descr = PyArray_DescrFromType(n > (size_t)UINT32_MAX ? NPY_INT64 : NPY_UINT32);
         }
-        if (!is_index_type(res_descr->type_num, &w64) || !PyArray_ISNBO(res_descr->byteorder)) {
-            PyErr_Format(PyExc_TypeError, "index_dtype must be one of %s, not %R", INDEX_TYPES,
-                         (PyObject *)res_descr);
+        if (!is_index_type(res_descr, &w64) || !PyArray_ISNBO(res_descr->byteorder)) {
+            if (a.index_dtype)
+                PyErr_Format(PyExc_TypeError, "index_dtype must be one of %s, not %R",
+                             INDEX_TYPES, (PyObject *)res_descr);
+            else
+                PyErr_Format(PyExc_TypeError,
+                             "out has dtype %R; filter_indexes writes positions as one of %s",
+                             (PyObject *)res_descr, INDEX_TYPES);
             goto done;
         }
         if (!w64 && n > (size_t)UINT32_MAX) {
@@ -876,7 +924,8 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    Which bounds are part of the range, as in ``pandas.Series.between``.\n"
 "out : numpy.ndarray, optional\n"
 "    Contiguous 1-d array of the index dtype with at least ``values.size``\n"
-"    elements. The result is then the view ``out[:k]`` and nothing is allocated.\n"
+"    elements. The result is then the view ``out[:k]`` and nothing is allocated;\n"
+"    ``out[k:values.size]`` is scratch afterwards (whole vectors are stored).\n"
 "index_dtype : dtype, optional\n"
 "    uint32 (the default below 2**32 elements), int64 (the default above;\n"
 "    also ``np.intp``) or uint64.\n"
@@ -937,7 +986,8 @@ PyDoc_STRVAR(filter_values_doc,
 "inclusive : {'both', 'left', 'right', 'neither'}, default 'both'\n"
 "out : numpy.ndarray, optional\n"
 "    Contiguous 1-d array of the values' dtype (native byte order) with at least\n"
-"    ``values.size`` elements; the result is then ``out[:k]``.\n"
+"    ``values.size`` elements; the result is then ``out[:k]`` and\n"
+"    ``out[k:values.size]`` is scratch.\n"
 "threads : int, optional\n"
 "    As in `filter_indexes`.\n"
 "\n"
@@ -1023,9 +1073,14 @@ static PyObject *py_active_kernel(PyObject *self, PyObject *unused) {
 
 static PyObject *py_set_kernel(PyObject *self, PyObject *arg) {
     (void)self;
-    const char *name = PyUnicode_AsUTF8(arg);
+    Py_ssize_t len;
+    const char *name = PyUnicode_AsUTF8AndSize(arg, &len);
     if (!name)
         return NULL;
+    if ((size_t)len != strlen(name)) { /* an embedded NUL would cut the name short */
+        PyErr_Format(PyExc_ValueError, "unknown kernel %R", arg);
+        return NULL;
+    }
     PyObject *previous = PyUnicode_FromString(sf_active_kernel()->name);
     if (!previous)
         return NULL;

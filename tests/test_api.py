@@ -322,3 +322,22 @@ def test_peak_memory_is_about_the_result():
     np_peak, _, _ = _peak_in_fresh_process("numpy")
     # NumPy holds two n-byte masks at once: the comparison shows what is saved.
     assert np_peak > 2 * 64 * 2**20, f"NumPy's peak was only {np_peak / 2**20:.1f} MiB"
+
+
+def test_review_regressions_in_arguments():
+    a = np.arange(20, dtype=np.int64)
+    # int64 and longlong are distinct type numbers for the same dtype.
+    assert simdfilter.filter_indexes(a, 3, 5, index_dtype=np.longlong).tolist() == [3, 4, 5]
+    assert simdfilter.filter_indexes(a, 3, 5, out=np.empty(20, np.ulonglong)).tolist() == [3, 4, 5]
+    with pytest.raises(TypeError, match="out has dtype.*writes positions"):
+        simdfilter.filter_indexes(a, 3, 5, out=np.empty(20, np.int32))
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        simdfilter.filter_indexes(np.ma.array([1, 2, 3, 4], mask=[0, 1, 0, 0]), 2, 3)
+    with pytest.raises(TypeError, match="timezone-aware"):
+        simdfilter.filter_indexes(np.array([object()]), 0, 1)
+    assert simdfilter.filter_indexes(a, 3, 5, threads=np.int64(2)).tolist() == [3, 4, 5]
+    assert simdfilter.filter_indexes(a, 3, 5, threads=10**30).tolist() == [3, 4, 5]
+    with pytest.raises(ValueError, match="threads"):
+        simdfilter.filter_indexes(a, 3, 5, threads=-(10**30))
+    with pytest.raises(ValueError, match="unknown kernel"):
+        simdfilter.use_kernel("scalar\0garbage")

@@ -6,9 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 import simdfilter
 from simdfilter import reference
@@ -281,3 +280,98 @@ def test_c_and_python_bound_paths_agree(dtype, data):
     fast = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive)
     slow = simdfilter.filter_indexes(a, _slow_path(lo), _slow_path(hi), inclusive=inclusive)
     np.testing.assert_array_equal(fast, slow)
+
+
+# ---- regressions found in review -------------------------------------------------
+
+
+def test_open_float_bounds_beyond_2_53_on_integers():
+    a = np.array([2**60, 2**60 + 1, 2**60 - 1], np.int64)
+    assert simdfilter.filter_indexes(a, 2.0**60, None, inclusive="neither").tolist() == [1]
+    assert simdfilter.filter_indexes(a, None, 2.0**60, inclusive="neither").tolist() == [2]
+    m = np.array([-(2**63), -(2**63) + 1])
+    assert simdfilter.filter_indexes(m, -(2.0**63), None, inclusive="neither").tolist() == [1]
+    u = np.array([2**53, 2**53 + 1], np.uint64)
+    assert simdfilter.filter_indexes(u, 2.0**53, None, inclusive="neither").tolist() == [1]
+
+
+def test_time_bounds_beyond_the_units_range_are_not_wrapped():
+    pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
+    a = np.array(["2000-01-01", "2020-06-01", "2250-01-01", "NaT"], "M8[ns]")
+    for lo, hi in [(None, "9999-12-31"), ("1000-01-01", None), (None, dt.date(3000, 1, 1)),
+                   (np.datetime64("-200000-01-01"), np.datetime64("200000-01-01"))]:
+        assert simdfilter.filter_indexes(a, lo, hi).tolist() == [0, 1, 2]
+        np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi),
+                                      reference.filter_indexes(a, lo, hi))
+    assert simdfilter.filter_indexes(a, "9999-12-31", None).tolist() == []
+    # What pandas gives for the same open end:
+    assert pd.Series(a[:3]).between(pd.Timestamp.min, "9999-12-31").all()
+    td = np.array([1, 10**18], "m8[ns]")
+    assert simdfilter.filter_indexes(td, None, np.timedelta64(10**6, "D")).tolist() == [0, 1]
+    # A bound finer than attoseconds of any data unit: compared exactly.
+    secs = np.array([0, 1, 2], "M8[s]")
+    assert simdfilter.filter_indexes(secs, np.datetime64(1, "as"), None).tolist() == [1, 2]
+    months = np.array(["2020-01", "2020-02", "2020-03"], "M8[M]")
+    assert simdfilter.filter_indexes(months, "2020-01-15", "2020-03-01").tolist() == [1, 2]
+    # Calendar bounds past int64 days (NumPy's own conversion would wrap them).
+    far = np.datetime64(2**62, "Y")
+    assert simdfilter.filter_indexes(secs, None, far).tolist() == [0, 1, 2]
+    assert simdfilter.filter_indexes(secs, far, None).tolist() == []
+    assert simdfilter.filter_indexes(secs, np.datetime64(-(2**62), "Y"), None).tolist() == [0, 1, 2]
+    years = np.array(["2020", "2021"], "M8[Y]")
+    assert simdfilter.filter_indexes(years, np.datetime64("2020-06", "M"), None).tolist() == [1]
+    assert simdfilter.filter_indexes(years, np.datetime64("2021-01-01T00:00:00.000000001"), None).tolist() == []
+
+
+def test_nat_and_odd_bounds():
+    pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
+    assert simdfilter.filter_indexes(np.array([1, 2, 3], "M8[s]"), pd.NaT, None).tolist() == []
+    assert simdfilter.filter_indexes(np.array([1, 2, 3], "m8[s]"), None, pd.NaT).tolist() == []
+    with pytest.raises(TypeError, match="numeric data"):
+        simdfilter.filter_indexes(np.arange(3), pd.NaT, None)
+    f = np.array([np.inf, 1.0, -np.inf])
+    big = np.longdouble("1e4000")
+    if np.isfinite(big):  # long double wider than double on this platform
+        assert simdfilter.filter_indexes(f, big, None, inclusive="neither").tolist() == [0]
+        assert simdfilter.filter_indexes(f, None, -big, inclusive="neither").tolist() == [2]
+    assert simdfilter.filter_indexes(np.arange(10), np.array(3), np.array([5])[0]).tolist() == [3, 4, 5]
+    with pytest.raises(TypeError, match="timezone"):
+        simdfilter.filter_indexes(np.array([1], "M8[s]"), "1970-01-01T00:00:02Z", None)
+
+
+def test_bool_bytes_other_than_0_and_1_are_true(kernel):
+    raw = np.array([0, 1, 2, 255] * 40, np.uint8).view(np.bool_)
+    assert simdfilter.count_in_range(raw, None, None) == raw.size
+    np.testing.assert_array_equal(simdfilter.filter_indexes(raw, True, True), np.flatnonzero(raw))
+    np.testing.assert_array_equal(simdfilter.filter_indexes(raw, False, False), np.flatnonzero(~raw))
+    np.testing.assert_array_equal(simdfilter.filter_indexes(raw, True, True),
+                                  reference.filter_indexes(raw, True, True))
+
+
+TIME_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_property_time_bounds_any_unit(data):
+    """Random datetime64 data and bounds of any unit, including far outside the
+    data unit's range, against the exact (Python-int) reference."""
+    unit = data.draw(st.sampled_from(TIME_UNITS), label="data unit")
+    ticks = data.draw(st.lists(st.integers(-(2**40), 2**40) | st.just(-(2**63)), max_size=40),
+                      label="ticks")
+    a = np.array(ticks, dtype=np.int64).view(f"M8[{unit}]")
+
+    def bound(label):
+        bunit = data.draw(st.sampled_from(TIME_UNITS), label=label + " unit")
+        value = data.draw(st.integers(-(2**62), 2**62) | st.integers(-(2**40), 2**40), label=label)
+        return data.draw(st.sampled_from([None, np.datetime64(value, bunit)]), label=label + "?")
+
+    lo, hi = bound("lo"), bound("hi")
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    for b in (lo, hi):
+        # The reference turns calendar bounds into days with NumPy, which wraps
+        # silently past int64 days: keep it to bounds it can convert exactly.
+        if b is not None and np.datetime_data(b.dtype)[0] in ("Y", "M"):
+            assume(b.astype("M8[D]").astype(b.dtype) == b)
+    want = reference.filter_indexes(a, lo, hi, inclusive=inclusive)
+    np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive), want)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
+import warnings
 import math
 import numbers
 from fractions import Fraction
@@ -29,10 +30,24 @@ Number = Union[int, float]
 _NAN = float("nan")
 
 
+def _scalar(value: Any) -> Any:
+    """0-d arrays stand for their element, as they do in NumPy comparisons."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def _is_pandas_nat(value: Any) -> bool:
+    return type(value).__name__ == "NaTType" and type(value).__module__.startswith("pandas")
+
+
 def _real(value: Any) -> Union[None, float, Fraction]:
     """A numeric bound as None, a float NaN/inf, or an exact Fraction."""
+    value = _scalar(value)
     if value is None:
         return None
+    if _is_pandas_nat(value):
+        raise TypeError("a NaT bound does not apply to numeric data")
     # Before the number checks: np.timedelta64 is a subclass of np.integer.
     if isinstance(value, (np.datetime64, np.timedelta64, _dt.date, _dt.timedelta, str)):
         raise TypeError(f"a {type(value).__name__} bound does not apply to numeric data")
@@ -41,9 +56,10 @@ def _real(value: Any) -> Union[None, float, Fraction]:
     if isinstance(value, (numbers.Integral, np.integer)):
         return Fraction(int(value))
     if isinstance(value, (float, np.floating)):
-        if math.isnan(value):
+        # np.isinf, not math.isinf: a finite long double may exceed a double's range.
+        if np.isnan(value):
             return _NAN
-        if math.isinf(value):
+        if np.isinf(value):
             return float(value)
         return Fraction(*value.as_integer_ratio())
     if isinstance(value, decimal.Decimal):
@@ -60,15 +76,24 @@ def _real(value: Any) -> Union[None, float, Fraction]:
 def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelta64, int]:
     """A datetime/timedelta bound as a NumPy scalar of its own unit (or an int for
     timedelta data, which NumPy compares as ticks of the data's unit)."""
+    value = _scalar(value)
     is_dt = dtype.kind == "M"
+    if _is_pandas_nat(value):
+        return np.datetime64("NaT") if is_dt else np.timedelta64("NaT")
     if is_dt:
         if isinstance(value, np.datetime64):
             return value
         if isinstance(value, str):
-            try:
-                return np.datetime64(value)
-            except ValueError as exc:
-                raise ValueError(f"cannot read {value!r} as a datetime64 bound: {exc}") from None
+            with warnings.catch_warnings():
+                # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
+                warnings.simplefilter("error")
+                try:
+                    return np.datetime64(value)
+                except (UserWarning, DeprecationWarning):
+                    raise TypeError(f"{value!r} has a timezone; datetime64 data are naive: "
+                                    "give the bound in the data's own time") from None
+                except ValueError as exc:
+                    raise ValueError(f"cannot read {value!r} as a datetime64 bound: {exc}") from None
         if _is_pandas(value, "Timestamp"):
             if value.tzinfo is not None:
                 raise TypeError("a timezone-aware Timestamp cannot bound naive datetime64 data; "
@@ -102,10 +127,60 @@ def _is_pandas(value: Any, name: str) -> bool:
     return cls.__name__ == name and cls.__module__.startswith("pandas")
 
 
+# One tick of each fixed-length unit, in attoseconds. Years and months have no
+# fixed length: they go through days (datetimes) or months (timedeltas).
+_ATTOSECONDS = {"W": 7 * 86400 * 10**18, "D": 86400 * 10**18, "h": 3600 * 10**18,
+                "m": 60 * 10**18, "s": 10**18, "ms": 10**15, "us": 10**12, "ns": 10**9,
+                "ps": 10**6, "fs": 10**3, "as": 1}
+_DAY = _ATTOSECONDS["D"]
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (NumPy's),
+    exact for any integer year (H. Hinnant's algorithm, in Python ints)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _civil_from_days(z: int) -> Tuple[int, int, int]:
+    """The inverse of _days_from_civil."""
+    z += 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
+
+
+def _instant(v: Union[np.datetime64, np.timedelta64]) -> Tuple[str, int]:
+    """An exact integer for a time scalar: ('as', attoseconds since the epoch or of
+    duration), or ('months', n) for a timedelta in years or months."""
+    unit, mult = np.datetime_data(v.dtype)
+    ticks = int(v.astype(np.int64)) * mult
+    if unit in _ATTOSECONDS:
+        return "as", ticks * _ATTOSECONDS[unit]
+    if unit == "generic":
+        raise TypeError("a generic (unitless) datetime64/timedelta64 bound has no unit to compare in")
+    months = ticks * (12 if unit == "Y" else 1)
+    if isinstance(v, np.timedelta64):
+        return "months", months
+    year, month0 = divmod(months, 12)
+    return "as", _days_from_civil(1970 + year, month0 + 1, 1) * _DAY
+
+
 def _time_real(dtype: np.dtype, value: Any) -> Union[None, float, Fraction]:
-    """A time bound in ticks of the data's unit: exact, or a half-tick marker
-    (floor + 1/2) when it falls between two ticks, which ceil/floor then treat
-    exactly as the real instant would be."""
+    """A time bound in ticks of the data's unit, exactly: an integer, or a
+    half-tick marker (floor + 1/2) when it falls between two ticks, which
+    ceil/floor then treat exactly as the real instant would be. All arithmetic is
+    on Python ints, so no bound is ever wrapped, however far out of the data
+    unit's range it lies (the domain clamp then applies)."""
     if value is None:
         return None
     v = _time_value(dtype, value)
@@ -115,23 +190,26 @@ def _time_real(dtype: np.dtype, value: Any) -> Union[None, float, Fraction]:
         return _NAN
     if (dtype.kind == "M") != isinstance(v, np.datetime64):
         raise TypeError(f"a {type(v).__name__} bound does not apply to {dtype} data")
-    unit = np.datetime_data(dtype)[0]
+    unit, mult = np.datetime_data(dtype)
     if unit == "generic":
         raise TypeError(f"{dtype} data has no unit to compare bounds in")
-    # NumPy's casts to a coarser unit floor; then NumPy's comparison of the two
-    # units (exact, in the finer one) tells whether anything was dropped.
-    try:
-        floor = v.astype(dtype)
-    except (OverflowError, ValueError) as exc:
-        raise ValueError(f"bound {value!r} cannot be expressed in {dtype}: {exc}") from None
-    if np.isnat(floor):
-        raise ValueError(f"bound {value!r} is out of the range of {dtype}")
-    if floor > v:  # a cast that rounded up, should any unit do that
-        floor = floor - np.timedelta64(1, unit) if dtype.kind == "M" else floor - 1
-    ticks = int(floor.astype(np.int64))
-    if floor == v:
-        return Fraction(ticks)
-    return Fraction(2 * ticks + 1, 2)
+    space, q = _instant(v)
+    if unit in _ATTOSECONDS:
+        if space == "months":
+            raise TypeError(f"a timedelta64 in years or months has no fixed length in {dtype} units")
+        floor, rest = divmod(q, _ATTOSECONDS[unit] * mult)
+        exact = rest == 0
+    elif dtype.kind == "m":  # timedelta data in years or months
+        if space != "months":
+            raise TypeError(f"a fixed-length timedelta has no exact length in {dtype} units")
+        floor, rest = divmod(q, (12 if unit == "Y" else 1) * mult)
+        exact = rest == 0
+    else:  # datetime data in years or months: which month is the instant in?
+        days, rest = divmod(q, _DAY)
+        year, month, day = _civil_from_days(days)
+        floor, rest_months = divmod((year - 1970) * 12 + month - 1, (12 if unit == "Y" else 1) * mult)
+        exact = rest == 0 and day == 1 and rest_months == 0
+    return Fraction(floor) if exact else Fraction(2 * floor + 1, 2)
 
 
 def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:

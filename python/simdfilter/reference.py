@@ -9,8 +9,10 @@ bounds exactly, and share no code with the C path or with ``simdfilter._bounds``
 - float data: compared in float64 (float32 data are exactly representable there);
   bounds a float64 cannot hold exactly are compared element by element in Python,
   whose int/float/Fraction comparisons are exact;
-- datetime64/timedelta64 data: NumPy's own comparisons, which are exact across
-  units and never match NaT.
+- datetime64/timedelta64 data: data and bound both turned into Python ints of
+  attoseconds (months for year/month timedeltas) and compared as such, so a
+  bound far outside the data's unit range is neither wrapped nor rounded (NumPy's
+  own comparisons would wrap it); NaT never matches.
 """
 
 from __future__ import annotations
@@ -35,11 +37,12 @@ def _check_dtype(a: np.ndarray) -> None:
 
 def _exact(b: Any):
     """A numeric bound as an int, Fraction or float NaN/inf."""
+    if isinstance(b, np.ndarray) and b.ndim == 0:
+        b = b[()]
     if isinstance(b, (bool, np.bool_, int, np.integer)):
         return int(b)
     if isinstance(b, (float, np.floating)):
-        b = float(b) if not isinstance(b, np.longdouble) else b
-        if math.isnan(b) or math.isinf(b):
+        if np.isnan(b) or np.isinf(b):  # np.: a long double may exceed a double
             return float(b)
         return Fraction(*b.as_integer_ratio())
     return Fraction(b)
@@ -49,7 +52,13 @@ def _compare(a: np.ndarray, bound: Any, op) -> np.ndarray:
     """op(a, bound) elementwise, exactly."""
     kind = a.dtype.kind
     if kind in "mM":
-        return op(a, _time_bound(a.dtype, bound))
+        b = _time_bound(a.dtype, bound)
+        if np.isnat(b):
+            return np.zeros(a.shape, dtype=bool)
+        data, q = _time_ints(a), _time_ints(b)
+        return np.frompyfunc(lambda x: op(x, q), 1, 1)(data).astype(bool)
+    if kind == "b":
+        a = a != 0  # any nonzero byte of a bool array reads as True
     q = _exact(bound)
     if isinstance(q, float):  # NaN or +-inf
         if math.isnan(q):
@@ -82,7 +91,32 @@ def _exact_or_inf(x: float):
     return x if math.isinf(x) else Fraction(*x.as_integer_ratio())
 
 
+# Attoseconds per tick of each fixed-length unit.
+_AS = {"W": 604800 * 10**18, "D": 86400 * 10**18, "h": 3600 * 10**18, "m": 60 * 10**18,
+       "s": 10**18, "ms": 10**15, "us": 10**12, "ns": 10**9, "ps": 10**6, "fs": 10**3, "as": 1}
+
+
+def _time_ints(t):
+    """Python ints (object array, or one int) of attoseconds for datetimes and
+    fixed-length timedeltas, of months for year/month timedeltas."""
+    unit, mult = np.datetime_data(t.dtype)
+    if unit in ("Y", "M"):
+        if t.dtype.kind == "m":
+            scale, ticks = (12 if unit == "Y" else 1) * mult, t.astype(np.int64)
+        else:  # calendar datetimes: NumPy converts them to days exactly
+            scale, ticks = _AS["D"], t.astype("M8[D]").astype(np.int64)
+    else:
+        scale, ticks = _AS[unit] * mult, t.astype(np.int64)
+    if np.ndim(ticks) == 0:
+        return int(ticks) * scale
+    return ticks.astype(object) * scale
+
+
 def _time_bound(dtype: np.dtype, b: Any):
+    if isinstance(b, np.ndarray) and b.ndim == 0:
+        b = b[()]
+    if type(b).__name__ == "NaTType":
+        return np.datetime64("NaT") if dtype.kind == "M" else np.timedelta64("NaT")
     if dtype.kind == "M":
         if isinstance(b, str):
             return np.datetime64(b)
