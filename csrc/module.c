@@ -609,6 +609,24 @@ static Py_ssize_t run_chunk(sf_job *job, char *out, size_t capacity, size_t rsiz
     return 0;
 }
 
+/* Rows shorter than this are batched (see run_plan_on), BATCH_ELEMENTS at a time. */
+#define SHORT_ROW ((size_t)1024)
+#define BATCH_ELEMENTS ((size_t)16384)
+
+/* Step *ptr to the next row of an N-d array in C order: an odometer over every
+ * axis but the last. */
+static void odometer_next(int nd, const npy_intp *shape, const npy_intp *strides, npy_intp *idx,
+                          char **ptr) {
+    for (int d = nd - 2; d >= 0; d--) {
+        if (++idx[d] < shape[d]) {
+            *ptr += strides[d];
+            return;
+        }
+        *ptr -= strides[d] * (shape[d] - 1);
+        idx[d] = 0;
+    }
+}
+
 /* `capacity`: how many results `out` has room for (at least the element count,
  * unless the caller counted first). */
 static Py_ssize_t run_plan_on(run_plan *p, char *out, size_t capacity) {
@@ -633,24 +651,39 @@ static Py_ssize_t run_plan_on(run_plan *p, char *out, size_t capacity) {
          * come out as np.flatnonzero gives them. An odometer over the outer axes. */
         npy_intp idx[NPY_MAXDIMS] = {0};
         const npy_intp *shape = PyArray_DIMS(arr), *strides = PyArray_STRIDES(arr);
-        const size_t row = (size_t)shape[nd - 1];
-        size_t rows = n / row;
+        const size_t row = (size_t)shape[nd - 1], size = (size_t)PyArray_ITEMSIZE(arr);
+        const size_t rows = n / row;
+        const ptrdiff_t step = strides[nd - 1];
         char *ptr = PyArray_BYTES(arr);
-        job.n = row;
-        job.stride = strides[nd - 1];
-        for (size_t r = 0; r < rows && rc == 0; r++) {
-            job.data = ptr;
+        /* Short rows (a transposed or Fortran-ordered array with few columns)
+         * are copied, raw, a batch of rows at a time into a bounded buffer that
+         * one kernel call then filters: one call per row would cost more than
+         * the filtering. */
+        const size_t per_batch = row < SHORT_ROW ? BATCH_ELEMENTS / row : 1;
+        char *batch = per_batch > 1 ? PyMem_RawMalloc(per_batch * row * size) : NULL;
+        const size_t take = batch ? per_batch : 1;
+        for (size_t r = 0; r < rows && rc == 0; r += take) {
+            const size_t m = rows - r < take ? rows - r : take;
+            if (batch) {
+                char *dst = batch;
+                for (size_t i = 0; i < m; i++) {
+                    for (size_t j = 0; j < row; j++, dst += size)
+                        memcpy(dst, ptr + (ptrdiff_t)j * step, size);
+                    odometer_next(nd, shape, strides, idx, &ptr);
+                }
+                job.data = batch;
+                job.n = m * row;
+                job.stride = (ptrdiff_t)size;
+            } else {
+                job.data = ptr;
+                job.n = row;
+                job.stride = step;
+                odometer_next(nd, shape, strides, idx, &ptr);
+            }
             job.base = (uint64_t)r * row;
             rc = run_chunk(&job, out, capacity, rsize, &total, &since_check, &save, release, p->threads);
-            for (int d = nd - 2; d >= 0; d--) {
-                if (++idx[d] < shape[d]) {
-                    ptr += strides[d];
-                    break;
-                }
-                ptr -= strides[d] * (shape[d] - 1);
-                idx[d] = 0;
-            }
         }
+        PyMem_RawFree(batch);
     }
     if (save)
         PyEval_RestoreThread(save);

@@ -375,3 +375,18 @@ def test_property_time_bounds_any_unit(data):
             assume(b.astype("M8[D]").astype(b.dtype) == b)
     want = reference.filter_indexes(a, lo, hi, inclusive=inclusive)
     np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive), want)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (40000, 3), (7, 1023), (5, 1024), (4, 1025), (20, 3, 4),
+                                   (0, 3), (3, 0), (16385, 1)])
+@pytest.mark.parametrize("dtype", ["u1", ">u2", "f4", "i8"])
+def test_nd_rows_short_and_long(kernel, shape, dtype):
+    """Non-C-contiguous N-d arrays: short rows are batched (16 Ki elements at a
+    time), long rows filtered one by one; the boundary sits at 1024 columns."""
+    b = np.random.default_rng(1).integers(0, 10, size=shape).astype(dtype)
+    views = [b.T, np.asfortranarray(b)]
+    views.append(b[:, ::-1] if b.ndim == 2 else b.transpose(2, 0, 1))
+    for v in views:
+        mask = (v >= 3) & (v <= 6)
+        np.testing.assert_array_equal(simdfilter.filter_indexes(v, 3, 6), np.flatnonzero(mask))
+        np.testing.assert_array_equal(simdfilter.filter_values(v, 3, 6), v.ravel()[mask.ravel()])
