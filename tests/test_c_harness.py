@@ -121,7 +121,9 @@ def build(cc, arch, out_dir, main_sources, cflags=(), ldflags=()):
               + ["-D%s=%s" % (name, value) for name, value in SETUP.kernel_macros(arch, str(ROOT))])
     units = [(ROOT / s, []) for s in HARNESS_CORE]
     units += [(path, list(flags)) for _, path, flags in kernels]
-    units += [(Path(s), []) for s in main_sources]
+    # The test programs share tests/c/test_common.h (header-only).
+    units += [(Path(s), ["-I%s" % TESTS_C] if Path(s).parent == TESTS_C else [])
+              for s in main_sources]
     objects = []
     for i, (src, extra) in enumerate(units):
         obj = out_dir / ("%02d_%s.o" % (i, src.stem))

@@ -7,8 +7,9 @@
  *
  * The reference is deliberately naive: element i is read with memcpy from
  * data + i * stride, byte-swapped if the job says so, and tested with the range
- * rule of simdfilter.h. Nothing of the driver (gathering, chunking, threads,
- * stitching) is shared with it, so the two cannot be wrong the same way.
+ * rule of simdfilter.h (spec_keep, in test_common.h). Nothing of the driver
+ * (gathering, chunking, threads, stitching) is shared with it, so the two
+ * cannot be wrong the same way.
  *
  * Covered, for every kind, every op (index32 with a base, index64 with a base,
  * values, count) and every supported kernel:
@@ -60,39 +61,11 @@
 
 #include "driver.h"
 #include "simdfilter.h"
+#include "test_common.h"
 
 #define MAX_KERNELS 16
 #define CANARY 64
 #define CANARY_BYTE 0xC5
-
-static const char *const op_names[] = {"index32", "index64", "values", "count"};
-#define OP_N 4
-
-/* ---- Random numbers: xoshiro256**, seeded through splitmix64 -------------- */
-
-static uint64_t rng_s[4];
-
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rnd(void) {
-    const uint64_t result = rotl(rng_s[1] * 5, 7) * 9, t = rng_s[1] << 17;
-    rng_s[2] ^= rng_s[0];
-    rng_s[3] ^= rng_s[1];
-    rng_s[1] ^= rng_s[2];
-    rng_s[0] ^= rng_s[3];
-    rng_s[2] ^= t;
-    rng_s[3] = rotl(rng_s[3], 45);
-    return result;
-}
-
-static uint64_t below(uint64_t n) { return n ? rnd() % n : rnd(); }
 
 /* ---- pthread_create, wrapped --------------------------------------------- */
 
@@ -151,7 +124,7 @@ static void describe(const call_desc *c) {
         printf(", capacity=%zu", c->capacity);
     printf(")\n  layout:  %s, stride=%td bytes, byteswap=%d, data %% size = %d, base=%" PRIu64 "\n",
            c->layout, c->stride, c->swap, c->misalign, c->base);
-    if (c->kind == SF_F32 || c->kind == SF_F64)
+    if (is_float(c->kind))
         printf("  range:   flo=%a fhi=%a\n", c->range.flo, c->range.fhi);
     else
         printf("  range:   lo=0x%" PRIx64 " hi=0x%" PRIx64 "\n", c->range.lo, c->range.hi);
@@ -180,40 +153,23 @@ static void fail(const call_desc *c, const char *fmt, ...) {
 
 static size_t page_size;
 
-/* [PROT_NONE page][body: whole pages][PROT_NONE page] */
-typedef struct {
-    unsigned char *map, *body;
-    size_t body_size, map_size;
-} region;
+/* [PROT_NONE page][base: size bytes, whole pages][PROT_NONE page]: test_common.h */
+typedef guarded_mem region;
 
-static region region_new(size_t min_body) {
+static region region_new(size_t min_size) {
     region r;
-    r.body_size = (min_body + page_size - 1) / page_size * page_size;
-    if (r.body_size == 0)
-        r.body_size = page_size;
-    r.map_size = r.body_size + 2 * page_size;
-    r.map = mmap(NULL, r.map_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (r.map == MAP_FAILED)
-        fail(NULL, "mmap of %zu bytes: %s", r.map_size, strerror(errno));
-    r.body = r.map + page_size;
-    if (mprotect(r.body, r.body_size, PROT_READ | PROT_WRITE))
-        fail(NULL, "mprotect: %s", strerror(errno));
+    const char *failed = guarded_new(&r, min_size, page_size);
+    if (failed)
+        fail(NULL, "%s: %s", failed, strerror(errno));
     return r;
 }
 
 static void region_protect(const region *r, int prot) {
-    if (mprotect(r->body, r->body_size, prot))
+    if (mprotect(r->base, r->size, prot))
         fail(NULL, "mprotect: %s", strerror(errno));
 }
 
-static void region_free(region *r) {
-    munmap(r->map, r->map_size);
-    r->map = r->body = NULL;
-}
-
 /* ---- The reference ------------------------------------------------------------ */
-
-static uint64_t width_mask(size_t size) { return size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1; }
 
 /* Element i as its native bit pattern, zero-extended. memcpy: any alignment;
  * the bytes are reversed first when the element is stored byte-swapped. */
@@ -221,41 +177,14 @@ static uint64_t load_elem(const unsigned char *p, size_t size, int swap) {
     unsigned char b[8];
     for (size_t k = 0; k < size; k++)
         b[k] = p[swap ? size - 1 - k : k];
-    switch (size) {
-    case 1: { uint8_t t; memcpy(&t, b, 1); return t; }
-    case 2: { uint16_t t; memcpy(&t, b, 2); return t; }
-    case 4: { uint32_t t; memcpy(&t, b, 4); return t; }
-    default: { uint64_t t; memcpy(&t, b, 8); return t; }
-    }
+    return load_uint(size, b, 0);
 }
 
 static void store_elem(unsigned char *p, size_t size, int swap, uint64_t v) {
     unsigned char native[8];
-    switch (size) { /* the value's native bytes, whatever the byte order */
-    case 1: { uint8_t t = (uint8_t)v; memcpy(native, &t, 1); break; }
-    case 2: { uint16_t t = (uint16_t)v; memcpy(native, &t, 2); break; }
-    case 4: { uint32_t t = (uint32_t)v; memcpy(native, &t, 4); break; }
-    default: memcpy(native, &v, 8); break;
-    }
+    store_uint(size, native, 0, v); /* the value's native bytes, whatever the byte order */
     for (size_t k = 0; k < size; k++)
         p[k] = native[swap ? size - 1 - k : k];
-}
-
-/* The header's rule, word for word. */
-static int in_range(sf_elem kind, uint64_t bits, const sf_range *r) {
-    if (kind == SF_F32) {
-        uint32_t u = (uint32_t)bits;
-        float x;
-        memcpy(&x, &u, 4);
-        return r->flo <= (double)x && (double)x <= r->fhi;
-    }
-    if (kind == SF_F64) {
-        double x;
-        memcpy(&x, &bits, 8);
-        return r->flo <= x && x <= r->fhi;
-    }
-    uint64_t m = width_mask(sf_elem_size(kind));
-    return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
 }
 
 /* Positions (relative to data[0]) and values of the matching elements. */
@@ -274,7 +203,7 @@ static void reference(const unsigned char *data, size_t n, ptrdiff_t stride, siz
         fail(NULL, "out of memory for %zu expected results", n);
     for (size_t i = 0; i < n; i++) {
         uint64_t v = load_elem(data + (ptrdiff_t)i * stride, size, swap);
-        if (in_range(kind, v, r)) {
+        if (spec_keep(kind, v, r)) {
             e->pos[e->count] = i;
             e->bits[e->count] = v;
             e->count++;
@@ -289,16 +218,13 @@ static void expected_free(expected *e) {
 
 /* ---- Data and ranges -------------------------------------------------------- */
 
-static uint32_t bits_of_f32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static uint64_t bits_of_f64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-
 /* A quarter-step in [-8, 8]: exact in both float widths, so bounds get hit. */
 static double quarter(void) { return ((double)below(65) - 32.0) / 4.0; }
 
 static sf_range pick_range(sf_elem kind) {
     sf_range r;
     memset(&r, 0, sizeof r);
-    if (kind == SF_F32 || kind == SF_F64) {
+    if (is_float(kind)) {
         switch (below(6)) {
         case 0: r.flo = -1.5; r.fhi = 2.25; break;
         case 1: r.flo = -0.0; r.fhi = 0.0; break; /* -0.0 == 0.0: both zeros match */
@@ -313,7 +239,7 @@ static sf_range pick_range(sf_elem kind) {
         }
         return r;
     }
-    uint64_t m = width_mask(sf_elem_size(kind));
+    uint64_t m = width_mask(kind);
     switch (below(5)) {
     case 0: r.lo = 0; r.hi = m; break;                 /* everything */
     case 1: r.lo = r.hi = below(0) & m; break;         /* one value */
@@ -344,14 +270,14 @@ static uint64_t pick_value(sf_elem kind, const sf_range *r) {
         if (roll < 35) {
             float b = below(2) ? lo : hi;
             switch (below(3)) {
-            case 0: return bits_of_f32(b);
-            case 1: return bits_of_f32(nextafterf(b, INFINITY));
-            default: return bits_of_f32(nextafterf(b, -INFINITY));
+            case 0: return fbits(SF_F32, b);
+            case 1: return fbits(SF_F32, nextafterf(b, INFINITY));
+            default: return fbits(SF_F32, nextafterf(b, -INFINITY));
             }
         }
         if (roll < 40)
             return (uint32_t)below(0);
-        return bits_of_f32((float)quarter());
+        return fbits(SF_F32, quarter());
     }
     if (kind == SF_F64) {
         static const uint64_t specials[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull,
@@ -363,16 +289,16 @@ static uint64_t pick_value(sf_elem kind, const sf_range *r) {
         if (roll < 35) {
             double b = below(2) ? r->flo : r->fhi;
             switch (below(3)) {
-            case 0: return bits_of_f64(b);
-            case 1: return bits_of_f64(nextafter(b, INFINITY));
-            default: return bits_of_f64(nextafter(b, -INFINITY));
+            case 0: return fbits(SF_F64, b);
+            case 1: return fbits(SF_F64, nextafter(b, INFINITY));
+            default: return fbits(SF_F64, nextafter(b, -INFINITY));
             }
         }
         if (roll < 40)
             return below(0);
-        return bits_of_f64(quarter());
+        return fbits(SF_F64, quarter());
     }
-    uint64_t m = width_mask(sf_elem_size(kind));
+    uint64_t m = width_mask(kind);
     if (roll < 30) {
         static const int64_t delta[] = {-1, 0, 1};
         uint64_t b = below(2) ? r->lo : r->hi;
@@ -443,8 +369,8 @@ static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int s
     size_t span = n ? (n - 1) * astride + size : 0; /* bytes from lowest to highest element */
     int mis = size > 1 ? l->misalign : 0;
     in->mem = region_new(span + 2 * size);
-    unsigned char *body = in->mem.body, *end = body + in->mem.body_size;
-    for (size_t i = 0; i + 8 <= in->mem.body_size; i += 8) { /* junk between the elements */
+    unsigned char *body = in->mem.base, *end = body + in->mem.size;
+    for (size_t i = 0; i + 8 <= in->mem.size; i += 8) { /* junk between the elements */
         uint64_t v = rnd();
         memcpy(body + i, &v, 8);
     }
@@ -473,7 +399,7 @@ static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int s
 }
 
 static void input_free(input *in) {
-    region_free(&in->mem);
+    guarded_free(&in->mem, page_size);
     expected_free(&in->exp);
 }
 
@@ -532,11 +458,11 @@ static void check_call(const input *in, const sf_kernel *k, sf_op op, int thread
      * Count gets NULL, as module.c passes it, unless --count-out-nonnull: then a
      * pointer to the guard page, which count must not touch either. */
     size_t room = bounded ? capacity : in->n;
-    unsigned char *out = g_count_out_nonnull ? g_out.body + g_out.body_size : NULL;
+    unsigned char *out = g_count_out_nonnull ? g_out.base + g_out.size : NULL;
     if (rsize) {
-        if (room * rsize + CANARY > g_out.body_size)
+        if (room * rsize + CANARY > g_out.size)
             fail(&c, "test bug: output region too small");
-        out = g_out.body + g_out.body_size - room * rsize;
+        out = g_out.base + g_out.size - room * rsize;
         memset(out - CANARY, CANARY_BYTE, CANARY);
         /* Poison what will be checked, with a byte that changes from call to call:
          * a result the driver fails to write must not be found left over from an
@@ -671,9 +597,7 @@ int main(int argc, char **argv) {
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    uint64_t s = g_seed;
-    for (int i = 0; i < 4; i++)
-        rng_s[i] = splitmix64(&s);
+    rng_seed(g_seed);
     page_size = (size_t)sysconf(_SC_PAGESIZE);
     printf("seed %" PRIu64 "\n", g_seed);
 
@@ -784,6 +708,6 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nk; i++)
         printf("%s%s", i ? "," : "", kernels[i]->name);
     printf(" time=%.2f status=OK\n", now() - t0);
-    region_free(&g_out);
+    guarded_free(&g_out, page_size);
     return 0;
 }

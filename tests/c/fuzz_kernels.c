@@ -26,6 +26,8 @@
  * write past either end. A difference prints a report and aborts, which
  * libFuzzer turns into a saved crash input.
  */
+#define _DEFAULT_SOURCE /* test_common.h: mmap's MAP_ANONYMOUS */
+
 #include <inttypes.h>
 #include <math.h> /* INFINITY and NAN only: no libm call */
 #include <stdint.h>
@@ -34,58 +36,15 @@
 #include <string.h>
 
 #include "simdfilter.h"
+#include "test_common.h"
 
 #define HEADER 30
-
-enum { OP_INDEX32, OP_INDEX64, OP_VALUES, OP_COUNT, OP_N };
-static const char *const op_names[OP_N] = {"index32", "index64", "values", "count"};
 
 static uint64_t le(const uint8_t *p, size_t bytes) {
     uint64_t v = 0;
     for (size_t i = 0; i < bytes; i++)
         v |= (uint64_t)p[i] << (8 * i);
     return v;
-}
-
-static uint64_t load_bits(size_t size, const void *x, size_t i) {
-    const unsigned char *p = (const unsigned char *)x + i * size;
-    switch (size) {
-    case 1: return *p;
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-static double fval(sf_elem k, uint64_t bits) {
-    if (k == SF_F32) {
-        uint32_t b = (uint32_t)bits;
-        float f;
-        memcpy(&f, &b, 4);
-        return (double)f;
-    }
-    double d;
-    memcpy(&d, &bits, 8);
-    return d;
-}
-
-static int is_float(sf_elem k) { return k == SF_F32 || k == SF_F64; }
-
-static uint64_t width_mask(size_t size) { return size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1; }
-
-static int64_t as_signed(size_t size, uint64_t v) {
-    const unsigned sh = 64 - 8 * (unsigned)size;
-    return (int64_t)(v << sh) >> sh;
-}
-
-/* The header's definition of "in range", independent of any kernel. */
-static int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
-    if (is_float(k)) {
-        double v = fval(k, bits);
-        return r->flo <= v && v <= r->fhi;
-    }
-    const uint64_t m = width_mask(sf_elem_size(k));
-    return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
 }
 
 static const sf_kernel *kernels[16];
@@ -142,7 +101,7 @@ static size_t call(const sf_kernel *k, int op, const fcase *c, void *out) {
 static void check_reference(int op, const fcase *c, size_t got, const void *out) {
     size_t k = 0;
     for (size_t i = 0; i < c->n; i++) {
-        const uint64_t v = load_bits(c->size, c->x, i);
+        const uint64_t v = load_uint(c->size, c->x, i);
         if (!spec_keep(c->kind, v, &c->r))
             continue;
         if (op != OP_COUNT && k < got) {
@@ -150,7 +109,7 @@ static void check_reference(int op, const fcase *c, size_t got, const void *out)
                                   : op == OP_INDEX64 ? c->base64 + i
                                                      : v;
             const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : c->size;
-            if (load_bits(osz, out, k) != want) {
+            if (load_uint(osz, out, k) != want) {
                 report("scalar", op, c, "the reference disagrees with the specification");
                 fprintf(stderr, "  out[%zu] should come from x[%zu]\n", k, i);
                 abort();
@@ -180,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
     if (is_float(c.kind)) {
-        const uint64_t m = width_mask(c.size), sign = (m >> 1) + 1;
+        const uint64_t m = width_mask(c.kind), sign = (m >> 1) + 1;
         double flo = fval(c.kind, lo & m), fhi = fval(c.kind, hi & m);
         if (flo != flo)
             flo = (lo & sign) ? -INFINITY : INFINITY;
@@ -191,10 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         c.r.lo = hi; /* junk a float kernel must ignore */
         c.r.hi = lo;
     } else {
-        const uint64_t m = width_mask(c.size);
+        const uint64_t m = width_mask(c.kind);
         lo &= m;
         hi &= m;
-        if (lo > hi && as_signed(c.size, lo) > as_signed(c.size, hi)) {
+        if (lo > hi && as_signed(c.kind, lo) > as_signed(c.kind, hi)) {
             uint64_t t = lo;
             lo = hi;
             hi = t;
@@ -243,11 +202,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             if (op != OP_COUNT && got && memcmp(out, ref, got * osz)) {
                 size_t j = 0;
-                while (load_bits(osz, out, j) == load_bits(osz, ref, j))
+                while (load_uint(osz, out, j) == load_uint(osz, ref, j))
                     j++;
                 report(kernels[i]->name, op, &c, "wrong output");
                 fprintf(stderr, "  out[%zu] = 0x%" PRIx64 ", scalar wrote 0x%" PRIx64 "\n", j,
-                        load_bits(osz, out, j), load_bits(osz, ref, j));
+                        load_uint(osz, out, j), load_uint(osz, ref, j));
                 abort();
             }
         }

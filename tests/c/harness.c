@@ -6,9 +6,10 @@
  *           [--max-len N] [--list]
  *
  * Every case is checked three ways: the scalar kernel against a specification
- * written here from the header's wording (so the reference itself is tested),
- * then every other supported kernel against that same expected result, for all
- * four operations (index32 with a base, index64 with a base, values, count).
+ * written from the header's wording (spec_keep, in test_common.h: so the
+ * reference itself is tested), then every other supported kernel against that
+ * same expected result, for all four operations (index32 with a base, index64
+ * with a base, values, count).
  *
  * Out-of-bounds accesses must crash rather than pass: the input and every output
  * live in arenas fenced by PROT_NONE pages and are placed, case by case, to end
@@ -41,46 +42,10 @@
 #endif
 
 #include "simdfilter.h"
+#include "test_common.h"
 
 #define MAX_KERNELS 16
 #define CANARY 64 /* bytes checked on each side of an output not fenced by a guard page */
-
-enum { OP_INDEX32, OP_INDEX64, OP_VALUES, OP_COUNT, OP_N };
-static const char *const op_names[OP_N] = {"index32", "index64", "values", "count"};
-
-/* ---- Random numbers: xoshiro256**, seeded through splitmix64 -------------- */
-
-static uint64_t rng_s[4];
-
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(uint64_t seed) {
-    for (int i = 0; i < 4; i++)
-        rng_s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rnd(void) {
-    const uint64_t result = rotl(rng_s[1] * 5, 7) * 9, t = rng_s[1] << 17;
-    rng_s[2] ^= rng_s[0];
-    rng_s[3] ^= rng_s[1];
-    rng_s[1] ^= rng_s[2];
-    rng_s[0] ^= rng_s[3];
-    rng_s[2] ^= t;
-    rng_s[3] = rotl(rng_s[3], 45);
-    return result;
-}
-
-/* Uniform in [0, n); n == 0 means the whole 64-bit range. The modulo bias is
- * irrelevant for test-case generation. */
-static uint64_t below(uint64_t n) { return n ? rnd() % n : rnd(); }
-static int chance(unsigned percent) { return below(100) < percent; }
 
 /* ---- Failure reporting ---------------------------------------------------- */
 
@@ -183,31 +148,14 @@ static void install_crash_handler(void) {
 
 static size_t page_size;
 
-/* [PROT_NONE page][usable, a whole number of pages][PROT_NONE page] */
-typedef struct {
-    unsigned char *base; /* first usable byte */
-    size_t size;         /* usable bytes */
-} arena;
+typedef guarded_mem arena; /* between PROT_NONE pages: see test_common.h */
 
 static arena arena_new(size_t min_size) {
     arena a;
-    a.size = (min_size + page_size - 1) / page_size * page_size;
-    if (a.size == 0)
-        a.size = page_size;
-    size_t total = a.size + 2 * page_size;
-    unsigned char *m =
-        mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        die("mmap of %zu bytes failed: %s", total, strerror(errno));
-    if (mprotect(m, page_size, PROT_NONE) || mprotect(m + page_size + a.size, page_size, PROT_NONE))
-        die("mprotect failed: %s", strerror(errno));
-    a.base = m + page_size;
+    const char *failed = guarded_new(&a, min_size, page_size);
+    if (failed)
+        die("%s failed: %s", failed, strerror(errno));
     return a;
-}
-
-static void arena_free(arena *a) {
-    munmap(a->base - page_size, a->size + 2 * page_size);
-    a->base = NULL;
 }
 
 /* Only the pages holding [p, p + bytes): the whole arena would cost a system
@@ -265,70 +213,9 @@ static long canary_check(const arena *a, unsigned char *p, size_t bytes) {
     return 0;
 }
 
-/* ---- Element access and the specification --------------------------------- */
+/* ---- Element access (the rest is in test_common.h) ------------------------ */
 
 static size_t esize(sf_elem k) { return sf_elem_size(k); }
-static int is_float(sf_elem k) { return k == SF_F32 || k == SF_F64; }
-static uint64_t width_mask(sf_elem k) {
-    return esize(k) == 8 ? ~0ull : (1ull << (8 * esize(k))) - 1;
-}
-
-static uint64_t load_bits(sf_elem k, const void *x, size_t i) {
-    const unsigned char *p = (const unsigned char *)x + i * esize(k);
-    switch (esize(k)) {
-    case 1: return *p;
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-static void store_bits(sf_elem k, void *x, size_t i, uint64_t bits) {
-    unsigned char *p = (unsigned char *)x + i * esize(k);
-    switch (esize(k)) {
-    case 1: *p = (unsigned char)bits; break;
-    case 2: { uint16_t v = (uint16_t)bits; memcpy(p, &v, 2); break; }
-    case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
-    default: memcpy(p, &bits, 8); break;
-    }
-}
-
-/* The value of float bits of kind k, widened exactly to double. */
-static double fval(sf_elem k, uint64_t bits) {
-    if (k == SF_F32) {
-        uint32_t b = (uint32_t)bits;
-        float f;
-        memcpy(&f, &b, 4);
-        return (double)f;
-    }
-    double d;
-    memcpy(&d, &bits, 8);
-    return d;
-}
-
-static uint64_t fbits(sf_elem k, double v) {
-    if (k == SF_F32) {
-        float f = (float)v;
-        uint32_t b;
-        memcpy(&b, &f, 4);
-        return b;
-    }
-    uint64_t b;
-    memcpy(&b, &v, 8);
-    return b;
-}
-
-/* The header, word for word: integers keep x when (x - lo) mod 2^w <= (hi - lo)
- * mod 2^w; floats when flo <= x && x <= fhi with ordered compares (F32 bounds
- * are exact floats, so comparing the widened values is the same compare). */
-static int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
-    if (is_float(k)) {
-        double v = fval(k, bits);
-        return r->flo <= v && v <= r->fhi;
-    }
-    uint64_t m = width_mask(k);
-    return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
-}
 
 /* ---- Float values worth having ------------------------------------------- */
 
@@ -394,11 +281,6 @@ static uint64_t int_bound(sf_elem k) {
     case 1: return below(300) & m;
     default: return rnd() & m;
     }
-}
-
-static int64_t as_signed(sf_elem k, uint64_t v) {
-    const unsigned sh = 64 - 8 * (unsigned)esize(k);
-    return (int64_t)(v << sh) >> sh; /* arithmetic shift: implementation-defined, GCC/Clang sign-extend */
 }
 
 /* A non-empty range in the data's own order: unsigned data, or signed data
@@ -974,7 +856,7 @@ int main(int argc, char **argv) {
            total_cases, compared ? names : "(none besides scalar)", t1 - t0);
 
     free(expect);
-    arena_free(&in_arena);
-    arena_free(&out_arena);
+    guarded_free(&in_arena, page_size);
+    guarded_free(&out_arena, page_size);
     return 0;
 }
