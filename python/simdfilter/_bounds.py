@@ -221,57 +221,35 @@ def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def _float_at_least(q: Union[float, Fraction], ftype: type, strict: bool) -> Optional[float]:
-    """The smallest value of ftype >= q (> q when strict), or None if none is."""
-    with np.errstate(over="ignore"):  # stepping from the largest float to inf is intended
-        return _float_at_least_impl(q, ftype, strict)
-
-
-def _float_at_least_impl(q, ftype, strict):
+def _float_bound(q: Union[float, Fraction], ftype: type, strict: bool, lower: bool) -> Optional[float]:
+    """The smallest value of ftype >= q (lower) or the largest <= q (upper), made
+    strict when the bound is open; None if no value of ftype qualifies."""
+    sign = 1 if lower else -1
     if isinstance(q, float):  # +-inf
-        if q > 0:
-            return None if strict else float("inf")
-        return float(ftype(-np.inf)) if not strict else float(-np.finfo(ftype).max)
+        if q * sign > 0:  # at least +inf, or at most -inf
+            return None if strict else q
+        # at least -inf, or at most +inf: the infinity itself, or the largest finite
+        return -sign * math.inf if not strict else -sign * float(np.finfo(ftype).max)
+
+    def ok(x) -> bool:
+        if np.isinf(x):
+            return bool(x * sign > 0)
+        d = Fraction(*float(x).as_integer_ratio()) - q
+        d *= sign
+        return d > 0 if strict else d >= 0
+
+    toward, away = ftype(sign * np.inf), ftype(-sign * np.inf)
     c = _round(q, ftype)
-    up, down = ftype(np.inf), ftype(-np.inf)
-
-    def ok(x):
-        return _ge(x, q, strict)
-
-    while not ok(c):
-        c = np.nextafter(c, up)
-    while True:
-        prev = np.nextafter(c, down)
-        if prev == c or not ok(prev):
-            break
-        c = prev
-    return None if np.isinf(c) and c > 0 and not ok(c) else float(c)
-
-
-def _float_at_most(q: Union[float, Fraction], ftype: type, strict: bool) -> Optional[float]:
-    """The largest value of ftype <= q (< q when strict), or None if none is."""
-    with np.errstate(over="ignore"):
-        return _float_at_most_impl(q, ftype, strict)
-
-
-def _float_at_most_impl(q, ftype, strict):
-    if isinstance(q, float):
-        if q < 0:
-            return None if strict else float("-inf")
-        return float(ftype(np.inf)) if not strict else float(np.finfo(ftype).max)
-    c = _round(q, ftype)
-    up, down = ftype(np.inf), ftype(-np.inf)
-
-    def ok(x):
-        return _le(x, q, strict)
-
-    while not ok(c):
-        c = np.nextafter(c, down)
-    while True:
-        nxt = np.nextafter(c, up)
-        if nxt == c or not ok(nxt):
-            break
-        c = nxt
+    # The rounded value is within an ulp or two: step outward until it
+    # qualifies, then inward while the next one still does.
+    with np.errstate(over="ignore"):  # stepping from the largest float to inf is intended
+        while not ok(c):
+            c = np.nextafter(c, toward)
+        while True:
+            nb = np.nextafter(c, away)
+            if nb == c or not ok(nb):
+                break
+            c = nb
     return float(c)
 
 
@@ -282,20 +260,6 @@ def _round(q: Fraction, ftype: type):
         d = math.inf if q > 0 else -math.inf
     with np.errstate(over="ignore"):
         return ftype(d)
-
-
-def _ge(x, q: Fraction, strict: bool) -> bool:
-    if np.isinf(x):
-        return bool(x > 0)
-    fx = Fraction(*float(x).as_integer_ratio())
-    return fx > q if strict else fx >= q
-
-
-def _le(x, q: Fraction, strict: bool) -> bool:
-    if np.isinf(x):
-        return bool(x < 0)
-    fx = Fraction(*float(x).as_integer_ratio())
-    return fx < q if strict else fx <= q
 
 
 def _int_at_least(q, strict: bool) -> Optional[Number]:
@@ -321,8 +285,8 @@ def resolve(dtype: np.dtype, lo: Any, hi: Any, inclusive: str) -> Optional[Tuple
         return None
     if dtype.kind == "f":
         ftype = dtype.type
-        a = float(ftype(-np.inf)) if qlo is None else _float_at_least(qlo, ftype, not left_closed)
-        b = float(ftype(np.inf)) if qhi is None else _float_at_most(qhi, ftype, not right_closed)
+        a = -math.inf if qlo is None else _float_bound(qlo, ftype, not left_closed, lower=True)
+        b = math.inf if qhi is None else _float_bound(qhi, ftype, not right_closed, lower=False)
         if a is None or b is None or not a <= b:
             return None
         return a, b
