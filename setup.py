@@ -9,6 +9,7 @@ its best kernel at run time (csrc/dispatch.c).
 
 import os
 import platform
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -49,6 +50,10 @@ def kernel_sources(arch=None, root=HERE):
     # SIMDFILTER_DISABLE_KERNELS=avx512,sse41 builds without those (say, for an
     # assembler too old for AVX-512); the scalar kernel is always there.
     disabled = {s.strip() for s in os.environ.get("SIMDFILTER_DISABLE_KERNELS", "").split(",")}
+    if not sys.platform.startswith("linux"):
+        # dispatch.c detects SVE through Linux's HWCAP only: elsewhere it could
+        # never be chosen, so it is not built.
+        disabled.add("sve")
     out = []
     for isa, flags in table.items():
         if isa in disabled:

@@ -15,7 +15,9 @@
 
 #include <float.h>
 #include <math.h>
+#ifdef __linux__
 #include <sched.h>
+#endif
 #include <string.h>
 #include <unistd.h>
 
@@ -469,13 +471,17 @@ static int parse_args(api_op op, PyObject *const *args, Py_ssize_t nargs, PyObje
 
 static int online_cpus = 1;
 
+/* The CPUs this process may run on (its affinity mask, as os.sched_getaffinity
+ * tells), not all the machine has: a container or taskset may allow fewer. */
 static int count_cpus(void) {
+#ifdef __linux__
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
         int c = CPU_COUNT(&set);
         if (c > 0)
             return c;
     }
+#endif
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c > 0 ? (int)c : 1;
 }
