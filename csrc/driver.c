@@ -46,19 +46,29 @@ static size_t run_kernel(const sf_job *job, const void *x, size_t n, uint64_t ba
 
 static void gather(const char *src, ptrdiff_t stride, size_t n, size_t size, int swap,
                    unsigned char *dst) {
-    /* Constant sizes let memcpy become single loads and stores. */
-#define GATHER_AS(T, SWAP)                                                               \
+    /* Constant sizes let memcpy become single loads and stores; the byte order
+     * and the dense case (a byte-swapped or unaligned contiguous array) are
+     * decided outside the loops, so the compiler can vectorize those. */
+#define GATHER_LOOP(T, STEP, FIX)                                                         \
     for (size_t i = 0; i < n; i++) {                                                     \
         T v;                                                                             \
-        memcpy(&v, src + (ptrdiff_t)i * stride, sizeof v);                               \
-        if (swap)                                                                        \
-            v = SWAP(v);                                                                 \
+        memcpy(&v, src + (ptrdiff_t)i * (STEP), sizeof v);                               \
+        v = FIX(v);                                                                      \
         memcpy(dst + i * sizeof v, &v, sizeof v);                                        \
     }
-#define NO_SWAP(v) (v)
+#define GATHER_AS(T, SWAP)                                                               \
+    if (stride == (ptrdiff_t)sizeof(T) && !swap)                                        \
+        memcpy(dst, src, n * sizeof(T));                                                 \
+    else if (stride == (ptrdiff_t)sizeof(T))                                            \
+        GATHER_LOOP(T, (ptrdiff_t)sizeof(T), SWAP)                                      \
+    else if (swap)                                                                       \
+        GATHER_LOOP(T, stride, SWAP)                                                     \
+    else                                                                                 \
+        GATHER_LOOP(T, stride, KEEP)
+#define KEEP(v) (v)
     switch (size) {
     case 1:
-        GATHER_AS(uint8_t, NO_SWAP)
+        GATHER_AS(uint8_t, KEEP)
         break;
     case 2:
         GATHER_AS(uint16_t, __builtin_bswap16)
@@ -70,8 +80,9 @@ static void gather(const char *src, ptrdiff_t stride, size_t n, size_t size, int
         GATHER_AS(uint64_t, __builtin_bswap64)
         break;
     }
-#undef NO_SWAP
+#undef KEEP
 #undef GATHER_AS
+#undef GATHER_LOOP
 }
 
 static int is_direct(const sf_job *job) {
