@@ -66,6 +66,10 @@ def assert_all_agree(a, lo, hi, inclusive="both"):
     got_val = simdfilter.filter_values(a, lo, hi, inclusive=inclusive)
     assert got_idx.dtype == want_idx.dtype
     np.testing.assert_array_equal(got_idx, want_idx)
+    # 64-bit positions take their own kernel path (index64).
+    got64 = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive, index_dtype=np.int64)
+    assert got64.dtype == np.int64
+    np.testing.assert_array_equal(got64, want_idx)
     assert got_val.dtype == want_val.dtype
     # Compare bits: NaN never matches, and -0.0 must stay -0.0.
     assert got_val.tobytes() == want_val.tobytes()

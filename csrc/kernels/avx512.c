@@ -281,12 +281,37 @@ SF_INLINE size_t avx512_index32(sf_elem kind, const void *x, size_t n, const sf_
 SF_INLINE size_t avx512_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
                                 uint64_t base, uint64_t *out) {
     const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = 8;
-    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
     const unsigned char *p = (const unsigned char *)x;
     const av_bounds b = av_bounds_of(kind, r);
-    __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)base),
-                                   _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     size_t i = 0, k = 0;
+    if (size <= 2) {
+        /* 8/16-bit data: one 16-lane compress of 32-bit offsets per 16 inputs,
+         * widened to two vectors of positions, instead of two 8-lane epi64
+         * compresses. Zen 5, 64 Ki elements: u8 13-14 -> 17-19 G/s, u16 12-15
+         * -> 13-18; for 32- and 64-bit data it measured slower (u32 18.6 ->
+         * 16.6, u64 12.9 -> 8.0), so they keep the loop below. The two full
+         * stores cover out[k, k + 16), in bounds as k <= i and i + 16 <= n. */
+        const size_t G32 = 16, V32 = av_block_vectors(L, G32, AV_UNROLL), B32 = V32 * L;
+        const __m512i iota =
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for (; n - i >= B32; i += B32) {
+            uint64_t m[AV_MAX_VECTORS];
+            for (size_t v = 0; v < V32; v++)
+                m[v] = av_in_range(kind, av_load(kind, p + (i + v * L) * size, 0, 0), b);
+            for (size_t g = 0; g < B32 / G32; g++) {
+                const uint64_t gm = av_group_mask(m, L, G32, g);
+                const __m512i c = _mm512_mask_compress_epi32(iota, _cvtu32_mask16((uint32_t)gm), iota);
+                const __m512i at = _mm512_set1_epi64((long long)(base + i + g * G32));
+                const __m256i lo = _mm512_castsi512_si256(c), hi = _mm512_extracti64x4_epi64(c, 1);
+                _mm512_storeu_si512(out + k, _mm512_add_epi64(at, _mm512_cvtepu32_epi64(lo)));
+                _mm512_storeu_si512(out + k + 8, _mm512_add_epi64(at, _mm512_cvtepu32_epi64(hi)));
+                k += av_popcount(gm);
+            }
+        }
+    }
+    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)(base + i)),
+                                   _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     for (; n - i >= B; i += B) {
         uint64_t m[AV_MAX_VECTORS];
         for (size_t v = 0; v < V; v++)
