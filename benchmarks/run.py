@@ -497,7 +497,7 @@ def check_targets(grid, overhead, memory):
     target(f"filter_indexes within 10% of count_in_range (compare+count) at n={large:,}, 1%",
            fi and cr and fi["best_s"] / cr["best_s"], lambda v: v <= 1.10, "time ratio")
     fo = rec(f"filter_indexes(out=) [{k}]", large, 0.01)
-    target(f"  (for information: the same with out=, no allocation)",
+    target("  (for information: the same with out=, no allocation)",
            fo and cr and fo["best_s"] / cr["best_s"], lambda v: v <= 1.10, "time ratio")
     rd = rec("limit: read pass (a.max())", large, 0.01)
     target(f"  (for information: vs the a.max() read pass at n={large:,}, 1%)",

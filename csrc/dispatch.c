@@ -149,16 +149,18 @@ static unsigned required_features(const sf_kernel *k) {
     return 0;
 }
 
-/* Features are read once; a benign race (every thread computes the same value). */
+/* Features are read once. FEATURES_KNOWN marks the cached value as set, so one
+ * atomic word suffices; threads racing on the first call all store the same. */
+#define FEATURES_KNOWN (1u << 31)
 static _Atomic unsigned cached_features;
-static _Atomic int features_ready;
 
 static unsigned features(void) {
-    if (!atomic_load_explicit(&features_ready, memory_order_acquire)) {
-        atomic_store_explicit(&cached_features, detect_features(), memory_order_relaxed);
-        atomic_store_explicit(&features_ready, 1, memory_order_release);
+    unsigned f = atomic_load_explicit(&cached_features, memory_order_relaxed);
+    if (!f) {
+        f = detect_features() | FEATURES_KNOWN;
+        atomic_store_explicit(&cached_features, f, memory_order_relaxed);
     }
-    return atomic_load_explicit(&cached_features, memory_order_relaxed);
+    return f & ~FEATURES_KNOWN;
 }
 
 /* ---- Public API ---------------------------------------------------------- */
@@ -226,30 +228,24 @@ int sf_use_kernel(const char *name) {
     return SF_OK;
 }
 
-const char *sf_cpu_features(void) {
-    /* Built once into a static buffer: the names are short and fixed. */
-    static char text[160];
-    static _Atomic int ready;
-    if (!atomic_load_explicit(&ready, memory_order_acquire)) {
-        char buf[sizeof text];
-        size_t len = 0;
-        unsigned f = features();
-        buf[0] = '\0';
-        for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
-            if (!(f & feature_names[i].bit))
-                continue;
-            size_t add = strlen(feature_names[i].name);
-            if (len + add + 2 > sizeof buf)
-                break;
-            if (len)
-                buf[len++] = ' ';
-            memcpy(buf + len, feature_names[i].name, add + 1);
-            len += add;
-        }
-        memcpy(text, buf, sizeof text);
-        atomic_store_explicit(&ready, 1, memory_order_release);
+size_t sf_cpu_features(char *buf, size_t size) {
+    /* Written into the caller's buffer: a shared static one would be a data race
+     * between threads asking at the same time. */
+    const unsigned f = features();
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
+        if (!(f & feature_names[i].bit))
+            continue;
+        for (const char *c = len ? " " : ""; *c; c++, len++)
+            if (len + 1 < size)
+                buf[len] = *c;
+        for (const char *c = feature_names[i].name; *c; c++, len++)
+            if (len + 1 < size)
+                buf[len] = *c;
     }
-    return text;
+    if (size)
+        buf[len < size ? len : size - 1] = '\0';
+    return len;
 }
 
 /* ---- Convenience --------------------------------------------------------- */

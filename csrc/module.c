@@ -1139,7 +1139,13 @@ static PyObject *py_set_kernel(PyObject *self, PyObject *arg) {
 static PyObject *py_cpu_features(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    return PyUnicode_FromString(sf_cpu_features());
+    char text[256];
+    size_t len = sf_cpu_features(text, sizeof text);
+    if (len >= sizeof text) { /* cannot happen with today's short list; stay honest */
+        PyErr_SetString(PyExc_SystemError, "sf_cpu_features: buffer too small");
+        return NULL;
+    }
+    return PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
 }
 
 static PyMethodDef methods[] = {

@@ -29,7 +29,6 @@ Environment:
 
 import importlib.util
 import os
-import platform
 import random
 import re
 import shutil

@@ -110,8 +110,10 @@ const sf_kernel *sf_best_kernel(void);
 /* Make `name` (or the best kernel, for NULL) the active kernel, process-wide. */
 int sf_use_kernel(const char *name);
 
-/* The CPU features dispatch looked at, as a space-separated list ("sse4.1 avx2 ..."). */
-const char *sf_cpu_features(void);
+/* The CPU features dispatch looked at, as a space-separated list ("sse4.1 avx2 ..."),
+ * written NUL-terminated into buf (at most size bytes, truncated if need be).
+ * Returns the full length, without the NUL, as snprintf does. */
+size_t sf_cpu_features(char *buf, size_t size);
 
 /* ---- Convenience: run the active kernel ---------------------------------- */
 

@@ -788,8 +788,20 @@ int main(int argc, char **argv) {
     page_size = (size_t)sysconf(_SC_PAGESIZE);
     rng_seed(g_seed);
 
+    char features[256], tiny[5];
+    const size_t full = sf_cpu_features(features, sizeof features);
+    /* snprintf's contract: the full length whatever the room, truncated and
+     * NUL-terminated output, nothing written for size 0. */
+    if (full >= sizeof features || strlen(features) != full ||
+        sf_cpu_features(tiny, sizeof tiny) != full ||
+        strlen(tiny) != (full < sizeof tiny - 1 ? full : sizeof tiny - 1) ||
+        strncmp(tiny, features, strlen(tiny)) != 0 || sf_cpu_features(NULL, 0) != full) {
+        printf("FAIL: sf_cpu_features(buf, size) breaks its contract (\"%s\", %zu)\n", features,
+               full);
+        return 1;
+    }
     printf("simdfilter harness: seed=%" PRIu64 " mode=%s arch=%s cpu_features=\"%s\" sve_vl_bits=%d\n",
-           g_seed, g_quick ? "quick" : "full", arch_name(), sf_cpu_features(), sve_vector_bits());
+           g_seed, g_quick ? "quick" : "full", arch_name(), features, sve_vector_bits());
 
     if (g_only_kernel && !sf_kernel_find(g_only_kernel)) {
         printf("FAIL: no kernel named \"%s\" in this build\n", g_only_kernel);
