@@ -318,8 +318,11 @@ static int f64_bound(double d, int lower, int closed, double *out) {
 static int resolve_in_c(PyObject *lo, PyObject *hi, const inclusive_mode *m,
                         const dtype_info *info, sf_range *r) {
     bound blo, bhi;
-    if (info->is_time)
-        return (lo == NULL || lo == Py_None) && (hi == NULL || hi == Py_None) ? 3 : 2;
+    /* Time bounds (datetimes, strings, units) are Python's; an unbounded side
+     * is the domain's end, which the integer path below knows (NaT excluded). */
+    const int lo_none = lo == NULL || lo == Py_None, hi_none = hi == NULL || hi == Py_None;
+    if (info->is_time && !(lo_none && hi_none))
+        return 2;
     if (read_bound(lo, &blo) < 0 || read_bound(hi, &bhi) < 0)
         return -1;
     if (blo.kind == B_OTHER || bhi.kind == B_OTHER)
@@ -378,12 +381,6 @@ static int resolve_in_c(PyObject *lo, PyObject *hi, const inclusive_mode *m,
 static int resolve_bounds(PyArrayObject *arr, PyObject *lo, PyObject *hi,
                           const inclusive_mode *m, const dtype_info *info, sf_range *r) {
     int got = resolve_in_c(lo, hi, m, info, r);
-    if (got == 3) { /* time data with no bounds: everything but NaT */
-        memset(r, 0, sizeof *r);
-        r->lo = (uint64_t)info->dmin;
-        r->hi = (uint64_t)info->dmax;
-        return 1;
-    }
     if (got == 2)
         got = resolve_in_python(arr, lo, hi, m, info, r);
     /* NumPy reads any nonzero byte of a bool array as True (views of uint8
