@@ -3,12 +3,15 @@
  *
  * Public C API. Plain C11, no Python: usable from C, Rust or anything with a C FFI.
  *
- * Layers:
- *   - kernels (one per instruction set) implement the contract below for every
- *     element kind; they are reached through `sf_kernel` tables;
- *   - dispatch picks, once, the best kernel the CPU *and* the OS support, and lets
- *     the caller override that choice;
- *   - the sf_filter_* convenience functions run the active kernel.
+ * Layers, arrows one way only (csrc/README.md draws them):
+ *   bindings (csrc/cpython, csrc/rust)
+ *     -> the library (csrc/lib: types and bounds, sources and runs, the driver,
+ *        threads, dispatch)
+ *       -> kernels (csrc/kernels: one file per instruction set, one contract).
+ *
+ * A call is a *query* (what to compute: kernel, operation, element kind, range)
+ * over a *source* of *runs* (where the data is: pointer, length, stride, byte
+ * order, first position). sf_execute runs the one over the other.
  */
 #ifndef SIMDFILTER_H
 #define SIMDFILTER_H
@@ -22,9 +25,12 @@ extern "C" {
 
 #define SIMDFILTER_VERSION "0.1.0"
 
+/* ---- Element kinds and logical types -------------------------------------- */
+
 /*
- * Element kinds the kernels know. Signed integers, bool, datetime64 and
- * timedelta64 share the unsigned kernel of their width: see sf_range.
+ * Element kinds the kernels know: how many bits, and integer or IEEE float.
+ * Signed integers, bool, datetime64 and timedelta64 share the unsigned kernel
+ * of their width: see sf_range.
  */
 typedef enum sf_elem {
     SF_U8 = 0,
@@ -36,10 +42,65 @@ typedef enum sf_elem {
     SF_ELEM_COUNT
 } sf_elem;
 
-/* Size in bytes of one element of kind `e` (0 for an invalid kind). */
-size_t sf_elem_size(sf_elem e);
+/* Size in bytes of one element of kind `e` (0 for an invalid kind). Inline so
+ * that the kernels' compile-time constant kinds fold it away. */
+static inline size_t sf_elem_size(sf_elem e) {
+    switch (e) {
+    case SF_U8: return 1;
+    case SF_U16: return 2;
+    case SF_U32: case SF_F32: return 4;
+    case SF_U64: case SF_F64: return 8;
+    default: return 0;
+    }
+}
+
 /* "u8", "u16", "u32", "u64", "f32", "f64" (NULL for an invalid kind). */
 const char *sf_elem_name(sf_elem e);
+
+/*
+ * What the values mean, which decides what a bound means: the domain of values
+ * a type can hold, and which element kind carries it.
+ */
+typedef enum sf_type {
+    SF_T_BOOL = 0, /* u8; any nonzero byte is True (as NumPy reads bool arrays) */
+    SF_T_I8,
+    SF_T_U8,
+    SF_T_I16,
+    SF_T_U16,
+    SF_T_I32,
+    SF_T_U32,
+    SF_T_I64,
+    SF_T_U64,
+    SF_T_F32,
+    SF_T_F64,
+    SF_T_TIME64, /* i64 ticks (datetime64, timedelta64); INT64_MIN is NaT, never kept */
+    SF_TYPE_COUNT
+} sf_type;
+
+/* The element kind that carries values of type `t`. */
+sf_elem sf_type_elem(sf_type t);
+
+/* ---- Operations ----------------------------------------------------------- */
+
+typedef enum sf_op {
+    SF_OP_INDEX32 = 0, /* positions, as uint32 */
+    SF_OP_INDEX64,     /* positions, as uint64 */
+    SF_OP_VALUES,      /* the matching elements themselves */
+    SF_OP_COUNT,       /* how many match; writes nothing */
+    SF_OP_COUNT_OF_OPS
+} sf_op;
+
+/* Bytes of one result of `op` on elements of kind `e` (0 for SF_OP_COUNT). */
+static inline size_t sf_result_size(sf_op op, sf_elem e) {
+    switch (op) {
+    case SF_OP_INDEX32: return 4;
+    case SF_OP_INDEX64: return 8;
+    case SF_OP_VALUES: return sf_elem_size(e);
+    default: return 0;
+    }
+}
+
+/* ---- Ranges and bounds ---------------------------------------------------- */
 
 /*
  * An inclusive, non-empty range, already expressed in the element's own domain.
@@ -60,8 +121,41 @@ typedef struct sf_range {
     double flo, fhi;
 } sf_range;
 
+/* One end of a range as the caller has it, in the data's units. */
+typedef enum sf_bound_kind {
+    SF_BOUND_NONE = 0, /* unbounded on this side */
+    SF_BOUND_INT,      /* the integer `i` */
+    SF_BOUND_UINT,     /* the integer `u` (for values above INT64_MAX) */
+    SF_BOUND_FLOAT,    /* the double `f`; NaN makes the range empty */
+    SF_BOUND_HUGE      /* an integer beyond the 64-bit ranges; its sign is the sign of `i` */
+} sf_bound_kind;
+
+typedef struct sf_bound {
+    sf_bound_kind kind;
+    int64_t i;
+    uint64_t u;
+    double f;
+} sf_bound;
+
+#define SF_RANGE_EMPTY 0    /* no value of the type can be in range */
+#define SF_RANGE_OK 1       /* *out holds the range */
+#define SF_RANGE_INEXACT 2  /* float data and an integer bound beyond 2^53: the caller decides */
+#define SF_RANGE_EINVAL (-1) /* bad type or bound kind */
+
 /*
- * The kernel contract, identical for every instruction set and element kind.
+ * Resolve the bounds of a query on data of type `t` exactly: compared
+ * mathematically, never wrapped or rounded (lo = -1 on unsigned data keeps
+ * everything from 0; lo = 1.5 on integers keeps values >= 2; an open float
+ * bound moves to the next representable value). `lo_closed`/`hi_closed`: the
+ * bound itself is in the range. Returns one of the SF_RANGE_* codes.
+ */
+int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_bound *hi,
+                     int hi_closed, sf_range *out);
+
+/* ---- The kernel contract -------------------------------------------------- */
+
+/*
+ * Identical for every instruction set and element kind.
  *
  *   x     points to n elements of the kind, aligned to the element size;
  *   out   has room for n results (n positions, or n elements for values) and is
@@ -81,7 +175,9 @@ typedef size_t (*sf_index64_fn)(const void *x, size_t n, const sf_range *r,
 typedef size_t (*sf_values_fn)(const void *x, size_t n, const sf_range *r, void *out);
 typedef size_t (*sf_count_fn)(const void *x, size_t n, const sf_range *r);
 
-/* One instruction set's kernels: every slot is filled for every element kind. */
+/* One instruction set's kernels. A kernel file may leave a slot NULL (an
+ * operation its ISA gains nothing on); dispatch fills such a slot from the next
+ * lower kernel, so every table dispatch hands out has every slot filled. */
 typedef struct sf_kernel {
     const char *name; /* "scalar", "sse41", "avx2", "avx512", "neon", "sve" */
     sf_index32_fn index32[SF_ELEM_COUNT];
@@ -90,24 +186,32 @@ typedef struct sf_kernel {
     sf_count_fn count[SF_ELEM_COUNT];
 } sf_kernel;
 
-/* ---- Dispatch ------------------------------------------------------------ */
+/* ---- Dispatch --------------------------------------------------------------- */
 
 /* Kernels compiled into this build, slowest first (index 0 is always "scalar"). */
 int sf_kernel_count(void);
 const sf_kernel *sf_kernel_at(int i);
-/* The kernel called `name`, whether or not this CPU can run it; NULL if unknown. */
+/* The kernel called `name`, whether or not this CPU can run it; NULL if not built. */
 const sf_kernel *sf_kernel_find(const char *name);
 /* 1 if this CPU and OS can run `k`, else 0. */
 int sf_kernel_supported(const sf_kernel *k);
-/* The kernel the sf_filter_* functions use: the best supported one unless overridden. */
+/* The process default: the best supported kernel unless sf_use_kernel changed it. */
 const sf_kernel *sf_active_kernel(void);
 /* The best kernel this CPU and OS support. */
 const sf_kernel *sf_best_kernel(void);
+/* The architecture ("x86_64", "aarch64"; "any" for scalar) of a kernel the
+ * project knows, whether or not it is built here; NULL for an unknown name. */
+const char *sf_kernel_arch(const char *name);
 
 #define SF_OK 0
-#define SF_EUNKNOWN (-1)     /* no kernel of that name in this build */
-#define SF_EUNSUPPORTED (-2) /* this CPU or OS cannot run it */
-/* Make `name` (or the best kernel, for NULL) the active kernel, process-wide. */
+#define SF_EUNKNOWN (-1)     /* no kernel of that name in the project */
+#define SF_EUNSUPPORTED (-2) /* built, but this CPU or OS cannot run it */
+#define SF_ENOTBUILT (-3)    /* a kernel of the project, not in this build (other arch, disabled) */
+#define SF_ECANCELLED (-4)   /* sf_execute: the cancel callback asked to stop */
+
+/* The runnable kernel called `name`: SF_OK with *out set, or an SF_E* code. */
+int sf_kernel_select(const char *name, const sf_kernel **out);
+/* Make `name` (or the best kernel, for NULL) the process default. Same codes. */
 int sf_use_kernel(const char *name);
 
 /* The CPU features dispatch looked at, as a space-separated list ("sse4.1 avx2 ..."),
@@ -115,11 +219,85 @@ int sf_use_kernel(const char *name);
  * Returns the full length, without the NUL, as snprintf does. */
 size_t sf_cpu_features(char *buf, size_t size);
 
-/* ---- Convenience: run the active kernel ---------------------------------- */
+/* ---- Queries, runs and sources --------------------------------------------- */
+
+/* What to compute. */
+typedef struct sf_query {
+    const sf_kernel *kernel; /* NULL: the process default, sf_active_kernel() */
+    sf_op op;
+    sf_elem elem;
+    sf_range range; /* non-empty: an empty range is answered without a query */
+} sf_query;
+
+/* Where one stretch of the data is: n elements, the i-th at data + i * stride
+ * bytes, at position base + i. */
+typedef struct sf_run {
+    const void *data;
+    size_t n;
+    ptrdiff_t stride; /* bytes; any sign, need not be a multiple of the size or aligned */
+    int byteswap;     /* elements are stored in the other byte order */
+    uint64_t base;
+} sf_run;
+
+/* Where all of the data is: a sequence of runs whose positions ascend. */
+typedef struct sf_source sf_source;
+struct sf_source {
+    /* Store the next run in *run and return 1, or return 0 when none is left.
+     * A run's memory need only stay valid until the next call. */
+    int (*next)(sf_source *self, sf_run *run);
+};
+
+/* The source of exactly one run. */
+typedef struct sf_run_source {
+    sf_source source;
+    sf_run run;
+    int taken;
+} sf_run_source;
+sf_source *sf_run_source_init(sf_run_source *s, const sf_run *run);
+
+/* ---- Execution -------------------------------------------------------------- */
+
+/* Polled between blocks of a long call (every SF_CANCEL_BLOCK elements, at most):
+ * return nonzero to stop. Called on the thread that called sf_execute. */
+typedef int (*sf_cancel_fn)(void *ctx);
+#define SF_CANCEL_BLOCK ((size_t)1 << 24)
+
+/* The most threads one call uses. */
+#define SF_MAX_THREADS 256
+
+typedef struct sf_exec {
+    int threads; /* 0: automatic (sf_auto_threads); k >= 1: up to k */
+    sf_cancel_fn cancel; /* may be NULL */
+    void *cancel_ctx;
+} sf_exec;
+
+/*
+ * Run query q over every run of src, in order, writing the results one after
+ * another into out, which has room for `capacity` results (nothing is written
+ * past it; results beyond it are still counted). out may be NULL for
+ * SF_OP_COUNT. opts may be NULL (automatic threads, no cancel). Values come out
+ * in native byte order.
+ *
+ * Returns SF_OK with *found = the number of results (for count: the count), or
+ * SF_ECANCELLED (with *found = the results written so far), or SF_EUNSUPPORTED
+ * when q->kernel cannot run here.
+ * With capacity >= the total element count, out may be written anywhere up to
+ * that many results (whole-vector stores); otherwise exactly the first
+ * min(found, capacity) results are written.
+ */
+int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
+               const sf_exec *opts, size_t *found);
+
+/* Threads that threads=0 gives a call over `nbytes` bytes of input. */
+int sf_auto_threads(size_t nbytes);
+/* The CPUs this process may run on (its affinity mask where the OS has one). */
+int sf_available_cpus(void);
+
+/* ---- Convenience: run the process default kernel --------------------------- */
 
 /* Positions of the x[i] with lo <= x[i] <= hi (inclusive; lo > hi gives 0).
  * out must have room for n positions; returns how many were written, or
- * SF_TOO_LONG (writing nothing) when n > 2^32 - 1: use a kernel's index64 then. */
+ * SF_TOO_LONG (writing nothing) when n > 2^32 - 1: use SF_OP_INDEX64 then. */
 #define SF_TOO_LONG ((size_t)-1)
 size_t sf_filter_indexes_u32(const uint32_t *x, size_t n, uint32_t lo, uint32_t hi,
                              uint32_t *out);
