@@ -165,16 +165,6 @@ static unsigned features(void) {
 
 /* ---- Public API ---------------------------------------------------------- */
 
-size_t sf_elem_size(sf_elem e) {
-    static const size_t sizes[SF_ELEM_COUNT] = {1, 2, 4, 8, 4, 8};
-    return (unsigned)e < SF_ELEM_COUNT ? sizes[e] : 0;
-}
-
-const char *sf_elem_name(sf_elem e) {
-    static const char *const names[SF_ELEM_COUNT] = {"u8", "u16", "u32", "u64", "f32", "f64"};
-    return (unsigned)e < SF_ELEM_COUNT ? names[e] : NULL;
-}
-
 int sf_kernel_count(void) { return KERNEL_COUNT; }
 
 const sf_kernel *sf_kernel_at(int i) {
