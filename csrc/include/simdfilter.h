@@ -280,8 +280,9 @@ typedef struct sf_run {
 /* Where all of the data is: a sequence of runs whose positions ascend. */
 typedef struct sf_source sf_source;
 struct sf_source {
-    /* Store the next run in *run and return 1, or return 0 when none is left.
-     * A run's memory need only stay valid until the next call. */
+    /* Store the next run in *run (zeroed before the call: fields left alone
+     * mean no nulls, not bit-packed) and return 1, or return 0 when none is
+     * left. A run's memory need only stay valid until the next call. */
     int (*next)(sf_source *self, sf_run *run);
 };
 

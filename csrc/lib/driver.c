@@ -172,7 +172,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
         return SF_EUNSUPPORTED;
     unsigned char *dst = (unsigned char *)out;
     sf_run run, block;
-    while (src->next(src, &run)) {
+    while ((memset(&run, 0, sizeof run), src->next(src, &run))) {
         const int threads =
             x->threads > 0 ? x->threads : sf_auto_threads(run.n * sf_elem_size(q->elem));
         for (sf_blocks b = SF_BLOCKS(&run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
