@@ -1,7 +1,7 @@
 """The PNG: three panels of elements/s for random uint32, one line per method."""
 
 from .config import Mi
-from .methods import BASELINE, best_kernel
+from .methods import BASELINE
 from .report import fmt_n, fmt_sel
 
 KERNEL_COLORS = {"scalar": "#8c6d31", "sse41": "#e6550d", "avx2": "#31a354", "avx512": "#d62728",
@@ -71,7 +71,8 @@ def plot(result, path):
     m = result["machine"]
     grid = [r for r in result["grid"] if r["kind"] == "random" and r["func"] in ("indexes", "read", "copy", "newcopy")]
     names = list(dict.fromkeys(r["method"] for r in grid))
-    names = [n for n in names if "threads=" not in n or n == f"filter_indexes [{best_kernel()}, threads=auto]"]
+    # the threaded line of the best kernel of the machine that made the result
+    names = [n for n in names if "threads=" not in n or n == f"filter_indexes [{m['kernels'][-1]}, threads=auto]"]
     sizes = sorted({r["n"] for r in grid})
     sels = sorted({r["sel"] for r in grid})
     panels = _panels(sizes)
