@@ -32,6 +32,9 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=20240601)
     args = p.parse_args(argv)
     args.sections = args.sections.split(",")
+    unknown = [s for s in args.sections if s not in sections.SECTIONS]
+    if unknown:
+        p.error(f"unknown section(s) {','.join(unknown)}; the sections are {','.join(sections.SECTIONS)}")
     return args
 
 
