@@ -9,10 +9,10 @@
  */
 #include "kernel_common.h"
 
-/* The range test for element i, for one kind (a compile-time constant). */
-SF_INLINE int scalar_keep(sf_elem kind, const void *x, size_t i, uint64_t lo, uint64_t span,
+/* The range test for element i, for one element kind (a compile-time constant). */
+SF_INLINE int scalar_keep(sf_elem elem, const void *x, size_t i, uint64_t lo, uint64_t span,
                           double flo, double fhi) {
-    switch (kind) {
+    switch (elem) {
     case SF_U8:
         return (uint8_t)(((const uint8_t *)x)[i] - (uint8_t)lo) <= (uint8_t)span;
     case SF_U16:
@@ -34,52 +34,41 @@ SF_INLINE int scalar_keep(sf_elem kind, const void *x, size_t i, uint64_t lo, ui
     }
 }
 
-#define SCALAR_SETUP                                                                     \
-    const uint64_t lo = r->lo, span = sf_span(r);                                        \
-    const double flo = r->flo, fhi = r->fhi
-
-SF_INLINE size_t scalar_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                                uint32_t base, uint32_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[k] = base + (uint32_t)i;
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
-    }
-    return k;
-}
-
-SF_INLINE size_t scalar_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                                uint64_t base, uint64_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[k] = base + (uint64_t)i;
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
-    }
-    return k;
-}
-
-SF_INLINE size_t scalar_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                               void *out) {
-    SCALAR_SETUP;
-    const size_t size = sf_kind_size(kind);
+/* index32, index64 and values: one loop, the output chosen by `op`. */
+SF_INLINE size_t scalar_filter(sf_op op, sf_elem elem, const void *x, size_t n,
+                               const sf_range *r, uint64_t base, void *out) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
+    const size_t size = sf_elem_size(elem);
     const unsigned char *src = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        memcpy(dst + k * size, src + i * size, size);
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
+        if (op == SF_OP_VALUES) {
+            /* Tested before out[k] is written: the compiler cannot know that x
+             * and out do not overlap, and would read x[i] again after the
+             * store (one instruction per element more for u64). */
+            const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
+            memcpy(dst + k * size, src + i * size, size);
+            k += keep;
+            continue;
+        }
+        if (op == SF_OP_INDEX32)
+            ((uint32_t *)out)[k] = (uint32_t)base + (uint32_t)i;
+        else
+            ((uint64_t *)out)[k] = base + (uint64_t)i;
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
     }
     return k;
 }
 
-SF_INLINE size_t scalar_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
-    SCALAR_SETUP;
+SF_INLINE size_t scalar_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
     return k;
 }
 
-SF_INSTANTIATE(scalar)
+SF_INSTANTIATE(scalar, u8, u16, u32, u64, f32, f64)
