@@ -57,17 +57,9 @@ SF_INLINE __m512i avx512_dup64(uint64_t v) { return _mm512_set1_epi64((long long
 SF_INLINE __m512i avx512_dupf32(float v) { return _mm512_castps_si512(_mm512_set1_ps(v)); }
 SF_INLINE __m512i avx512_dupf64(double v) { return _mm512_castpd_si512(_mm512_set1_pd(v)); }
 
-/* The broadcast bounds: lo and hi - lo for integers (unsigned compares: no sign
- * flip), flo and fhi for floats. */
-typedef struct avx512_bounds {
-    __m512i a, b;
-} avx512_bounds;
-
-SF_INLINE avx512_bounds avx512_bounds_of(sf_elem elem, const sf_range *r) {
-    avx512_bounds b;
-    SF_BROADCAST_RANGE(avx512, elem, r, 0, b.a, b.b);
-    return b;
-}
+/* The broadcast bounds, avx512_bounds and avx512_setup: lo and hi - lo for
+ * integers (unsigned compares: no sign flip), flo and fhi for floats. */
+SF_DEFINE_BOUNDS(avx512, __m512i, 0)
 
 /* One vector of `elem` at p. When `partial`, only the first c (< lanes)
  * elements are read and the rest are zero: the masked load suppresses faults
@@ -240,7 +232,7 @@ SF_INLINE size_t avx512_index32(sf_elem elem, const void *x, size_t n, const sf_
     const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = 16;
     const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
     const unsigned char *p = (const unsigned char *)x;
-    const avx512_bounds b = avx512_bounds_of(elem, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     /* Positions wrap modulo 2^32 in the vector, never in C: base + n <= 2^32. */
     __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)base),
                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
@@ -268,7 +260,7 @@ SF_INLINE size_t avx512_index64(sf_elem elem, const void *x, size_t n, const sf_
                                 uint64_t base, uint64_t *out) {
     const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = 8;
     const unsigned char *p = (const unsigned char *)x;
-    const avx512_bounds b = avx512_bounds_of(elem, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     if (size <= 2) {
         /* 8/16-bit data: one 16-lane compress of 32-bit offsets per 16 inputs,
@@ -322,7 +314,7 @@ SF_INLINE size_t avx512_values(sf_elem elem, const void *x, size_t n, const sf_r
     const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
     const unsigned char *p = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
-    const avx512_bounds b = avx512_bounds_of(elem, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     for (; n - i >= B; i += B) {
         uint64_t m[AVX512_MAX_VECTORS];
@@ -354,7 +346,7 @@ SF_INLINE size_t avx512_count(sf_elem elem, const void *x, size_t n, const sf_ra
     const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
     const size_t B = AVX512_COUNT_WORDS * 64;
     const unsigned char *p = (const unsigned char *)x;
-    const avx512_bounds b = avx512_bounds_of(elem, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     for (; n - i >= B; i += B)
         for (size_t w = 0; w < AVX512_COUNT_WORDS; w++) {

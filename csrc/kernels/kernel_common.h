@@ -133,4 +133,16 @@ SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F6
         }                                                                                \
     } while (0)
 
+/* The type P_bounds (the two vectors a and b above, of type VEC) and
+ * P_setup(elem, r), which builds them. */
+#define SF_DEFINE_BOUNDS(P, VEC, FLIP)                                                   \
+    typedef struct SF_CAT(P, _bounds) {                                                  \
+        VEC a, b;                                                                        \
+    } SF_CAT(P, _bounds);                                                                \
+    SF_INLINE SF_CAT(P, _bounds) SF_CAT(P, _setup)(sf_elem elem, const sf_range *r) {    \
+        SF_CAT(P, _bounds) c;                                                            \
+        SF_BROADCAST_RANGE(P, elem, r, FLIP, c.a, c.b);                                  \
+        return c;                                                                        \
+    }
+
 #endif

@@ -84,17 +84,9 @@ SF_INLINE uint8x16_t neon_dup64(uint64_t v) { return vreinterpretq_u8_u64(vdupq_
 SF_INLINE uint8x16_t neon_dupf32(float v) { return vreinterpretq_u8_f32(vdupq_n_f32(v)); }
 SF_INLINE uint8x16_t neon_dupf64(double v) { return vreinterpretq_u8_f64(vdupq_n_f64(v)); }
 
-/* Bounds broadcast once per call: lo and hi - lo for integers (unsigned
- * compares: no sign flip), flo and fhi for floats. */
-typedef struct neon_bounds {
-    uint8x16_t a, b;
-} neon_bounds;
-
-SF_INLINE neon_bounds neon_setup(sf_elem elem, const sf_range *r) {
-    neon_bounds b;
-    SF_BROADCAST_RANGE(neon, elem, r, 0, b.a, b.b);
-    return b;
-}
+/* Bounds broadcast once per call, neon_bounds and neon_setup: lo and hi - lo
+ * for integers (unsigned compares: no sign flip), flo and fhi for floats. */
+SF_DEFINE_BOUNDS(neon, uint8x16_t, 0)
 
 /* All-ones lanes where the element is in range, at the element width. Integer
  * kinds use one unsigned compare (CMHS) of x - lo against hi - lo; float kinds

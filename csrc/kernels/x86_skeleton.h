@@ -50,16 +50,9 @@ SF_INLINE X86_VEC X86_FN(dupf32)(float v) { return X86_SI(castps)(X86_MM(set1_ps
 SF_INLINE X86_VEC X86_FN(dupf64)(double v) { return X86_SI(castpd)(X86_MM(set1_pd)(v)); }
 
 /* The range, broadcast: `a` = lo and `b` = hi - lo with the sign bit flipped
- * (x86 has only signed integer compares before AVX-512), or the float bounds. */
-typedef struct X86_FN(bounds) {
-    X86_VEC a, b;
-} X86_FN(bounds);
-
-SF_INLINE X86_FN(bounds) X86_FN(setup)(sf_elem elem, const sf_range *r) {
-    X86_FN(bounds) c;
-    SF_BROADCAST_RANGE(X86_ISA, elem, r, 1, c.a, c.b);
-    return c;
-}
+ * (x86 has only signed integer compares before AVX-512), or the float bounds:
+ * P_bounds and P_setup. */
+SF_DEFINE_BOUNDS(X86_ISA, X86_VEC, 1)
 
 SF_INLINE size_t X86_FN(lanes)(sf_elem elem) { return X86_BYTES / sf_elem_size(elem); }
 

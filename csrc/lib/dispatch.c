@@ -38,7 +38,8 @@
 #define SF_BUILT(name, arch) SF_OR(SF_IS_ONE(SF_HAVE_##name), SF_IS_ONE(SF_ARCH_ANY_##arch))
 
 #define SF_DECLARE(name, features) extern const sf_kernel sf_kernel_##name;
-#define SF_ISA(name, arch, features, flags) SF_IF(SF_BUILT(name, arch))(SF_DECLARE, SF_NOTHING)(name, features)
+#define SF_ISA(name, arch, features, flags)                                              \
+    SF_IF(SF_BUILT(name, arch))(SF_DECLARE, SF_NOTHING)(name, features)
 #include "../kernels/isa.def"
 #undef SF_ISA
 
@@ -71,7 +72,8 @@ static const built_isa *built_isas(void) {
     SF_ISA_FEATURE_NAMES;
     static const built_isa built[] = {
 #define SF_ENTRY(name, features) {&sf_kernel_##name, (unsigned)(features)},
-#define SF_ISA(name, arch, features, flags) SF_IF(SF_BUILT(name, arch))(SF_ENTRY, SF_NOTHING)(name, features)
+#define SF_ISA(name, arch, features, flags)                                              \
+    SF_IF(SF_BUILT(name, arch))(SF_ENTRY, SF_NOTHING)(name, features)
 #include "../kernels/isa.def"
 #undef SF_ISA
     };
