@@ -2,7 +2,7 @@
  * Differential test of every kernel compiled into this build against the scalar
  * kernel, through the public C API only (simdfilter.h). No Python.
  *
- *   harness [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]
+ *   test_kernels [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]
  *           [--max-len N] [--list]
  *
  * Every case is checked three ways: the scalar kernel against a specification
@@ -20,6 +20,8 @@
  *
  * Output lines the pytest driver parses (keep them stable):
  *   kernel NAME: reference|supported|unsupported|not selected
+ *   known NAME arch=ARCH: built|not built        (every kernel of isa.def)
+ *   slot NAME OP ELEM: from LOWER                (a slot dispatch filled from LOWER)
  *   compared NAME KIND: index32=A index64=B values=C count=D total=T
  *   TOTAL comparisons=N cases=C kernels=a,b time=S status=OK
  */
@@ -77,7 +79,7 @@ static void die(const char *fmt, ...) {
  * SIGSEGV, and the report must say which kernel, operation and case did it. */
 static const char *volatile cur_kernel = "(setup)";
 static const char *volatile cur_call = ""; /* a public function around the kernel, if any */
-static volatile sig_atomic_t cur_op = -1, cur_kind = -1, cur_case = -1;
+static volatile sig_atomic_t cur_op = -1, cur_elem = -1, cur_case = -1;
 static volatile long cur_n = -1;
 static struct sigaction old_segv, old_bus, old_ill, old_fpe;
 
@@ -114,13 +116,13 @@ static void on_crash(int sig) {
     put_str(" in kernel ");
     put_str(cur_kernel);
     put_str(cur_call);
-    if (cur_op >= 0 && cur_op < OP_N) {
+    if (cur_op >= 0 && cur_op < SF_OP_COUNT_OF_OPS) {
         put_str(" op ");
         put_str(op_names[cur_op]);
     }
-    if (cur_kind >= 0 && cur_kind < SF_ELEM_COUNT) {
-        put_str(" kind ");
-        put_str(sf_elem_name((sf_elem)cur_kind));
+    if (cur_elem >= 0 && cur_elem < SF_ELEM_COUNT) {
+        put_str(" elem ");
+        put_str(sf_elem_name((sf_elem)cur_elem));
     }
     put_str(" n=");
     put_num(cur_n);
@@ -336,7 +338,7 @@ static void make_range(sf_elem k, sf_range *r, const char **shape) {
 }
 
 /* One element that the range keeps (want_in) or rejects, biased toward the
- * bounds and their neighbours; falls back to the other kind of element only
+ * bounds and their neighbours; falls back to the other sort of element only
  * when none exists (an integer range covering everything). */
 static uint64_t make_elem(sf_elem k, const sf_range *r, int want_in) {
     if (!is_float(k)) {
@@ -409,7 +411,7 @@ static void fill_data(sf_elem k, void *x, size_t n, const sf_range *r, char *des
 typedef struct {
     const sf_kernel *k;
     int supported;
-    unsigned long long cmp[SF_ELEM_COUNT][OP_N];
+    unsigned long long cmp[SF_ELEM_COUNT][SF_OP_COUNT_OF_OPS];
 } kstate;
 
 static kstate kernels[MAX_KERNELS];
@@ -420,7 +422,7 @@ static arena in_arena, out_arena;
 static size_t *expect; /* positions the specification keeps, for the current case */
 
 typedef struct {
-    sf_elem kind;
+    sf_elem elem;
     size_t n;
     sf_range r;
     uint32_t base32;
@@ -443,15 +445,15 @@ static void describe_value(sf_elem k, uint64_t bits, char *buf, size_t cap) {
 
 static void print_case(const tcase *c) {
     char lo[96], hi[96];
-    if (is_float(c->kind)) {
+    if (is_float(c->elem)) {
         snprintf(lo, sizeof lo, "%.17g (%a)", c->r.flo, c->r.flo);
         snprintf(hi, sizeof hi, "%.17g (%a)", c->r.fhi, c->r.fhi);
     } else {
-        describe_value(c->kind, c->r.lo, lo, sizeof lo);
-        describe_value(c->kind, c->r.hi, hi, sizeof hi);
+        describe_value(c->elem, c->r.lo, lo, sizeof lo);
+        describe_value(c->elem, c->r.hi, hi, sizeof hi);
     }
-    printf("  case #%llu: kind %s, n = %zu, range [%s, %s] (%s)\n", total_cases,
-           sf_elem_name(c->kind), c->n, lo, hi, c->shape);
+    printf("  case #%llu: elem %s, n = %zu, range [%s, %s] (%s)\n", total_cases,
+           sf_elem_name(c->elem), c->n, lo, hi, c->shape);
     printf("  data: %s; %zu of %zu kept by the specification\n", c->data_desc, c->kept, c->n);
     printf("  input %s, start address %% 64 = %u; output %s; index32 base %" PRIu32
            ", index64 base %" PRIu64 "\n",
@@ -463,16 +465,16 @@ static void print_neighbourhood(const tcase *c, size_t i) {
     size_t from = i >= 3 ? i - 3 : 0, to = i + 4 < c->n ? i + 4 : c->n;
     for (size_t j = from; j < to; j++) {
         char v[96];
-        uint64_t b = load_bits(c->kind, c->x, j);
-        describe_value(c->kind, b, v, sizeof v);
-        printf("    x[%zu] = %s  %s\n", j, v, spec_keep(c->kind, b, &c->r) ? "IN" : "out");
+        uint64_t b = load_bits(c->elem, c->x, j);
+        describe_value(c->elem, b, v, sizeof v);
+        printf("    x[%zu] = %s  %s\n", j, v, spec_keep(c->elem, b, &c->r) ? "IN" : "out");
     }
 }
 
 static void fail_header(const kstate *ks, int op, const tcase *c, const char *what) {
     fflush(stdout);
-    printf("\nFAIL: kernel %s, op %s, kind %s: %s\n", ks->k->name, op_names[op],
-           sf_elem_name(c->kind), what);
+    printf("\nFAIL: kernel %s, op %s, elem %s: %s\n", ks->k->name, op_names[op],
+           sf_elem_name(c->elem), what);
     if (strcmp(ks->k->name, "scalar"))
         printf("  (the scalar kernel agreed with the specification on this case)\n");
     else
@@ -490,17 +492,18 @@ static void fail_footer(void) {
 /* Expected output element j of operation op. */
 static uint64_t expected_at(const tcase *c, int op, size_t j) {
     switch (op) {
-    case OP_INDEX32: return (uint32_t)(c->base32 + (uint32_t)expect[j]);
-    case OP_INDEX64: return c->base64 + expect[j];
-    default: return load_bits(c->kind, c->x, expect[j]);
+    case SF_OP_INDEX32: return (uint32_t)(c->base32 + (uint32_t)expect[j]);
+    case SF_OP_INDEX64: return c->base64 + expect[j];
+    default: return load_bits(c->elem, c->x, expect[j]);
     }
 }
 
 static void run_one(kstate *ks, int op, const tcase *c) {
     const sf_kernel *k = ks->k;
-    const sf_elem kind = c->kind;
-    const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : esize(kind);
-    const size_t bytes = op == OP_COUNT ? 0 : c->n * osz;
+    const sf_elem elem = c->elem;
+    /* count writes nothing; its (empty) output is placed as the elements would be */
+    const size_t osz = op == SF_OP_COUNT ? esize(elem) : sf_result_size((sf_op)op, elem);
+    const size_t bytes = op == SF_OP_COUNT ? 0 : c->n * osz;
     unsigned char *out = arena_place(&out_arena, c->out_place, bytes, osz, c->out_shift);
     size_t got;
 
@@ -510,10 +513,10 @@ static void run_one(kstate *ks, int op, const tcase *c) {
     cur_kernel = k->name;
     cur_op = op;
     switch (op) {
-    case OP_INDEX32: got = k->index32[kind](c->x, c->n, &c->r, c->base32, (uint32_t *)(void *)out); break;
-    case OP_INDEX64: got = k->index64[kind](c->x, c->n, &c->r, c->base64, (uint64_t *)(void *)out); break;
-    case OP_VALUES: got = k->values[kind](c->x, c->n, &c->r, out); break;
-    default: got = k->count[kind](c->x, c->n, &c->r); break;
+    case SF_OP_INDEX32: got = k->index32[elem](c->x, c->n, &c->r, c->base32, (uint32_t *)(void *)out); break;
+    case SF_OP_INDEX64: got = k->index64[elem](c->x, c->n, &c->r, c->base64, (uint64_t *)(void *)out); break;
+    case SF_OP_VALUES: got = k->values[elem](c->x, c->n, &c->r, out); break;
+    default: got = k->count[elem](c->x, c->n, &c->r); break;
     }
     cur_op = -1;
     cur_kernel = "(harness)";
@@ -528,18 +531,18 @@ static void run_one(kstate *ks, int op, const tcase *c) {
     if (got != c->kept) {
         fail_header(ks, op, c, "wrong count");
         printf("  returned %zu, expected %zu\n", got, c->kept);
-        if (op != OP_COUNT && got <= c->n) {
+        if (op != SF_OP_COUNT && got <= c->n) {
             /* Point at the element it missed or invented: the first output that differs. */
-            const sf_elem ok = op == OP_INDEX32 ? SF_U32 : op == OP_INDEX64 ? SF_U64 : kind;
+            const sf_elem ok = op == SF_OP_INDEX32 ? SF_U32 : op == SF_OP_INDEX64 ? SF_U64 : elem;
             size_t j = 0, m = got < c->kept ? got : c->kept;
             while (j < m && load_bits(ok, out, j) == expected_at(c, op, j))
                 j++;
             if (j < c->kept) {
                 printf("  out[%zu] should come from x[%zu]:\n", j, expect[j]);
                 print_neighbourhood(c, expect[j]);
-            } else if (op != OP_VALUES) {
-                const uint64_t mask = op == OP_INDEX32 ? UINT32_MAX : UINT64_MAX;
-                const uint64_t pos = (load_bits(ok, out, j) - (op == OP_INDEX32 ? c->base32 : c->base64)) & mask;
+            } else if (op != SF_OP_VALUES) {
+                const uint64_t mask = op == SF_OP_INDEX32 ? UINT32_MAX : UINT64_MAX;
+                const uint64_t pos = (load_bits(ok, out, j) - (op == SF_OP_INDEX32 ? c->base32 : c->base64)) & mask;
                 printf("  out[%zu] is position %" PRIu64 ", which the specification rejects:\n", j, pos);
                 if (pos < c->n)
                     print_neighbourhood(c, (size_t)pos);
@@ -547,8 +550,8 @@ static void run_one(kstate *ks, int op, const tcase *c) {
         }
         fail_footer();
     }
-    for (size_t j = 0; op != OP_COUNT && j < got; j++) {
-        const sf_elem ok = op == OP_INDEX32 ? SF_U32 : op == OP_INDEX64 ? SF_U64 : kind;
+    for (size_t j = 0; op != SF_OP_COUNT && j < got; j++) {
+        const sf_elem ok = op == SF_OP_INDEX32 ? SF_U32 : op == SF_OP_INDEX64 ? SF_U64 : elem;
         uint64_t have = load_bits(ok, out, j), want = expected_at(c, op, j);
         if (have != want) {
             char hv[96], wv[96];
@@ -560,17 +563,17 @@ static void run_one(kstate *ks, int op, const tcase *c) {
             fail_footer();
         }
     }
-    ks->cmp[kind][op]++;
+    ks->cmp[elem][op]++;
     total_cmp++;
 }
 
-static void run_case(sf_elem kind, size_t n) {
+static void run_case(sf_elem elem, size_t n) {
     tcase c;
-    const size_t sz = esize(kind);
+    const size_t sz = esize(elem);
     memset(&c, 0, sizeof c);
-    c.kind = kind;
+    c.elem = elem;
     c.n = n;
-    make_range(kind, &c.r, &c.shape);
+    make_range(elem, &c.r, &c.shape);
 
     switch (below(4)) {
     case 0: c.base32 = 0; break;
@@ -591,18 +594,18 @@ static void run_case(sf_elem kind, size_t n) {
     c.out_shift = (size_t)below(64);
     unsigned char *x = arena_place(&in_arena, c.in_place, n * sz, sz, (size_t)below(64));
     c.x = x;
-    fill_data(kind, x, n, &c.r, c.data_desc, sizeof c.data_desc);
+    fill_data(elem, x, n, &c.r, c.data_desc, sizeof c.data_desc);
     for (size_t i = 0; i < n; i++)
-        if (spec_keep(kind, load_bits(kind, x, i), &c.r))
+        if (spec_keep(elem, load_bits(elem, x, i), &c.r))
             expect[c.kept++] = i;
 
-    cur_kind = kind;
+    cur_elem = elem;
     cur_n = (long)n;
     cur_case = (sig_atomic_t)total_cases;
     arena_protect(x, n * sz, PROT_READ); /* a kernel that writes its input faults */
     for (int ki = 0; ki < nkernels; ki++)
         if (kernels[ki].supported)
-            for (int op = 0; op < OP_N; op++)
+            for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
                 run_one(&kernels[ki], op, &c);
     arena_protect(x, n * sz, PROT_READ | PROT_WRITE);
     total_cases++;
@@ -619,7 +622,31 @@ static unsigned long long api_checks;
             die(__VA_ARGS__);                                                                \
     } while (0)
 
+/* Every kernel the project knows, from the table dispatch reads too (read here
+ * as plain data, to check dispatch's answers against it). */
+static const struct {
+    const char *name, *arch;
+} known_kernels[] = {
+#define SF_ISA(name, arch, features, flags) {#name, #arch},
+#include "kernels/isa.def"
+#undef SF_ISA
+};
+#define KNOWN_KERNELS ((int)(sizeof known_kernels / sizeof known_kernels[0]))
+
+typedef void (*any_fn)(void); /* the type -Wcast-function-type lets any function pointer become */
+
+/* Slot (op, e) of k, as one pointer type, only to compare it with others. */
+static any_fn slot_of(const sf_kernel *k, int op, int e) {
+    switch (op) {
+    case SF_OP_INDEX32: return (any_fn)k->index32[e];
+    case SF_OP_INDEX64: return (any_fn)k->index64[e];
+    case SF_OP_VALUES: return (any_fn)k->values[e];
+    default: return (any_fn)k->count[e];
+    }
+}
+
 static void check_table(void) {
+    const sf_kernel *sel = NULL;
     API_CHECK(sf_kernel_count() >= 1 && sf_kernel_count() <= MAX_KERNELS, "sf_kernel_count() = %d",
               sf_kernel_count());
     API_CHECK(sf_kernel_at(0) && !strcmp(sf_kernel_at(0)->name, "scalar"),
@@ -628,20 +655,55 @@ static void check_table(void) {
     API_CHECK(!sf_kernel_find("no-such-kernel") && !sf_kernel_find(NULL), "sf_kernel_find of an unknown name");
     API_CHECK(!sf_kernel_supported(NULL), "sf_kernel_supported(NULL) != 0");
     API_CHECK(sf_use_kernel("no-such-kernel") == SF_EUNKNOWN, "sf_use_kernel of an unknown name");
+    API_CHECK(sf_kernel_select("no-such-kernel", &sel) == SF_EUNKNOWN && !sel &&
+                  sf_kernel_select(NULL, &sel) == SF_EUNKNOWN && !sel,
+              "sf_kernel_select of an unknown name");
+    API_CHECK(!sf_kernel_arch("no-such-kernel") && !sf_kernel_arch(NULL), "sf_kernel_arch of an unknown name");
     for (int e = 0; e < SF_ELEM_COUNT; e++)
         API_CHECK(sf_elem_name((sf_elem)e) && sf_elem_size((sf_elem)e), "sf_elem_name/size(%d)", e);
     API_CHECK(!sf_elem_name(SF_ELEM_COUNT) && !sf_elem_size(SF_ELEM_COUNT), "invalid sf_elem accepted");
+    API_CHECK(sf_result_size(SF_OP_INDEX32, SF_U8) == 4 && sf_result_size(SF_OP_INDEX64, SF_U8) == 8 &&
+                  sf_result_size(SF_OP_VALUES, SF_U16) == 2 && sf_result_size(SF_OP_VALUES, SF_F64) == 8 &&
+                  sf_result_size(SF_OP_COUNT, SF_U64) == 0,
+              "sf_result_size");
     for (int i = 0; i < sf_kernel_count(); i++) {
         const sf_kernel *k = sf_kernel_at(i);
         API_CHECK(k && k->name, "sf_kernel_at(%d) has no name", i);
         API_CHECK(sf_kernel_find(k->name) == k, "sf_kernel_find(\"%s\") is not sf_kernel_at(%d)", k->name, i);
         for (int e = 0; e < SF_ELEM_COUNT; e++)
             API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e],
-                      "kernel %s has an empty slot for kind %s", k->name, sf_elem_name((sf_elem)e));
-        if (!sf_kernel_supported(k))
-            API_CHECK(sf_use_kernel(k->name) == SF_EUNSUPPORTED,
-                      "sf_use_kernel(\"%s\") accepted a kernel this CPU cannot run", k->name);
+                      "kernel %s has an empty slot for elem %s", k->name, sf_elem_name((sf_elem)e));
+        const int want = sf_kernel_supported(k) ? SF_OK : SF_EUNSUPPORTED;
+        sel = NULL;
+        API_CHECK(sf_kernel_select(k->name, &sel) == want && sel == (want == SF_OK ? k : NULL),
+                  "sf_kernel_select(\"%s\") is not %d", k->name, want);
+        API_CHECK(sf_use_kernel(k->name) == want, "sf_use_kernel(\"%s\") is not %d", k->name, want);
+        /* A slot that is a lower kernel's function came from dispatch's fallback. */
+        for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
+            for (int e = 0; e < SF_ELEM_COUNT; e++)
+                for (int j = 0; j < i; j++)
+                    if (slot_of(sf_kernel_at(j), op, e) == slot_of(k, op, e)) {
+                        printf("slot %s %s %s: from %s\n", k->name, op_names[op],
+                               sf_elem_name((sf_elem)e), sf_kernel_at(j)->name);
+                        break;
+                    }
     }
+    for (int i = 0; i < KNOWN_KERNELS; i++) {
+        const char *name = known_kernels[i].name, *arch = sf_kernel_arch(name);
+        const int built = sf_kernel_find(name) != NULL;
+        API_CHECK(arch && !strcmp(arch, known_kernels[i].arch),
+                  "sf_kernel_arch(\"%s\") = %s, isa.def says %s", name, arch ? arch : "NULL",
+                  known_kernels[i].arch);
+        if (!built) {
+            sel = NULL;
+            API_CHECK(sf_kernel_select(name, &sel) == SF_ENOTBUILT && !sel &&
+                          sf_use_kernel(name) == SF_ENOTBUILT,
+                      "kernel %s is not in this build: select/use must say SF_ENOTBUILT", name);
+        }
+        printf("known %s arch=%s: %s\n", name, arch, built ? "built" : "not built");
+    }
+    API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
+              "sf_use_kernel(NULL) did not restore the best kernel");
     API_CHECK(sf_kernel_supported(sf_kernel_at(0)), "scalar reported unsupported");
     API_CHECK(sf_kernel_supported(sf_best_kernel()), "the best kernel is not supported");
 }
@@ -661,7 +723,7 @@ static void check_convenience(void) {
                   "sf_use_kernel(\"%s\") did not make it active", k->name);
         cur_kernel = k->name;
         cur_call = " via sf_filter_indexes_u32 / sf_count_in_range_u32";
-        cur_kind = SF_U32;
+        cur_elem = SF_U32;
         for (size_t n = 0; n <= 67; n += (n < 20 ? 1 : 47)) {
             cur_n = (long)n;
             uint32_t *x = (uint32_t *)(void *)(in_arena.base + in_arena.size - n * 4);
@@ -741,7 +803,7 @@ static void usage(const char *argv0) {
             "usage: %s [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]\n"
             "          [--max-len N] [--list]\n"
             "  --quick      fewer cases (for emulators): still every length 0..300 for every\n"
-            "               kind and operation, plus a few longer and a few large lengths\n"
+            "               element kind and operation, plus a few longer and a few large lengths\n"
             "  --kernel     compare only this kernel with scalar\n"
             "  --rounds R   random cases per length 0..300 per kind (default 6, quick 2)\n"
             "  --mid M      random lengths in 301..4096 per kind (default 60, quick 8)\n"
