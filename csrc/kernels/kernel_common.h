@@ -39,15 +39,15 @@
 #define SF_ENTRY_POINTS(P, TAG)                                                          \
     static size_t P##_index32_##TAG(const void *x, size_t n, const sf_range *r,          \
                                     uint32_t base, uint32_t *out) {                      \
-        return P##_filter(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, n, r, base, out);           \
+        return P##_filter(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
     }                                                                                    \
     static size_t P##_index64_##TAG(const void *x, size_t n, const sf_range *r,          \
                                     uint64_t base, uint64_t *out) {                      \
-        return P##_filter(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, n, r, base, out);           \
+        return P##_filter(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
     }                                                                                    \
     static size_t P##_values_##TAG(const void *x, size_t n, const sf_range *r,           \
                                    void *out) {                                          \
-        return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);               \
+        return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);              \
     }                                                                                    \
     static size_t P##_count_##TAG(const void *x, size_t n, const sf_range *r) {          \
         return P##_count(SF_ELEM_OF_##TAG, x, n, r);                                     \
@@ -107,28 +107,28 @@ SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F6
         const uint64_t sf_lo_ = (r)->lo ^ sf_flip_, sf_span_ = sf_span(r) ^ sf_flip_;   \
         switch (elem) {                                                                  \
         case SF_U8:                                                                      \
-            (A) = SF_CAT(P, _dup8)((uint8_t)sf_lo_);                                             \
-            (B) = SF_CAT(P, _dup8)((uint8_t)sf_span_);                                           \
+            (A) = SF_CAT(P, _dup8)((uint8_t)sf_lo_);                                     \
+            (B) = SF_CAT(P, _dup8)((uint8_t)sf_span_);                                   \
             break;                                                                       \
         case SF_U16:                                                                     \
-            (A) = SF_CAT(P, _dup16)((uint16_t)sf_lo_);                                           \
-            (B) = SF_CAT(P, _dup16)((uint16_t)sf_span_);                                         \
+            (A) = SF_CAT(P, _dup16)((uint16_t)sf_lo_);                                   \
+            (B) = SF_CAT(P, _dup16)((uint16_t)sf_span_);                                 \
             break;                                                                       \
         case SF_U32:                                                                     \
-            (A) = SF_CAT(P, _dup32)((uint32_t)sf_lo_);                                           \
-            (B) = SF_CAT(P, _dup32)((uint32_t)sf_span_);                                         \
+            (A) = SF_CAT(P, _dup32)((uint32_t)sf_lo_);                                   \
+            (B) = SF_CAT(P, _dup32)((uint32_t)sf_span_);                                 \
             break;                                                                       \
         case SF_U64:                                                                     \
-            (A) = SF_CAT(P, _dup64)(sf_lo_);                                                     \
-            (B) = SF_CAT(P, _dup64)(sf_span_);                                                   \
+            (A) = SF_CAT(P, _dup64)(sf_lo_);                                             \
+            (B) = SF_CAT(P, _dup64)(sf_span_);                                           \
             break;                                                                       \
         case SF_F32:                                                                     \
-            (A) = SF_CAT(P, _dupf32)((float)(r)->flo);                                           \
-            (B) = SF_CAT(P, _dupf32)((float)(r)->fhi);                                           \
+            (A) = SF_CAT(P, _dupf32)((float)(r)->flo);                                   \
+            (B) = SF_CAT(P, _dupf32)((float)(r)->fhi);                                   \
             break;                                                                       \
         default: /* SF_F64 */                                                            \
-            (A) = SF_CAT(P, _dupf64)((r)->flo);                                                  \
-            (B) = SF_CAT(P, _dupf64)((r)->fhi);                                                  \
+            (A) = SF_CAT(P, _dupf64)((r)->flo);                                          \
+            (B) = SF_CAT(P, _dupf64)((r)->fhi);                                          \
             break;                                                                       \
         }                                                                                \
     } while (0)
