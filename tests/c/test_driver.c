@@ -61,7 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "library.h"
+#include "lib/library.h"
 #include "simdfilter.h"
 #include "test_common.h"
 
@@ -411,7 +411,7 @@ static void input_free(input *in) {
 
 static region g_out; /* outputs end exactly at its upper guard */
 static long g_runs;
-static long g_checked[SF_ELEM_COUNT][OP_N];
+static long g_checked[SF_ELEM_COUNT][SF_OP_COUNT_OF_OPS];
 
 static size_t result_size(sf_op op, size_t size) {
     return op == SF_OP_INDEX32 ? 4 : op == SF_OP_INDEX64 ? 8 : op == SF_OP_VALUES ? size : 0;
@@ -570,7 +570,7 @@ static void check_call(const input *in, const sf_kernel *k, sf_op op, int thread
 
 /* Every op of one input: room for n results, then bounded at and below the count. */
 static void check_all_ops(const input *in, const sf_kernel *k, int threads, int with_bounded) {
-    for (int op = 0; op < OP_N; op++) {
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
         check_call(in, k, (sf_op)op, threads, 0, 0);
         if (!with_bounded)
             continue;
@@ -627,7 +627,7 @@ static void cancel_case(const sf_kernel *k) {
     sf_query q = {.kernel = k, .op = SF_OP_INDEX32, .elem = SF_U8};
     sf_run run = {.data = zeros, .n = n, .stride = 1};
     const sf_exec opts = {1, cancel_at_once, NULL};
-    for (int op = 0; op < OP_N; op++) {
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
         sf_run_source one;
         size_t found = 0;
         q.op = (sf_op)op;
@@ -752,7 +752,7 @@ int main(int argc, char **argv) {
                  * driver's run-it-here fallback is exercised. */
                 g_fail_every = rotate % 3 == 0 ? 2 : 0;
                 g_create_calls = 0;
-                for (int op = 0; op < OP_N; op++) {
+                for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
                     check_call(&in, k, (sf_op)op, threads, 0, 0);
                     call_desc c = {k->name, in.layout, "sf_execute", in.kind, (sf_op)op,
                                    in.n, 0, in.stride, in.swap, threads, in.misalign, 0,
@@ -790,7 +790,7 @@ int main(int argc, char **argv) {
     cancel_case(kernels[nk - 1]);
 
     for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
-        for (int op = 0; op < OP_N; op++)
+        for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
             printf("checked %s %s: runs=%ld\n", sf_elem_name((sf_elem)kind), op_names[op],
                    g_checked[kind][op]);
     printf("TOTAL runs=%ld kernels=", g_runs);
