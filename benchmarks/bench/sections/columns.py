@@ -20,7 +20,8 @@ followed by filter_indexes on that array.
 The peak-memory part runs in a fresh subprocess, which builds the column from buffers filled
 chunk by chunk (so building it leaves no freed pages behind that a call could reuse) and
 measures VmHWM after resetting it through /proc/self/clear_refs (the memory section's
-method); where that file cannot be written, the growth of ru_maxrss, a lower bound.
+method). Where that file cannot be written, ru_maxrss, for the first method only: exact when
+the call raised the process's peak, else an upper bound (the build's ~1 MiB of temporaries).
 """
 
 import json
@@ -64,6 +65,7 @@ COPY_HOW = {
     "numpy.ma": "np.ma.filled(m.astype(float64, copy=False), nan)",
 }
 GOAL_PLAIN, GOAL_COPY, GOAL_US = 1.25, 10.0, 1.5
+_BOUND_NOTE = {"exact": "", "upper": ", '<=': an upper bound, as the call did not raise the process's peak"}
 
 
 def _available(alts):
@@ -217,10 +219,12 @@ def _memory_child(n, nulls, sel, seed, k):
 
     import pyarrow as pa
 
-    from .memory import _numpy_hugepages, _trim, peak_memory
+    from .memory import _numpy_hugepages, _status_kib, _trim, peak_memory
 
     rng = np.random.default_rng(seed)
-    chunk = 1 << 20  # a multiple of 8, so every chunk's validity starts on a byte
+    # a multiple of 8, so every chunk's validity starts on a byte; small, so the build's
+    # temporaries (which set the peak that ru_maxrss, without clear_refs, cannot forget) stay ~1 MiB
+    chunk = 1 << 16
     values = np.empty(n, np.int64)
     bitmap = np.empty(-(-n // 8), np.uint8)
     for i in range(0, n, chunk):
@@ -255,7 +259,7 @@ def _memory_child(n, nulls, sel, seed, k):
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
-        hwm = True
+        hwm, bound = True, "exact"
     except OSError:
         hwm = False
     rows = []
@@ -271,19 +275,21 @@ def _memory_child(n, nulls, sel, seed, k):
                 if previous is not None:
                     _numpy_hugepages(previous)
             else:
-                # ru_maxrss only grows, so: no warm-up, the first method only, and a lower
-                # bound (the pages of the build are all still resident, none freed)
+                # ru_maxrss only grows, so: no warm-up, the first method only. If the call
+                # raised the peak, growth = new peak - RSS before, exactly; if not, all that
+                # is known is growth <= old peak - RSS before (the build's small temporaries).
                 gc.collect()
                 _trim()
-                before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                peak0, rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, _status_kib("VmRSS")
                 res = fn()
-                rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+                peak1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                rss, bound = (peak1 - rss0) * 1024, "exact" if peak1 > peak0 else "upper"
                 result, traced, rss_small = res.nbytes, None, None
                 check(name, res)
                 del res
             rows.append(dict(part="memory", n=n, dtype="int64", input="pyarrow Array", nulls=nulls,
                              sel=want[0].size / n, method=name, kernel=k, result_bytes=result,
-                             rss_source="VmHWM" if hwm else "ru_maxrss", rss_growth=rss,
+                             rss_source="VmHWM" if hwm else "ru_maxrss", rss_bound=bound, rss_growth=rss,
                              rss_extra=rss - result,
                              rss_extra_no_thp=None if rss_small is None else rss_small - result,
                              traced_extra=None if traced is None else traced - result))
@@ -366,13 +372,14 @@ def report(rows, result):
     mem = [r for r in rows if r["part"] == "memory"]
     if mem:
         mib = lambda b: "n/a" if b is None else f"{b / Mi:.2f}"
+        up = lambda r, b: ("<= " if r["rss_bound"] == "upper" else "") + mib(b)
         r0 = mem[0]
         print_table(f"COLUMNS - peak extra memory of one call, pyarrow int64 Array, n = {fmt_n(r0['n'])} "
                     f"({r0['n'] * 8 / Mi:.0f} MiB of values), {fmt_sel(r0['nulls'])} nulls, "
                     f"{fmt_sel(r0['sel'])} matching, fresh process, MiB",
                     ["method", "result", "RSS growth", "RSS extra", "RSS extra, 4K pages", "traced extra"],
-                    [[r["method"], mib(r["result_bytes"]), mib(r["rss_growth"]), mib(r["rss_extra"]),
+                    [[r["method"], mib(r["result_bytes"]), up(r, r["rss_growth"]), up(r, r["rss_extra"]),
                       mib(r["rss_extra_no_thp"]), mib(r["traced_extra"])] for r in mem],
-                    note=f"(RSS from {r0['rss_source']}; extra = growth beyond the result; goal: growth about the "
-                         f"size of the result. 4K pages: NumPy's huge-page madvise off; traced: tracemalloc,\n"
-                         f" which counts allocations whose pages are never touched)")
+                    note=f"(RSS from {r0['rss_source']}{_BOUND_NOTE[r0['rss_bound']]}; extra = growth beyond the "
+                         "result; goal: growth about the size of the result. 4K pages: NumPy's huge-page\n"
+                         " madvise off; traced: tracemalloc, which counts allocations whose pages are never touched)")
