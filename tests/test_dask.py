@@ -53,9 +53,9 @@ def _close(cluster):
 
 
 def _quiet_cluster(**kwargs):
-    # No dashboard: it needs bokeh and a free port, neither of which the tests need.
+    # Any free port for the dashboard: 8787 may be taken by another cluster on the machine.
     return distributed.LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, **kwargs
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0", **kwargs
     )
 
 
@@ -63,7 +63,7 @@ def _quiet_cluster(**kwargs):
 def cluster():
     """One real cluster for the module: a scheduler here, two worker processes."""
     cluster = _quiet_cluster()
-    with distributed.Client(cluster, set_as_default=False) as client:
+    with distributed.Client(cluster) as client:
         counter = _TaskCounter()
         # The scheduler of a LocalCluster runs in this process: add the plugin directly.
         cluster.scheduler.add_plugin(counter, name="sf-task-counter")
@@ -90,7 +90,9 @@ def scheduler(request):
             yield None
     else:
         _, client = request.getfixturevalue("cluster")
-        with dask.config.set(scheduler=client):
+        # By name, not the Client object: the nanny pickles dask's config into every
+        # worker process it starts (again after a kill), and a Client does not pickle.
+        with dask.config.set(scheduler="dask.distributed"):
             yield client
 
 
@@ -162,7 +164,7 @@ def test_every_dtype_uneven_chunks(rng, thorough):
         lo, hi = _bounds(a, rng)
         if thorough:
             cases += [(x, a, lo, hi, inclusive) for inclusive in INCLUSIVE]
-            cases += [(x, a, None, hi, "both"), (x, a, lo, None, "both")]
+            cases += [(x, a, None, hi, INCLUSIVE[i % 4]), (x, a, lo, None, INCLUSIVE[-1 - i % 4])]
         else:
             # A sample on the cluster: every dtype, the modes and open ends in turn.
             bounds = [(lo, hi), (None, hi), (lo, None)][i % 3]
@@ -204,7 +206,7 @@ def test_chunk_layouts(rng, thorough):
             a = _data(rng, dtype, 60 * 70).reshape(60, 70)
             lo, hi = _bounds(a, rng)
             # Chunked along both axes (blocks of one band interleave in C order), or not.
-            for chunks in [(20, 30), (25, 70)] + ([(7, 9), (60, 11)] if thorough else []):
+            for chunks in [(20, 30), (25, 70)] + ([(7, 9)] if thorough and dtype == dtypes[i] else []):
                 base = da.from_array(a, chunks=chunks)
                 dtype_out = a.dtype.newbyteorder() if layout == "byteswapped" else a.dtype
                 x = base.map_blocks(make, dtype=dtype_out)
@@ -490,7 +492,7 @@ def test_import_error_without_dask():
 def _slow_scrambled(block, block_info=None):
     # Deterministic data made on the worker (nothing big in the graph), a little
     # slow so that the computation is surely still running when a worker dies.
-    time.sleep(0.02)
+    time.sleep(0.05)
     start = block_info[0]["array-location"][0][0]
     return (np.arange(start, start + block.shape[0], dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
 
@@ -500,7 +502,7 @@ def test_worker_killed_mid_computation(scheduler):
     if scheduler is None:
         pytest.skip("fault tolerance is a property of the distributed scheduler (run on the cluster)")
     client = scheduler
-    n, nchunks = 400 * 4096, 400
+    n, nchunks = 100 * 4096, 100
     x = da.zeros(n, chunks=n // nchunks, dtype=np.uint32).map_blocks(_slow_scrambled, dtype=np.uint32)
     lo, hi = 2**31, 2**31 + 2**28
     want_data = (np.arange(n, dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
@@ -512,7 +514,7 @@ def test_worker_killed_mid_computation(scheduler):
     counter = client.sf_counter
     start = sum(counter.done.values())
     deadline = time.monotonic() + 30
-    while sum(counter.done.values()) - start < 50 and time.monotonic() < deadline:
+    while sum(counter.done.values()) - start < 20 and time.monotonic() < deadline:
         time.sleep(0.01)
     os.kill(victim, signal.SIGKILL)
     assert idx_future.status == "pending", "the computation ended before the worker died"
@@ -548,17 +550,24 @@ def test_memmap_bigger_than_worker_memory(scheduler, tmp_path_factory):
     folder = tmp_path_factory.mktemp("memmap")
     path = str(folder / "big.u32")
     try:
-        m = np.memmap(path, dtype=np.uint32, mode="w+", shape=(n,))
+        # A sparse file: 4 GiB long, 4 MiB of scrambled data at the start of every
+        # 64 MiB chunk, holes (zeros) elsewhere. Reading a hole still fills the page
+        # cache and the reader's mapping like real data; writing it costs no disk.
+        with open(path, "wb") as f:
+            f.truncate(n * 4)
+        m = np.memmap(path, dtype=np.uint32, mode="r+", shape=(n,))
+        written = 2**20  # elements: 4 MiB
         for s in range(0, n, chunk):
-            part = np.arange(s, s + chunk, dtype=np.uint32)
+            part = np.arange(s, s + written, dtype=np.uint32)
             part *= np.uint32(2654435761)
-            m[s:s + chunk] = part
+            m[s:s + written] = part
         m.flush()
         del m
         lo, hi = 10**9, 2 * 10**9
         local = np.memmap(path, dtype=np.uint32, mode="r", shape=(n,))
         want = sum(simdfilter.count_in_range(local[s:s + chunk], lo, hi) for s in range(0, n, chunk))
         del local
+        assert want > 10**7
         limit = 768 * 2**20  # each worker: under a fifth of the file
         cluster = _quiet_cluster(memory_limit=limit)
         with distributed.Client(cluster, set_as_default=False) as client:
