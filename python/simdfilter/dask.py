@@ -98,34 +98,28 @@ def _known_sizes(x: "da.Array", what: str) -> None:
         )
 
 
-def _globalize(
-    local: np.ndarray,
-    chunk_shape: Tuple[int, ...],
-    offsets: Tuple[int, ...],
-    shape: Tuple[int, ...],
-    out_dtype: np.dtype,
-) -> np.ndarray:
-    """Chunk-local flat C-order positions -> positions in the whole array."""
+def _chunk_indexes(block, lo, hi, inclusive, offsets, shape, out_dtype):
+    """Global positions of the matches of one chunk, in `out_dtype`."""
     strides = _c_strides(shape)
     start = sum(o * s for o, s in zip(offsets, strides))
-    size = math.prod(chunk_shape)
-    last = sum((o + c - 1) * s for o, c, s in zip(offsets, chunk_shape, strides))
-    if size == 0 or local.size == 0:
+    last = sum((o + c - 1) * s for o, c, s in zip(offsets, block.shape, strides))
+    if block.size == 0:
         return np.empty(0, dtype=out_dtype)
-    if last - start + 1 == size:
+    if last - start + 1 == block.size:
         # The chunk is one run of the flat order (every 1-d chunk, and N-d chunks
-        # spanning all trailing axes): one add, straight into the result dtype.
-        out = np.empty(local.size, dtype=out_dtype)
-        np.add(local, start, out=out, dtype=out_dtype)
-        return out
+        # spanning all trailing axes): positions straight in the result dtype,
+        # shifted in place.
+        local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive, index_dtype=out_dtype)
+        if start:
+            local += start
+        return local
+    local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive, index_dtype=np.int64)
+    return _unravel_to_global(local, block.shape, offsets, shape).astype(out_dtype, copy=False)
+
+
+def _unravel_to_global(local, chunk_shape, offsets, shape):
     rows = np.unravel_index(local, chunk_shape)
-    glob = tuple(r + o for r, o in zip(rows, offsets))
-    return np.ravel_multi_index(glob, shape).astype(out_dtype, copy=False)
-
-
-def _chunk_indexes(block, lo, hi, inclusive, offsets, shape, out_dtype):
-    local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive)
-    return _globalize(local, block.shape, offsets, shape, out_dtype)
+    return np.ravel_multi_index(tuple(r + o for r, o in zip(rows, offsets)), shape)
 
 
 def _chunk_values(block, lo, hi, inclusive):
@@ -136,10 +130,10 @@ def _chunk_positions_and_values(block, lo, hi, inclusive, offsets, shape):
     # Positions are needed to put the values of chunks that interleave in C
     # order back in order; the values are gathered from the positions, so the
     # chunk is still read by one simdfilter call.
-    local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive)
+    local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive, index_dtype=np.int64)
     values = block[np.unravel_index(local, block.shape)]
     values = values.astype(values.dtype.newbyteorder("="), copy=False)
-    return _globalize(local, block.shape, offsets, shape, np.dtype(np.int64)), values
+    return _unravel_to_global(local, block.shape, offsets, shape), values
 
 
 def _merge_indexes(*parts: np.ndarray) -> np.ndarray:
