@@ -21,7 +21,11 @@ Importing this module also registers the ``sf`` accessor on Dask DataFrames and
 Series (when ``dask.dataframe`` is importable): ``ds.sf.between``,
 ``ds.sf.filter``, ``ds.sf.count``, ``ddf.sf.filter(**ranges)`` and
 ``ddf.sf.count(**ranges)``. See :class:`SeriesAccessor` and
-:class:`DataFrameAccessor`.
+:class:`DataFrameAccessor`. They run this module's own per-partition functions
+(``simdfilter.filter_indexes`` / ``count_in_range`` on each partition's NumPy
+data), with pandas' own comparisons for the column kinds the kernels cannot
+read yet (nullable, Arrow-backed, tz-aware, strings, object...), so their
+results are always pandas'.
 
 Install with ``pip install 'simdfilter[dask]'``.
 """
