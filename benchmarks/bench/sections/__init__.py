@@ -23,6 +23,7 @@ SECTIONS = [
     "overhead",
     "dtypes",
     "columns",
+    "dask_cluster",
 ]
 
 

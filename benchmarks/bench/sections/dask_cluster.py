@@ -15,12 +15,11 @@ tasks do nothing, per chunk: the scheduler's share of every row.
 Full size: 256 Mi elements (1 GiB) in 64 MiB chunks (16 chunks); ``quick``:
 8 Mi elements in 4 MiB chunks. Timings are printed, never asserted.
 
-    python benchmarks/dask_section.py [--quick]
+    python benchmarks/run.py --sections dask_cluster [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -179,12 +178,16 @@ def _print_table(rows: List[Dict], overhead: float, quick: bool) -> None:
                   f"{r['eps'] / 1e9:>9.2f} G {ratio:>7.1f}x")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="8 Mi elements in 4 MiB chunks")
-    args = parser.parse_args()
-    dask_section(args.quick)
+def run(ctx) -> List[Dict]:
+    """The section's entry point for benchmarks/run.py (quick mode: 8 Mi elements)."""
+    try:
+        import dask.array  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        ctx.log(f"dask_cluster: skipped, {exc.name} is not installed (pip install '.[dask]')")
+        return []
+    return dask_section(ctx.cfg["dask_quick"])
 
 
-if __name__ == "__main__":
-    main()
+def report(rows, result) -> None:
+    """dask_section printed its table as it measured."""
