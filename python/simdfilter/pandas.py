@@ -22,7 +22,10 @@ tz-aware) and timedelta64, NumPy-backed, nullable (``Int64``, ``Float64``,
 (object, strings, categorical, Period, intervals) is computed by pandas
 itself, so the answer is always pandas' answer; ``indexes`` raises TypeError
 for such a column instead, as ``simdfilter.filter_indexes`` does.
-A None end is unbounded (pandas has no such bound; the kernels do).
+A None end is unbounded (pandas has no such bound; the kernels do). Strings
+bound datetime columns as pandas reads them (in the column's zone when it is
+tz-aware), Arrow-backed timestamp columns included, where pandas itself
+refuses strings.
 """
 
 from __future__ import annotations
@@ -89,9 +92,12 @@ def _utc_bound(bound: Any, tz: Any) -> Any:
             ts = ts.tz_localize(tz)
     elif isinstance(bound, _dt.datetime) and bound.tzinfo is not None:
         ts = pd.Timestamp(bound)
+    elif isinstance(bound, (_dt.datetime, np.datetime64)):
+        # pandas will not compare naive and aware times: neither do we.
+        raise TypeError(f"a naive {type(bound).__name__} cannot bound tz-aware data")
     else:
         return bound
-    return ts.tz_convert("UTC").tz_localize(None).to_datetime64()
+    return ts.tz_convert("UTC").tz_localize(None).to_datetime64()  # the instant, exactly
 
 
 def _bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
