@@ -20,7 +20,7 @@ def _kernel_env():
     env = dict(os.environ)
     package_root = str(pathlib.Path(__import__("simdfilter").__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env.setdefault("MPLBACKEND", "Agg")
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"  # figures as outputs
     return env
 
 
