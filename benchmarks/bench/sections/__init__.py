@@ -22,6 +22,7 @@ SECTIONS = [
     "memory",
     "overhead",
     "dtypes",
+    "queries",
 ]
 
 
