@@ -137,6 +137,25 @@ def _result_array(s: "pd.Series", mask: np.ndarray) -> Any:
     return mask
 
 
+def _series_like(values: Any, s: "pd.Series") -> "pd.Series":
+    """A Series of `values` with the index and name of `s`.
+
+    Built from a block manager, pandas' internal route: the public constructor
+    costs more than the whole filter on a small Series (2.4x this here), and
+    groupby-apply pipelines call it once per small group. A pandas without
+    that route gets the public constructor, the same Series.
+    """
+    try:
+        from pandas.core.internals import SingleBlockManager
+
+        mgr = SingleBlockManager.from_array(values, s.index)
+        out = pd.Series._from_mgr(mgr, mgr.axes)
+        out.name = s.name
+        return out
+    except (ImportError, AttributeError, TypeError):
+        return pd.Series(values, index=s.index, name=s.name, copy=False)
+
+
 class SeriesAccessor:
     """``s.sf``: range queries on one column through simdfilter's kernels.
 
@@ -193,7 +212,7 @@ class SeriesAccessor:
             return s.between(lo, hi, inclusive=inclusive)  # pandas' answer, or its error
         mask = np.zeros(len(s), dtype=bool)
         mask[idx] = True
-        return pd.Series(_result_array(s, mask), index=s.index, name=s.name, copy=False)
+        return _series_like(_result_array(s, mask), s)
 
     def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
         """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``."""
