@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 pd = pytest.importorskip("pandas", reason="pandas is not installed")
-pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (Arrow-backed columns)")
+try:
+    import pyarrow as pa
+except ImportError:  # the Arrow-backed kinds skip, saying why; the rest still run
+    pa = None
 import pandas.testing as pdt  # noqa: E402
 
 import simdfilter  # noqa: E402
@@ -54,7 +57,7 @@ def make_column(kind, rng):
         a[nulls] = np.timedelta64("NaT")
         s = pd.Series(a)
     elif kind.startswith("tz:"):
-        s = pd.Series(_times(rng, "ns")).dt.tz_localize("UTC").dt.tz_convert(kind[3:])
+        s = pd.Series(_times(rng, "ns")).dt.tz_localize("UTC").dt.tz_convert(kind[3:]).copy()
         s[nulls] = pd.NaT
     elif kind in ("Int8", "Int64", "UInt16", "UInt64"):
         s = pd.Series(pd.array(_ints(rng, kind.lower()), dtype=kind))
@@ -102,8 +105,14 @@ def _expected_positions(s, lo, hi, inclusive):
     return np.flatnonzero(mask.fillna(False).astype(bool).to_numpy())
 
 
+def _need_arrow(kind):
+    if "pyarrow" in kind and pa is None:
+        pytest.skip("pyarrow is not installed: no Arrow-backed columns to test")
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_verb_matches_pandas(kind, kernel, rng):
+    _need_arrow(kind)
     s, lo, hi = make_column(kind, rng)
     # Every `inclusive` on the best kernel; one per kind on the others (they
     # rotate over the kinds), to keep the suite fast.
@@ -120,6 +129,7 @@ def test_every_verb_matches_pandas(kind, kernel, rng):
 @pytest.mark.parametrize("kind", ["datetime64[ns]", "tz:America/New_York", "tz:Asia/Kolkata",
                                   "timestamptz[pyarrow]", "timestamp[pyarrow]"])
 def test_string_bounds_on_datetime_columns_read_as_pandas_reads_them(kind, rng):
+    _need_arrow(kind)
     s, _, _ = make_column(kind, rng)
     for lo, hi in [("2013-03-01", "2013-04-01"), ("2013-03-01 05:30", "2013-11-03 01:30"),
                    ("2013-06-01", None)]:
@@ -129,10 +139,10 @@ def test_string_bounds_on_datetime_columns_read_as_pandas_reads_them(kind, rng):
                 expected = s.between(*(pd.Timestamp(b or "2100-01-01", tz=zone) for b in (lo, hi)))
             else:
                 expected = s.between(lo, hi if hi is not None else "2100-01-01")
-        except TypeError:  # 01:30 on 2013-11-03 happens twice in New York: pandas refuses
-            with pytest.raises(TypeError):
+        except Exception as exc:  # 01:30 on 2013-11-03 happens twice in New York: pandas refuses
+            with pytest.raises(type(exc)):
                 s.sf.between(lo, hi)
-            with pytest.raises(TypeError):
+            with pytest.raises(type(exc)):
                 s.sf.count(lo, hi)
             continue
         pdt.assert_series_equal(s.sf.between(lo, hi), expected)
@@ -149,7 +159,8 @@ def test_nan_never_matches_and_none_is_unbounded():
 @pytest.mark.parametrize("make", [
     lambda: pd.Series(["b", "a", None, "d", "c"], dtype=object),
     lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string"),
-    lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string[pyarrow]"),
+    pytest.param(lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string[pyarrow]"),
+                 marks=pytest.mark.skipif(pa is None, reason="pyarrow is not installed")),
     lambda: pd.Series(pd.Categorical([3, 1, 2, 5, 4], ordered=True)),
     lambda: pd.Series(pd.period_range("2013-01", periods=5, freq="M")),
     lambda: pd.Series([1, "x", 3.5, None, 2], dtype=object),
@@ -215,8 +226,11 @@ def make_frame(rng, n=2000):
         "distance": rng.gamma(2, 500, n),
         "time_hour": pd.Series(_times(rng, "ns", n)).dt.tz_localize("UTC").dt.tz_convert("America/New_York"),
         "carrier": rng.choice(["AA", "B6", "UA", "DL"], n),
-        "seats": pd.Series(pd.arrays.ArrowExtensionArray(pa.array(rng.integers(50, 400, n), mask=rng.random(n) < 0.05))),
     }, index=pd.RangeIndex(0, 2 * n, 2))
+    seats = rng.integers(50, 400, n)
+    if pa is not None:  # an Arrow-backed column with nulls
+        seats = pd.arrays.ArrowExtensionArray(pa.array(seats, mask=rng.random(n) < 0.05))
+    df["seats"] = pd.Series(seats, index=df.index)
     df.loc[rng.random(n) < 0.1, "dep_delay"] = pd.NA
     df.loc[rng.random(n) < 0.05, "distance"] = np.nan
     return df
