@@ -24,6 +24,7 @@ SECTIONS = [
     "dtypes",
     "columns",
     "dask_cluster",
+    "queries",
 ]
 
 
