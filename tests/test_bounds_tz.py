@@ -44,7 +44,7 @@ def _resolved_mask(data_utc_ticks, unit, tz, lo, hi, inclusive):
 def test_bounds_match_pandas(tz, unit, rng):
     base = pd.Timestamp("2013-03-30", tz="UTC")
     # Data a few ticks around every bound, across two clock changes of the year.
-    for _ in range(12):
+    for _ in range(5):
         step = int(rng.integers(1, 10**6)) * 10**6  # up to ~11 days in ns
         a = base + pd.Timedelta(int(rng.integers(0, 220 * 86400 * 10**9)), "ns")
         b = a + pd.Timedelta(step, "ns")
