@@ -161,8 +161,10 @@ def test_aware_bound_on_naive_data_is_a_type_error(bound):
 @pytest.mark.parametrize("bound", ["2013-03-31 02:30", "2013-10-27 02:30"])
 def test_skipped_and_repeated_wall_times_are_refused(bound):
     s = pd.Series(pd.to_datetime(["2013-01-01 05:00"])).dt.tz_localize("Europe/Paris")
-    with pytest.raises(TypeError):
-        s >= bound  # pandas refuses too (its TypeError wraps the zone's ValueError)
+    # pandas refuses too: a TypeError wrapping the zone's ValueError (pandas 2, 3),
+    # pytz's own error (pandas 1.5).
+    with pytest.raises(Exception):
+        s >= bound
     with pytest.raises(ValueError, match="ambiguous|does not exist"):
         resolve(np.dtype("M8[us]"), bound, None, "both", tz="Europe/Paris")
     # With an offset, either reading is explicit.
