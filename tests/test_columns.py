@@ -498,7 +498,7 @@ def test_columns_are_not_kept_alive():
     wrap = CArray(arr)
     refs = [weakref.ref(wrap)]
     for col in (arr, chunked, s, ps, wrap):
-        for _ in range(200):
+        for _ in range(50):
             simdfilter.count_in_range(col, 10, 20)
             simdfilter.filter_values(col, 10, 20)
             with pytest.raises(TypeError):
