@@ -9,15 +9,23 @@ is never wrapped, truncated or rounded the wrong way.
 ``resolve`` returns ``None`` for an empty range, or ``(lo, hi)``: the inclusive
 bounds as Python ints (integer, bool and time data; NaT excluded) or as floats
 exactly representable in the data's float type.
+
+Datetime data with a time zone (``tz``) store UTC ticks and are compared as
+instants, as pandas compares them: an aware bound (a Timestamp or datetime with
+a tzinfo, an ISO string ending in ``Z`` or ``+HH:MM``) is taken to UTC, an ISO
+string without an offset is read as a wall time in the data's zone, and a naive
+datetime-like bound raises TypeError (as does an aware one on naive data).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import decimal
-import warnings
+import functools
 import math
 import numbers
+import re
+import warnings
 from fractions import Fraction
 from typing import Any, Optional, Tuple, Union
 
@@ -73,6 +81,42 @@ def _real(value: Any) -> Union[None, float, Fraction]:
     raise TypeError(f"bounds must be real numbers or None, not {type(value).__name__}")
 
 
+# Fractions of a second, read apart from the rest: NumPy parses a string in the
+# unit its digits need, and 2013 in picoseconds wraps around int64.
+_ISO_FRACTION = re.compile(r"^(?P<head>.*\d{2}:\d{2}:\d{2})[.,](?P<frac>\d+)(?P<tail>.*)$")
+
+
+class _Wall:
+    """A datetime string read exactly: a NumPy datetime (whole seconds or coarser)
+    plus `extra` attoseconds (a Fraction when finer than attoseconds)."""
+
+    __slots__ = ("dt64", "extra")
+
+    def __init__(self, dt64: np.datetime64, extra: Fraction) -> None:
+        self.dt64, self.extra = dt64, extra
+
+
+def _parse_wall(text: str, original: str) -> Union[_Wall, np.datetime64]:
+    """`text` (`original` minus any UTC offset) as a _Wall, or NaT."""
+    text = text.strip()
+    m = _ISO_FRACTION.match(text)
+    extra = Fraction(0)
+    if m:
+        text = m["head"] + m["tail"]
+        extra = Fraction(int(m["frac"]) * 10**18, 10 ** len(m["frac"]))
+    with warnings.catch_warnings():
+        # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
+        warnings.simplefilter("error")
+        try:
+            v = np.datetime64(text)
+        except (UserWarning, DeprecationWarning):
+            raise TypeError(f"{original!r} has a timezone; datetime64 data are naive: "
+                            "give the bound in the data's own time") from None
+        except ValueError as exc:
+            raise ValueError(f"cannot read {original!r} as a datetime64 bound: {exc}") from None
+    return v if np.isnat(v) else _Wall(v, extra)
+
+
 def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelta64, int]:
     """A datetime/timedelta bound as a NumPy scalar of its own unit (or an int for
     timedelta data, which NumPy compares as ticks of the data's unit)."""
@@ -84,16 +128,7 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
         if isinstance(value, np.datetime64):
             return value
         if isinstance(value, str):
-            with warnings.catch_warnings():
-                # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
-                warnings.simplefilter("error")
-                try:
-                    return np.datetime64(value)
-                except (UserWarning, DeprecationWarning):
-                    raise TypeError(f"{value!r} has a timezone; datetime64 data are naive: "
-                                    "give the bound in the data's own time") from None
-                except ValueError as exc:
-                    raise ValueError(f"cannot read {value!r} as a datetime64 bound: {exc}") from None
+            return _parse_wall(value, value)
         if _is_pandas(value, "Timestamp"):
             if value.tzinfo is not None:
                 raise TypeError("a timezone-aware Timestamp cannot bound naive datetime64 data; "
@@ -175,7 +210,108 @@ def _instant(v: Union[np.datetime64, np.timedelta64]) -> Tuple[str, int]:
     return "as", _days_from_civil(1970 + year, month0 + 1, 1) * _DAY
 
 
-def _time_real(dtype: np.dtype, value: Any) -> Union[None, float, Fraction]:
+# An ISO string's UTC offset: 'Z', '+HH', '+HHMM' or '+HH:MM' after a time of day.
+_ISO_OFFSET = re.compile(r"^(?P<wall>.*[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?)\s*"
+                         r"(?:(?P<z>[Zz])|(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?)$")
+# A fixed-offset zone as Arrow ('+01:00') and pandas ('UTC+01:00') name it.
+_FIXED_ZONE = re.compile(r"^(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?$")
+_US = 10**12  # attoseconds per microsecond
+
+
+def _offset_as(td: _dt.timedelta) -> int:
+    """A UTC offset in attoseconds, exactly (timedelta holds whole microseconds)."""
+    return (td // _dt.timedelta(microseconds=1)) * _US
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(tz: str) -> _dt.tzinfo:
+    """The tzinfo a zone name stands for: a fixed offset, or a named zone (zoneinfo)."""
+    m = _FIXED_ZONE.match(tz)
+    if m:
+        off = _dt.timedelta(hours=int(m["h"]), minutes=int(m["m"] or 0))
+        return _dt.timezone(-off if m["sign"] == "-" else off)
+    if tz.upper() in ("UTC", "Z", "GMT"):
+        return _dt.timezone.utc
+    import zoneinfo  # only aware data need it
+
+    try:
+        return zoneinfo.ZoneInfo(tz)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {tz!r} (no such zone in the time zone database)") from None
+
+
+def _wall_offset(wall: np.datetime64, tz: str, text: str) -> int:
+    """The UTC offset (attoseconds) of the wall time `wall` in zone `tz`. A wall time
+    that a clock change skips or repeats has no single instant: ValueError, where
+    pandas refuses the comparison too."""
+    zone = _zone(tz)
+    if isinstance(zone, _dt.timezone):
+        return _offset_as(zone.utcoffset(None))
+    # Zone rules change on whole seconds, so the microsecond floor of the wall time
+    # has the offset of the wall time itself.
+    us = wall.astype("M8[us]")
+    if not np.datetime64("0001-01-01") <= us <= np.datetime64("9999-12-31T23:59:59.999999"):
+        raise ValueError(f"{text!r} lies outside years 1-9999, where the rules of time zone "
+                         f"{tz!r} are unknown: give the bound with a UTC offset")
+    local = us.astype(_dt.datetime)
+    offsets = []
+    for fold in (0, 1):
+        off = local.replace(fold=fold, tzinfo=zone).utcoffset()
+        # The wall time exists with this offset iff it comes back from UTC unchanged.
+        try:
+            back = (local - off).replace(tzinfo=_dt.timezone.utc).astimezone(zone)
+        except OverflowError:  # within a day of year 1 or 9999
+            back = None
+        if back is not None and back.replace(tzinfo=None) == local and off not in offsets:
+            offsets.append(off)
+    if len(offsets) != 1:
+        what = "does not exist" if not offsets else "is ambiguous"
+        raise ValueError(f"{text!r} {what} in time zone {tz!r} (a clock change): "
+                         "give the bound with a UTC offset or as an aware Timestamp")
+    return _offset_as(offsets[0])
+
+
+def _aware_value(dtype: np.dtype, value: Any, tz: str) -> Tuple[Union[None, np.datetime64, _Wall], int]:
+    """A bound on datetime data in zone `tz`, as (naive wall time, offset): the
+    instant is the wall time minus the offset (attoseconds). (None, 0) for NaT."""
+    value = _scalar(value)
+    if dtype.kind != "M":
+        raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
+    if _is_pandas_nat(value) or (isinstance(value, np.datetime64) and np.isnat(value)):
+        return None, 0
+    if isinstance(value, str):
+        m = _ISO_OFFSET.match(value.strip())
+        try:
+            wall = _parse_wall(m["wall"] if m else value, value)
+        except TypeError as exc:  # an offset this parser does not know
+            raise ValueError(f"cannot read {value!r} as a datetime bound: {exc}") from None
+        if not isinstance(wall, _Wall):
+            return None, 0
+        if m is None:
+            return wall, _wall_offset(wall.dt64, tz, value)
+        if m["z"]:
+            return wall, 0
+        off = (int(m["h"]) * 3600 + int(m["m"] or 0) * 60) * 10**18
+        return wall, -off if m["sign"] == "-" else off
+    if _is_pandas(value, "Timestamp") or isinstance(value, _dt.datetime):
+        off = value.utcoffset()
+        if off is None:
+            raise TypeError(f"Invalid comparison between datetime64 data with time zone {tz!r} "
+                            f"and a naive {type(value).__name__}: localize the bound "
+                            "(e.g. Timestamp.tz_localize) or give it with a UTC offset")
+        naive = value.replace(tzinfo=None)
+        wall = naive.to_datetime64() if _is_pandas(value, "Timestamp") else np.datetime64(naive, "us")
+        return wall, _offset_as(off)
+    if isinstance(value, (np.datetime64, _dt.date)):
+        raise TypeError(f"Invalid comparison between datetime64 data with time zone {tz!r} "
+                        f"and a {type(value).__name__}, which has no time zone: give an aware "
+                        "Timestamp or datetime, or an ISO string")
+    raise TypeError(
+        "bounds on datetime64 data with a time zone must be an aware pandas.Timestamp "
+        f"or datetime, an ISO string or None, not {type(value).__name__}")
+
+
+def _time_real(dtype: np.dtype, value: Any, tz: Optional[str] = None) -> Union[None, float, Fraction]:
     """A time bound in ticks of the data's unit, exactly: an integer, or a
     half-tick marker (floor + 1/2) when it falls between two ticks, which
     ceil/floor then treat exactly as the real instant would be. All arithmetic is
@@ -183,9 +319,18 @@ def _time_real(dtype: np.dtype, value: Any) -> Union[None, float, Fraction]:
     unit's range it lies (the domain clamp then applies)."""
     if value is None:
         return None
-    v = _time_value(dtype, value)
+    offset = 0
+    if tz is not None:
+        v, offset = _aware_value(dtype, value, tz)
+        if v is None:
+            return _NAN
+    else:
+        v = _time_value(dtype, value)
     if isinstance(v, int):
         return Fraction(v)
+    extra = 0
+    if isinstance(v, _Wall):
+        v, extra = v.dt64, v.extra
     if np.isnat(v):
         return _NAN
     if (dtype.kind == "M") != isinstance(v, np.datetime64):
@@ -194,6 +339,7 @@ def _time_real(dtype: np.dtype, value: Any) -> Union[None, float, Fraction]:
     if unit == "generic":
         raise TypeError(f"{dtype} data has no unit to compare bounds in")
     space, q = _instant(v)
+    q = q + extra - offset  # a Fraction only for digits finer than attoseconds
     if unit in _ATTOSECONDS:
         if space == "months":
             raise TypeError(f"a timedelta64 in years or months has no fixed length in {dtype} units")
@@ -276,11 +422,27 @@ def _int_at_most(q, strict: bool) -> Optional[Number]:
 
 def resolve(dtype: np.dtype, lo: Any, hi: Any, inclusive: str,
             tz: Optional[str] = None) -> Optional[Tuple[Number, Number]]:
-    """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty."""
+    """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty.
+
+    Parameters
+    ----------
+    dtype : np.dtype
+        The data's dtype (datetime64/timedelta64 of the data's unit for time data).
+    lo, hi : Any
+        The bounds, None for unbounded.
+    inclusive : {"both", "left", "right", "neither"}
+        Which ends are closed.
+    tz : str, optional
+        For datetime64 data with a time zone: its name ("UTC", "Europe/Paris",
+        "+01:00", "UTC+01:00"). The data's ticks are UTC; the bounds become UTC
+        ticks. None for naive data.
+    """
     dtype = np.dtype(dtype)
     left_closed = inclusive in ("both", "left")
     right_closed = inclusive in ("both", "right")
-    read = (lambda v: _time_real(dtype, v)) if dtype.kind in "mM" else _real
+    if tz is not None and dtype.kind != "M":
+        raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
+    read = (lambda v: _time_real(dtype, v, tz)) if dtype.kind in "mM" else _real
     qlo, qhi = read(lo), read(hi)
     if (isinstance(qlo, float) and math.isnan(qlo)) or (isinstance(qhi, float) and math.isnan(qhi)):
         return None

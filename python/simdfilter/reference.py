@@ -13,6 +13,14 @@ bounds exactly, and share no code with the C path or with ``simdfilter._bounds``
   attoseconds (months for year/month timedeltas) and compared as such, so a
   bound far outside the data's unit range is neither wrapped nor rounded (NumPy's
   own comparisons would wrap it); NaT never matches.
+
+Columns of data tools are first turned into a NumPy array of their values and a
+bool array of which elements are valid, by the tools' own public conversions
+(pyarrow for Arrow arrays and streams, Polars and pandas' Arrow dtypes; pandas'
+``isna`` and ``to_numpy`` for nullable columns; ``numpy.ma.getmaskarray``). A null
+never matches. Timestamps with a time zone become their UTC instants; bounds on
+them are read by pandas (``Timestamp``, ``tz_localize``, ``tz_convert``), which
+the reference then needs.
 """
 
 from __future__ import annotations
@@ -138,13 +146,127 @@ def _time_bound(dtype: np.dtype, b: Any):
     return b
 
 
+_ARROW_SUPPORTED = ("int8..int64, uint8..uint64, float32, float64, bool, date32, date64, "
+                    "timestamp, duration, time32, time64")
+
+
+def _arrow_chunk(chunk) -> tuple:
+    """(values, valid, tz) of one pyarrow Array, through pyarrow's own conversions."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = chunk.type
+    valid = chunk.is_valid().to_numpy(zero_copy_only=False).astype(bool)
+    tz = None
+    if pa.types.is_boolean(t):
+        values = pc.fill_null(chunk, False).to_numpy(zero_copy_only=False).astype(bool)
+    elif pa.types.is_integer(t) or t in (pa.float32(), pa.float64()):
+        zero = pa.scalar(0, t) if pa.types.is_integer(t) else pa.scalar(0.0, t)
+        values = pc.fill_null(chunk, zero).to_numpy(zero_copy_only=False)
+    elif pa.types.is_temporal(t) and not pa.types.is_interval(t):
+        width = pa.int32() if t in (pa.date32(),) or pa.types.is_time32(t) else pa.int64()
+        ticks = pc.fill_null(chunk.view(width), pa.scalar(0, width)).to_numpy(zero_copy_only=False)
+        if pa.types.is_date32(t):
+            dtype = "M8[D]"
+        elif pa.types.is_date64(t):
+            dtype = "M8[ms]"
+        elif pa.types.is_timestamp(t):
+            dtype, tz = f"M8[{t.unit}]", t.tz
+        else:  # duration, time32, time64: timedeltas (time of day since midnight)
+            dtype = f"m8[{t.unit}]"
+        values = ticks.astype(np.int64).view(dtype)
+    else:
+        raise TypeError(f"unsupported Arrow type {t}; supported: {_ARROW_SUPPORTED}")
+    return values, valid, tz
+
+
+def _arrow(obj) -> tuple:
+    """(values, valid, tz) of a pyarrow Array or ChunkedArray, chunks end to end."""
+    import pyarrow as pa
+
+    chunks = obj.chunks if isinstance(obj, pa.ChunkedArray) else [obj]
+    parts = [_arrow_chunk(c) for c in chunks]
+    if not parts:
+        return _arrow_chunk(pa.array([], obj.type))
+    values = np.concatenate([p[0] for p in parts])
+    valid = np.concatenate([p[1] for p in parts])
+    return values, valid, parts[0][2]
+
+
+def _pandas_column(obj) -> tuple:
+    import pandas as pd
+
+    dtype = obj.dtype
+    if isinstance(dtype, getattr(pd, "ArrowDtype", ())):
+        import pyarrow as pa
+
+        return _arrow(pa.array(obj))
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        utc = pd.Series(obj).dt.tz_convert("UTC").dt.tz_localize(None)
+        return utc.to_numpy(), None, str(dtype.tz)
+    if isinstance(dtype, np.dtype):
+        return np.asarray(obj), None, None
+    if dtype.kind in "biuf" and hasattr(dtype, "numpy_dtype"):  # masked: Int64, boolean, ...
+        na = pd.isna(pd.Series(obj)).to_numpy()
+        values = pd.Series(obj).to_numpy(dtype=dtype.numpy_dtype, na_value=dtype.numpy_dtype.type(0))
+        return values, ~na, None
+    raise TypeError(f"unsupported pandas dtype {dtype}")
+
+
+def _column(values: Any) -> tuple:
+    """(values as a NumPy array, valid elements as a bool array or None, time zone)."""
+    mod = type(values).__module__.split(".")[0]
+    if isinstance(values, np.ma.MaskedArray):
+        return np.ma.getdata(values), ~np.ma.getmaskarray(values), None
+    if mod == "pyarrow":
+        return _arrow(values)
+    if mod == "polars":
+        return _arrow(values.to_arrow())
+    if mod == "pandas":
+        return _pandas_column(values)
+    if hasattr(type(values), "__arrow_c_stream__") or hasattr(type(values), "__arrow_c_array__"):
+        import pyarrow as pa
+
+        if hasattr(type(values), "__arrow_c_stream__"):
+            return _arrow(pa.ChunkedArray._import_from_c_capsule(values.__arrow_c_stream__()))
+        return _arrow(pa.array(values))
+    return np.asarray(values), None, None
+
+
+def _utc_bound(b: Any, tz: str):
+    """A bound on data in zone tz as a naive UTC np.datetime64, as pandas reads it."""
+    import pandas as pd
+
+    if b is None:
+        return None
+    if isinstance(b, np.ndarray) and b.ndim == 0:
+        b = b[()]
+    if b is pd.NaT or (isinstance(b, np.datetime64) and np.isnat(b)):
+        return np.datetime64("NaT")
+    if isinstance(b, str):
+        t = pd.Timestamp(b)
+        if t is pd.NaT:
+            return np.datetime64("NaT")
+        if t.tzinfo is None:
+            t = t.tz_localize(tz)
+    else:
+        if not isinstance(b, _dt.datetime) or b.utcoffset() is None:
+            raise TypeError(f"Invalid comparison between aware data and {type(b).__name__}")
+        t = pd.Timestamp(b)
+    return t.tz_convert("UTC").tz_localize(None).to_datetime64()
+
+
 def in_range_mask(values: Any, lo: Any, hi: Any, inclusive: str = "both") -> np.ndarray:
-    """Boolean mask of the elements in the range, same shape as `values`."""
+    """Boolean mask of the elements in the range, same shape as `values`.
+
+    Nulls (Arrow validity 0, pandas NA, masked elements) are False."""
     if inclusive not in _INCLUSIVE:
         raise ValueError(f"inclusive must be one of {_INCLUSIVE}")
-    a = np.asarray(values)
+    a, valid, tz = _column(values)
+    if tz is not None:
+        lo, hi = _utc_bound(lo, tz), _utc_bound(hi, tz)
     _check_dtype(a)
-    mask = np.ones(a.shape, dtype=bool)
+    mask = np.ones(a.shape, dtype=bool) if valid is None else valid.copy()
     if a.dtype.kind == "f":
         mask &= ~np.isnan(a)
     if a.dtype.kind in "mM":
@@ -159,17 +281,18 @@ def in_range_mask(values: Any, lo: Any, hi: Any, inclusive: str = "both") -> np.
 def filter_indexes(values: Any, lo: Any, hi: Any, *, inclusive: str = "both",
                    index_dtype: Optional[Any] = None) -> np.ndarray:
     """Reference for simdfilter.filter_indexes (without out= and threads=)."""
-    a = np.asarray(values)
-    mask = in_range_mask(a, lo, hi, inclusive)
+    mask = in_range_mask(values, lo, hi, inclusive)
     if index_dtype is None:
-        index_dtype = np.uint32 if a.size <= 2**32 - 1 else np.int64
+        index_dtype = np.uint32 if mask.size <= 2**32 - 1 else np.int64
     return np.flatnonzero(mask).astype(index_dtype)
 
 
 def filter_values(values: Any, lo: Any, hi: Any, *, inclusive: str = "both") -> np.ndarray:
-    """Reference for simdfilter.filter_values: matching elements, native byte order."""
-    a = np.asarray(values)
-    mask = in_range_mask(a, lo, hi, inclusive)
+    """Reference for simdfilter.filter_values: matching elements, native byte order.
+
+    Timestamps with a time zone give their UTC instants (naive datetime64)."""
+    a = _column(values)[0]
+    mask = in_range_mask(values, lo, hi, inclusive)
     return a.ravel()[mask.ravel()].astype(a.dtype.newbyteorder("="))
 
 
