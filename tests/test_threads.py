@@ -1,4 +1,4 @@
-"""threads=: identical results to one thread, and Ctrl-C interrupts long calls."""
+"""Concurrency: threads= gives one thread's results, the GIL is released, Ctrl-C stops a call."""
 
 import _thread
 import threading
@@ -44,6 +44,40 @@ def test_bad_threads():
         simdfilter.filter_indexes(a, 0, 1, threads=True)
     with pytest.raises(ValueError, match="threads"):
         simdfilter.count_in_range(a, 0, 1, threads=-2)
+
+
+def test_threads_takes_any_integer():
+    a = np.arange(20, dtype=np.int64)
+    assert simdfilter.filter_indexes(a, 3, 5, threads=np.int64(2)).tolist() == [3, 4, 5]
+    # More threads than anyone has: capped, not refused.
+    assert simdfilter.filter_indexes(a, 3, 5, threads=10**30).tolist() == [3, 4, 5]
+    with pytest.raises(ValueError, match="threads"):
+        simdfilter.filter_indexes(a, 3, 5, threads=-(10**30))
+
+
+def test_gil_is_released():
+    """Another Python thread makes progress while a long call runs."""
+    a = np.random.default_rng(1).integers(0, 100, size=2**26, dtype=np.uint32)[::2]  # strided: slower
+    ticks = []
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+
+    t = threading.Thread(target=spin)
+    with simdfilter.use_kernel("scalar"):
+        t.start()
+        time.sleep(0.01)
+        start = time.perf_counter()
+        simdfilter.count_in_range(a, 10, 20, threads=1)
+        end = time.perf_counter()
+        done.set()
+        t.join()
+    during = [x for x in ticks if start < x < end]
+    assert end - start > 0.005, "the call was too short to tell"
+    # With the GIL held the whole time, the spinner could not record a single tick.
+    assert len(during) > 100, f"{len(during)} ticks in {end - start:.3f} s"
 
 
 def test_ctrl_c_interrupts_a_long_call():
