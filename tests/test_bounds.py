@@ -190,3 +190,20 @@ def test_time_bound_errors():
         simdfilter.filter_indexes(np.arange(3), np.datetime64("2020"), None)
     with pytest.raises(TypeError, match="does not apply to numeric data"):
         simdfilter.filter_indexes(np.arange(3), np.timedelta64(1, "s"), None)  # an np.integer!
+
+
+_NONE_REFUSED = pytest.mark.xfail(
+    strict=True, reason="the binding takes inclusive=None as 'both'; pandas raises ValueError")
+
+
+@pytest.mark.parametrize("fn", [
+    pytest.param(simdfilter.filter_indexes, marks=_NONE_REFUSED, id="filter_indexes"),
+    pytest.param(simdfilter.filter_values, marks=_NONE_REFUSED, id="filter_values"),
+    pytest.param(simdfilter.count_in_range, marks=_NONE_REFUSED, id="count_in_range"),
+    pytest.param(reference.filter_indexes, id="reference"),
+])
+def test_inclusive_none_is_refused(fn):
+    """inclusive=None is not a mode (pandas' between() raises too), not 'both'."""
+    a = np.arange(10, dtype=np.uint32)
+    with pytest.raises(ValueError, match="inclusive must be one of"):
+        fn(a, 0, 1, inclusive=None)

@@ -81,6 +81,26 @@ def test_uint32_positions_refused_beyond_2_32():
     assert simdfilter.filter_indexes(big, 300, 400).dtype == np.int64  # empty, but typed right
 
 
+def test_uint32_positions_accepted_up_to_2_32_minus_1_elements():
+    # Positions 0 .. 2**32 - 2 and a count of 2**32 - 1 all fit in uint32. An empty
+    # range answers without reading, so a zero-stride view of that length costs nothing.
+    a = zero_stride(1, 2**32 - 1, np.uint8)
+    got = simdfilter.filter_indexes(a, 300, 400, index_dtype=np.uint32)
+    assert got.dtype == np.uint32 and got.size == 0
+
+
+@pytest.mark.xfail(strict=True, reason="the binding says positions are beyond the uint32 range; "
+                   "at exactly 2**32 elements only the count (2**32) is")
+def test_uint32_refusal_at_2_32_elements_blames_the_count():
+    # The largest position, 2**32 - 1, fits in uint32: the count 2**32 is what does not.
+    a = zero_stride(1, 2**32, np.uint8)
+    with pytest.raises(ValueError, match="4294967296") as err:
+        simdfilter.filter_indexes(a, 0, 0, index_dtype=np.uint32)
+    msg = str(err.value)
+    assert "count" in msg and "uint32" in msg and "index_dtype=np.int64" in msg, msg
+    assert "positions beyond" not in msg, msg
+
+
 @needs_plain_memory
 def test_falls_back_to_count_then_fill_when_memory_is_short():
     """Under an address-space limit too small for the worst-case result buffer,
