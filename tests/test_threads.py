@@ -1,6 +1,7 @@
 """Concurrency: threads= gives one thread's results, the GIL is released, Ctrl-C stops a call."""
 
 import _thread
+import signal
 import sys
 import threading
 import time
@@ -102,7 +103,24 @@ def test_gil_is_released():
     assert len(during) > 100, f"{len(during)} ticks in {elapsed:.3f} s"
 
 
-def test_ctrl_c_interrupts_a_long_call():
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt during the test, whatever the process inherited.
+
+    A shell that starts pytest in the background (`pytest &`, a CI step run that
+    way) leaves SIGINT ignored; Python then installs no handler, and
+    _thread.interrupt_main() does nothing: the call below would run to its end.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set from the main thread; this test runs in another")
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_interrupts_a_long_call(sigint_raises):
     """A KeyboardInterrupt raised during a call that would run for minutes stops it
     long before its end."""
     # 2**38 byte-swapped elements of stride 0 (a broadcast: no memory) take the
