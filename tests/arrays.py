@@ -7,8 +7,8 @@ unaligned, byte-swapped, read-only, memory-mapped, N-d in C and F order). The
 test modules combine them; none keeps its own copy.
 
 Adding a kind of input (nulls, chunked sources) means adding a table entry or a
-generator here: `layout()` and `arrays()` are how tests ask for inputs, so the
-callers do not change.
+generator here: tests that loop over LAYOUTS or the dtype lists pick it up
+without changing.
 """
 
 import numpy as np
@@ -28,7 +28,7 @@ DATETIME_DTYPES = [np.dtype(f"M8[{u}]") for u in ("D", "s", "ms", "ns")]
 TIMEDELTA_DTYPES = [np.dtype(f"m8[{u}]") for u in ("s", "ns")]
 TIME_DTYPES = DATETIME_DTYPES + TIMEDELTA_DTYPES
 ALL_DTYPES = NUMERIC_DTYPES + TIME_DTYPES
-# For the dense per-kernel families: every time unit runs the same int64 kernels
+# For the large per-kernel tests: every time unit runs the same int64 kernels
 # (only bound conversion differs, tested per unit elsewhere), and the exact
 # reference for time data is slow, so one datetime and one timedelta unit.
 KERNEL_DTYPES = NUMERIC_DTYPES + [np.dtype("M8[ns]"), np.dtype("m8[s]")]
@@ -141,11 +141,6 @@ LAYOUTS = {
 }
 
 
-def layout(name, base):
-    """`base` (1-d) laid out as LAYOUTS[name]."""
-    return LAYOUTS[name](base)
-
-
 def memmap_copy(base, directory, name="data.bin", offset_elems=0):
     """A read-only np.memmap of `base`'s bytes in a file under `directory`
     (a per-test tmp_path, so parallel workers never share a file)."""
@@ -158,15 +153,6 @@ def memmap_copy(base, directory, name="data.bin", offset_elems=0):
 def zero_stride(value, n, dtype):
     """`n` copies of one value at stride 0 (np.broadcast_to): any length, no memory."""
     return np.broadcast_to(np.array(value, dtype=dtype), (n,))
-
-
-def arrays(dtypes=ALL_DTYPES, layouts=tuple(LAYOUTS), size=5003, rng=None):
-    """Yield (dtype, layout name, array) for every combination: edge-crowded data."""
-    rng = rng if rng is not None else np.random.default_rng(0)
-    for dtype in dtypes:
-        base = edge_array(dtype, size, rng)
-        for name in layouts:
-            yield np.dtype(dtype), name, layout(name, base)
 
 
 # ---- hypothesis strategies ---------------------------------------------------------
