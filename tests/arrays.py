@@ -28,7 +28,7 @@ DATETIME_DTYPES = [np.dtype(f"M8[{u}]") for u in ("D", "s", "ms", "ns")]
 TIMEDELTA_DTYPES = [np.dtype(f"m8[{u}]") for u in ("s", "ns")]
 TIME_DTYPES = DATETIME_DTYPES + TIMEDELTA_DTYPES
 ALL_DTYPES = NUMERIC_DTYPES + TIME_DTYPES
-# For the large per-kernel tests: every time unit runs the same int64 kernels
+# For the per-kernel families (layouts, random data): every time unit runs the same int64 kernels
 # (only bound conversion differs, tested per unit elsewhere), and the exact
 # reference for time data is slow, so one datetime and one timedelta unit.
 KERNEL_DTYPES = NUMERIC_DTYPES + [np.dtype("M8[ns]"), np.dtype("m8[s]")]

@@ -13,11 +13,11 @@ import simdfilter
 from simdfilter import reference
 
 from agree import assert_all_agree
-from arrays import ALL_DTYPES, LAYOUTS, dtype_id, edge_array, memmap_copy, ordered_edge_values
+from arrays import KERNEL_DTYPES, LAYOUTS, dtype_id, edge_array, memmap_copy, ordered_edge_values
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS) + ["memmap"])
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
 def test_layouts(kernel, dtype, layout, rng, tmp_path):
     base = edge_array(dtype, 5003, rng)
     a = memmap_copy(base, tmp_path, offset_elems=1) if layout == "memmap" else LAYOUTS[layout](base)
