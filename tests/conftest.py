@@ -1,11 +1,20 @@
-"""Shared fixtures: every test that takes `kernel` runs once per kernel this machine can run."""
+"""Shared fixtures: every test that takes `kernel` runs once per kernel this machine can run.
+
+Inputs come from tests/arrays.py, shared assertions from tests/agree.py.
+"""
 
 import zlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 import simdfilter
+
+# A loaded machine slows data generation: that is not a failure of the code
+# under test. Tests set their own example counts; none has a deadline.
+settings.register_profile("simdfilter", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("simdfilter")
 
 KERNELS = simdfilter.available_kernels()
 SIMD_KERNELS = tuple(k for k in KERNELS if k != "scalar")
@@ -31,5 +40,6 @@ def kernel(request):
 
 @pytest.fixture
 def rng(request):
-    # A seed per test, stable across runs, so a failure reproduces.
+    # A seed per test id, stable across runs and across pytest-xdist workers
+    # (never the collection order), so a failure reproduces.
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))

@@ -1,6 +1,8 @@
-"""threads=: identical results to one thread, and Ctrl-C interrupts long calls."""
+"""Concurrency: threads= gives one thread's results, the GIL is released, Ctrl-C stops a call."""
 
 import _thread
+import signal
+import sys
 import threading
 import time
 
@@ -8,6 +10,8 @@ import numpy as np
 import pytest
 
 import simdfilter
+
+from arrays import zero_stride
 
 
 @pytest.mark.parametrize("threads", [None, 1, 2, 3, 7])
@@ -46,15 +50,84 @@ def test_bad_threads():
         simdfilter.count_in_range(a, 0, 1, threads=-2)
 
 
-def test_ctrl_c_interrupts_a_long_call():
-    """A KeyboardInterrupt raised during a multi-second call stops it promptly."""
-    # 2**34 byte-swapped elements of stride 0 (a broadcast: no memory) take the
-    # gather path, tens of seconds in all; the interrupt arrives after 0.2 s.
-    a = np.broadcast_to(np.array(5, dtype=">u2"), (2**34,))
-    t0 = time.perf_counter()
-    simdfilter.count_in_range(a[: 2**24], 1, 1, threads=1)
-    full = (time.perf_counter() - t0) / 2**24 * a.size
-    assert full > 2, f"the whole call would take only {full:.2f} s: too fast to tell"
+def test_threads_takes_any_integer():
+    a = np.arange(20, dtype=np.int64)
+    assert simdfilter.filter_indexes(a, 3, 5, threads=np.int64(2)).tolist() == [3, 4, 5]
+    # More threads than anyone has: capped, not refused.
+    assert simdfilter.filter_indexes(a, 3, 5, threads=10**30).tolist() == [3, 4, 5]
+    with pytest.raises(ValueError, match="threads"):
+        simdfilter.filter_indexes(a, 3, 5, threads=-(10**30))
+
+
+def _ticks_inside_a_call(n):
+    """Run a one-thread call on n elements while another thread records ticks;
+    return (call seconds, ticks recorded well inside the call)."""
+    # Byte-swapped and at stride 0: the gather path, about 1 ns an element; no memory.
+    a = zero_stride(5, n, ">u2")
+    ticks = []
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+
+    t = threading.Thread(target=spin)
+    with simdfilter.use_kernel("scalar"):
+        t.start()
+        time.sleep(0.01)
+        start = time.perf_counter()
+        simdfilter.count_in_range(a, 10, 20, threads=1)
+        end = time.perf_counter()
+        done.set()
+        t.join()
+    # The spinner may hold the GIL for one switch interval after `start` and take
+    # it back before `end` even if the call held the GIL throughout: count only
+    # the ticks away from both ends.
+    margin = 2 * sys.getswitchinterval()
+    return end - start, [x for x in ticks if start + margin < x < end - margin]
+
+
+def test_gil_is_released():
+    """Another Python thread makes progress while a long call runs."""
+    n = 2**27
+    # A loaded machine may give the spinner no CPU during a call: try a few
+    # times, doubling the call when it was too short to have an inside.
+    for _ in range(5):
+        elapsed, during = _ticks_inside_a_call(n)
+        if elapsed < 10 * sys.getswitchinterval():
+            n *= 2
+        elif len(during) > 100:
+            break
+    assert elapsed >= 10 * sys.getswitchinterval(), f"the call took {elapsed:.3f} s: too short to tell"
+    # With the GIL held the whole time, the spinner could not record a single tick.
+    assert len(during) > 100, f"{len(during)} ticks in {elapsed:.3f} s"
+
+
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt during the test, whatever the process inherited.
+
+    A shell that starts pytest in the background (`pytest &`, a CI step run that
+    way) leaves SIGINT ignored; Python then installs no handler, and
+    _thread.interrupt_main() does nothing: the call below would run to its end.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set from the main thread; this test runs in another")
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_interrupts_a_long_call(sigint_raises):
+    """A KeyboardInterrupt raised during a call that would run for minutes stops it
+    long before its end."""
+    # 2**38 byte-swapped elements of stride 0 (a broadcast: no memory) take the
+    # gather path, about 1 ns each here: minutes on any machine, so the call cannot
+    # end before the interrupt arrives at 0.2 s (nothing is sized from a timing).
+    # The C side checks for signals every 2**24 elements: milliseconds.
+    a = zero_stride(5, 2**38, ">u2")
     for threads in (1, 2):
         timer = threading.Timer(0.2, _thread.interrupt_main)
         timer.start()
@@ -63,4 +136,5 @@ def test_ctrl_c_interrupts_a_long_call():
             simdfilter.count_in_range(a, 1, 1, threads=threads)
         elapsed = time.perf_counter() - t0
         timer.join()
-        assert elapsed < 1.5, f"threads={threads}: interrupted after {elapsed:.2f} s of a ~{full:.0f} s call"
+        # Generous for a loaded machine; a call that ignored Ctrl-C would run for minutes.
+        assert elapsed < 10, f"threads={threads}: interrupted only after {elapsed:.2f} s"
