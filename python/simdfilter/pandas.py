@@ -64,53 +64,9 @@ def _check_inclusive(inclusive: Any) -> str:
     return inclusive
 
 
-def _zone_of(s: "pd.Series") -> Any:
-    """The time zone of a tz-aware datetime column (NumPy- or Arrow-backed), else None."""
-    dtype = s.dtype
-    tz = getattr(dtype, "tz", None)
-    if tz is not None:
-        return tz
-    pa_type = getattr(dtype, "pyarrow_dtype", None)
-    return getattr(pa_type, "tz", None) if pa_type is not None else None
-
-
-def _utc_bound(bound: Any, tz: Any) -> Any:
-    """A bound on a tz-aware column as the naive UTC instant the column stores.
-
-    pandas reads a string bound in the column's own zone and compares aware
-    datetimes as instants; the kernels compare the stored UTC values, so the
-    bound goes in as that instant. A naive datetime is left alone: pandas
-    refuses it, and so does the fallback that then runs.
-    """
-    if bound is None:
-        return None
-    if isinstance(bound, str):
-        ts = pd.Timestamp(bound)
-        if ts is pd.NaT:
-            return np.datetime64("NaT")
-        if ts.tzinfo is None:
-            ts = ts.tz_localize(tz)
-    elif isinstance(bound, _dt.datetime) and bound.tzinfo is not None:
-        ts = pd.Timestamp(bound)
-    elif isinstance(bound, (_dt.datetime, np.datetime64)):
-        # pandas will not compare naive and aware times: neither do we.
-        raise TypeError(f"a naive {type(bound).__name__} cannot bound tz-aware data")
-    else:
-        return bound
-    return ts.tz_convert("UTC").tz_localize(None).to_datetime64()  # the instant, exactly
-
-
-def _bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
-    tz = _zone_of(s)
-    if tz is None:
-        return lo, hi
-    return _utc_bound(lo, tz), _utc_bound(hi, tz)
-
-
 def _positions(s: "pd.Series", lo: Any, hi: Any, inclusive: str,
                within: Optional[np.ndarray] = None) -> np.ndarray:
     """filter_indexes on the column; TypeError/ValueError as the kernel raises them."""
-    lo, hi = _bounds(s, lo, hi)
     if within is None:
         return _sf.filter_indexes(s, lo, hi, inclusive=inclusive)
     return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
@@ -229,8 +185,7 @@ class SeriesAccessor:
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            a, b = _bounds(s, lo, hi)
-            return _sf.count_in_range(s, a, b, inclusive=inclusive)
+            return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
         except (TypeError, ValueError):
             return int(s.between(lo, hi, inclusive=inclusive).sum())
 
@@ -257,9 +212,8 @@ def _estimate(col: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Optional[in
     """Hits among an evenly spaced sample of rows, or None if no kernel reads the column."""
     n = len(col)
     sample = np.arange(0, n, max(1, n // _SAMPLE), dtype=np.intp)
-    a, b = _bounds(col, lo, hi)
     try:
-        return _sf.count_in_range(col, a, b, inclusive=inclusive, within=sample)
+        return _sf.count_in_range(col, lo, hi, inclusive=inclusive, within=sample)
     except (TypeError, ValueError):
         return None
 

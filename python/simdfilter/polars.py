@@ -78,18 +78,8 @@ def _index_dtype(n: int) -> Any:
     return np.uint32 if n < 2**32 else np.uint64
 
 
-def _utc(bound: Any) -> Any:
-    """An aware datetime as the naive UTC instant a zoned Datetime column stores."""
-    if isinstance(bound, _dt.datetime) and bound.tzinfo is not None:
-        utc = bound.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        return np.datetime64(utc, "us")
-    return bound
-
-
 def _positions(s: "pl.Series", lo: Any, hi: Any, inclusive: str,
                within: Optional[np.ndarray] = None) -> np.ndarray:
-    if isinstance(s.dtype, pl.Datetime) and s.dtype.time_zone is not None:
-        lo, hi = _utc(lo), _utc(hi)
     kw: Dict[str, Any] = dict(inclusive=inclusive, index_dtype=_index_dtype(len(s)))
     if within is not None:
         kw["within"] = within
@@ -176,8 +166,6 @@ class SeriesNamespace:
         s = self._s
         if not _delegate(lo, hi):
             try:
-                if isinstance(s.dtype, pl.Datetime) and s.dtype.time_zone is not None:
-                    lo, hi = _utc(lo), _utc(hi)
                 return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
             except (TypeError, ValueError):
                 pass
