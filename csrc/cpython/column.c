@@ -40,20 +40,6 @@ static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject 
     return 0;
 }
 
-/* Whether values' type comes from pandas (its module is pandas or pandas.*). */
-static int is_pandas(PyObject *values) {
-    PyObject *module = PyObject_GetAttrString((PyObject *)Py_TYPE(values), "__module__");
-    if (!module) {
-        PyErr_Clear();
-        return 0;
-    }
-    const char *name = PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
-    const int pandas = name && strncmp(name, "pandas", 6) == 0 && (name[6] == '.' || !name[6]);
-    PyErr_Clear(); /* a module name that is no str is no pandas */
-    Py_DECREF(module);
-    return pandas;
-}
-
 /* Whether obj's type (or a base) defines `name`: the class is asked, not the
  * instance, so no __getattr__ runs (Polars' costs 14 us for a missing name). */
 static int type_defines(PyObject *obj, const char *name) {
@@ -62,10 +48,26 @@ static int type_defines(PyObject *obj, const char *name) {
         return 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
         PyObject *dict = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict;
-        if (dict && PyDict_GetItemString(dict, name))
-            return 1;
+        PyObject *v = dict ? PyDict_GetItemString(dict, name) : NULL;
+        if (v)
+            return v != Py_None; /* `__arrow_c_array__ = None` says "not this one" */
     }
     return 0;
+}
+
+/* Whether values' type comes from `package` (its module is package or package.*). */
+static int from_package(PyObject *values, const char *package) {
+    PyObject *module = PyObject_GetAttrString((PyObject *)Py_TYPE(values), "__module__");
+    if (!module) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *name = PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
+    const size_t len = strlen(package);
+    const int yes = name && strncmp(name, package, len) == 0 && (name[len] == '.' || !name[len]);
+    PyErr_Clear(); /* a module name that is no str is no package's */
+    Py_DECREF(module);
+    return yes;
 }
 
 static int arrow_or_array(PyObject *values, column *c);
@@ -98,6 +100,14 @@ static int arrow_or_array(PyObject *values, column *c) {
     const int has_stream = has_array ? 0 : type_defines(values, "__arrow_c_stream__");
     if (has_array || has_stream)
         return sfpy_arrow_column(values, has_array, c);
+    if (from_package(values, "pyarrow")) {
+        /* np.asarray would make floats of integers with nulls: refuse instead. */
+        PyErr_Format(PyExc_TypeError,
+                     "simdfilter reads pyarrow data through the Arrow PyCapsule interface, which "
+                     "this %.100s lacks (pyarrow >= 16 has it for arrays and chunked arrays)",
+                     Py_TYPE(values)->tp_name);
+        return -1;
+    }
     /* Lists and other array-likes: their own dtype, no cast; NumPy-backed ones
      * come back as views, not copies. */
     PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(values, NULL, 0, 0, 0, NULL);
@@ -135,7 +145,7 @@ int sfpy_column_from(PyObject *values, column *c) {
         }
         return unwrapped_column(values, c);
     }
-    if (is_pandas(values))
+    if (from_package(values, "pandas"))
         return unwrapped_column(values, c);
     return arrow_or_array(values, c);
 }

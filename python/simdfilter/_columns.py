@@ -86,7 +86,9 @@ def _pandas(values: Any) -> Unwrapped:
             data = (array.tz_convert(None) if tz is not None else array).to_numpy()
         return data, None, _zone(tz)
     if isinstance(array, _types["arrow"]):
-        data = getattr(array, "_pa_array", None)
+        data = getattr(array, "_pa_array", None)  # pandas >= 2.1; 1.5 to 2.0 named it _data
+        if data is None and type(getattr(array, "_data", None)).__module__.startswith("pyarrow"):
+            data = array._data
         if data is None:
             import pyarrow as pa
 
