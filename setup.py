@@ -7,6 +7,7 @@ wheel built on one machine must run on every CPU of its architecture and pick
 its best kernel at run time (csrc/dispatch.c).
 """
 
+import glob
 import os
 import platform
 import sys
@@ -27,10 +28,16 @@ KERNEL_FLAGS = {
     },
 }
 
-# Compiled for the baseline of the architecture, with no ISA flag.
-CORE_SOURCES = ["csrc/dispatch.c", "csrc/driver.c", "csrc/kernels/scalar.c"]
-BINDING_SOURCES = ["csrc/module.c"]
-INCLUDE_DIRS = ["csrc/include", "csrc"]
+def source_glob(pattern):
+    """Paths relative to the source root, sorted (setuptools wants relative ones)."""
+    return sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, pattern)))
+
+
+# Compiled for the baseline of the architecture, with no ISA flag: the
+# Python-free library (csrc/lib) with the scalar kernel, and the CPython binding.
+CORE_SOURCES = source_glob("csrc/lib/*.c") + ["csrc/kernels/scalar.c"]
+BINDING_SOURCES = source_glob("csrc/cpython/*.c")
+INCLUDE_DIRS = ["csrc/include", "csrc/lib"]
 C_STD = ["-std=c11"]
 
 
@@ -113,8 +120,9 @@ def main():
         ],
         extra_compile_args=C_STD + warning_flags(),
         extra_link_args=["-pthread"],
-        depends=["csrc/include/simdfilter.h", "csrc/kernels/kernel_common.h",
-                 "csrc/kernels/x86_tables.h", "csrc/driver.h"],
+        depends=["csrc/include/simdfilter.h", "csrc/lib/library.h", "csrc/cpython/binding.h",
+                 "csrc/cpython/docstrings.h"]
+        + source_glob("csrc/kernels/*.h") + ["csrc/kernels/isa.def"],
     )
     setup(ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
 

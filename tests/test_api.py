@@ -157,8 +157,12 @@ def test_bad_out_is_rejected_before_writing():
 def test_uint32_positions_refused_beyond_2_32(monkeypatch):
     # A 2**32-element array needs 4 GiB as uint8; a broadcast view costs nothing.
     big = np.broadcast_to(np.uint8(1), (2**32 + 5,))
-    with pytest.raises(ValueError, match="beyond the uint32 range"):
+    with pytest.raises(ValueError, match=r"need fewer than 2\*\*32 elements"):
         simdfilter.filter_indexes(big, 0, 0, index_dtype=np.uint32)
+    # Exactly 2**32 elements: every position fits, but a count of 2**32 would not.
+    exact = np.broadcast_to(np.uint8(1), (2**32,))
+    with pytest.raises(ValueError, match=r"has 4294967296 elements.*count"):
+        simdfilter.filter_indexes(exact, 0, 0, index_dtype=np.uint32)
     assert simdfilter.filter_indexes(big, 300, 400).dtype == np.int64  # empty, but typed right
 
 

@@ -265,3 +265,24 @@ size_t sf_count_in_range_u32(const uint32_t *x, size_t n, uint32_t lo, uint32_t 
         return 0;
     return sf_active_kernel()->count[SF_U32](x, n, &r);
 }
+
+/* Interim (replaced by the isa.def-driven dispatch): names known to the project. */
+const char *sf_kernel_arch(const char *name) {
+    static const char *const known[][2] = {{"scalar", "any"},   {"sse41", "x86_64"},
+                                           {"avx2", "x86_64"},  {"avx512", "x86_64"},
+                                           {"neon", "aarch64"}, {"sve", "aarch64"}};
+    for (size_t i = 0; name && i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(known[i][0], name))
+            return known[i][1];
+    return NULL;
+}
+
+int sf_kernel_select(const char *name, const sf_kernel **out) {
+    const sf_kernel *k = sf_kernel_find(name);
+    if (!k)
+        return sf_kernel_arch(name) ? SF_ENOTBUILT : SF_EUNKNOWN;
+    if (!sf_kernel_supported(k))
+        return SF_EUNSUPPORTED;
+    *out = k;
+    return SF_OK;
+}

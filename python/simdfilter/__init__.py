@@ -14,17 +14,20 @@ filter_indexes      positions of the values in [lo, hi]
 filter_values       the values in [lo, hi] themselves
 count_in_range      how many values are in [lo, hi]
 available_kernels   kernels this machine can run, slowest first
-active_kernel       the kernel in use
-use_kernel          switch kernels (also a context manager)
+compiled_kernels    kernels compiled into this build, slowest first
+active_kernel       the kernel a call made here runs
+use_kernel          choose the kernel: process-wide, or in a ``with`` block only
 cpu_features        what dispatch detected
 
-The environment variable SIMDFILTER_KERNEL=<name>, read at import, picks the
-kernel as use_kernel does.
+The environment variable SIMDFILTER_KERNEL=<name>, read at import, sets the
+process default kernel as a bare ``use_kernel(name)`` call does.
 """
 
 from __future__ import annotations
 
 import os as _os
+import threading as _threading
+import weakref as _weakref
 
 from . import _core
 from ._core import (
@@ -51,8 +54,65 @@ __all__ = [
 ]
 
 
+class _DefaultKernel:
+    """The process default kernel, as the bare use_kernel calls left it.
+
+    ``use_kernel(name)`` cannot tell whether a ``with`` follows it, so it sets
+    the process default at once (what a bare call means) and ``__enter__``
+    takes that change back: inside a block the kernel is the context's alone.
+    Two threads can interleave their constructors and ``__enter__`` calls, so
+    the changes are kept in order and taking one back restores what the others
+    left, rather than what this one saw before it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = _threading.Lock()
+        self._base = ""  # the default before the oldest change still kept
+        self._changes: list = []  # [weakref to a use_kernel, its kernel name]
+
+    def change(self, chooser: "use_kernel", name: str) -> None:
+        with self._lock:
+            previous = _core._set_default_kernel(name)
+            if not self._changes:
+                self._base = previous
+            self._changes.append([_weakref.ref(chooser), name])
+            self._forget_settled()
+
+    def take_back(self, chooser: "use_kernel") -> None:
+        with self._lock:
+            for i, (ref, _name) in enumerate(self._changes):
+                if ref() is chooser:
+                    del self._changes[i]
+                    break
+            else:
+                return
+            _core._set_default_kernel(self._changes[-1][1] if self._changes else self._base)
+            self._forget_settled()
+
+    def _forget_settled(self) -> None:
+        # A change whose use_kernel object is gone was never entered: it stands
+        # for good, and every change before it can no longer show through.
+        for i in range(len(self._changes) - 1, -1, -1):
+            if self._changes[i][0]() is None:
+                self._base = self._changes[i][1]
+                del self._changes[: i + 1]
+                return
+
+
+_default_kernel = _DefaultKernel()
+
+
 class use_kernel:
-    """Make `name` the process-wide kernel; as a context manager, only inside the block.
+    """Choose the kernel: for the process, or as a context manager for the block only.
+
+    A bare call, ``use_kernel(name)``, makes `name` the process default from then
+    on. ``with use_kernel(name):`` runs the calls inside the block with `name` and
+    leaves the process default as it was: the choice belongs to the block's
+    thread or asyncio task (a context variable, as ``decimal.localcontext``), so
+    other threads and tasks keep theirs, and blocks nest. A thread started inside
+    a block runs the process default unless it is given the block's context
+    (``contextvars.copy_context().run``). Every kernel gives the same results;
+    only the speed differs.
 
     Parameters
     ----------
@@ -61,30 +121,43 @@ class use_kernel:
 
     Raises
     ------
+    TypeError
+        `name` is not a str.
     ValueError
-        The name is unknown, or this CPU or OS cannot run that kernel; the message
-        lists the available ones.
+        The name is unknown, belongs to another architecture or was left out of
+        this build, or this CPU or OS cannot run that kernel; the message says
+        which and lists the available ones.
 
     Examples
     --------
-    >>> simdfilter.use_kernel("scalar")          # from now on   # doctest: +SKIP
-    >>> with simdfilter.use_kernel("avx2"):      # only inside   # doctest: +SKIP
-    ...     simdfilter.filter_indexes(a, 10, 20)
+    >>> import numpy as np, simdfilter
+    >>> a = np.arange(100, dtype=np.uint32)
+    >>> with simdfilter.use_kernel("scalar"):
+    ...     simdfilter.active_kernel(), simdfilter.count_in_range(a, 10, 19)
+    ('scalar', 10)
+    >>> simdfilter.active_kernel() == simdfilter.available_kernels()[-1]
+    True
     """
 
-    __slots__ = ("name", "previous")
+    __slots__ = ("name", "_index", "_token", "__weakref__")
 
     def __init__(self, name: str) -> None:
         if not isinstance(name, str):
             raise TypeError(f"kernel name must be a str, not {type(name).__name__}")
+        self._index = _core._kernel_index(name)  # ValueError, saying why, if unusable
         self.name = name
-        self.previous = _core._set_kernel(name)
+        self._token = None
+        _default_kernel.change(self, name)
 
     def __enter__(self) -> "use_kernel":
+        _default_kernel.take_back(self)
+        self._token = _core.kernel_context.set(self._index)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _core._set_kernel(self.previous)
+        if self._token is not None:
+            _core.kernel_context.reset(self._token)
+            self._token = None
 
     def __repr__(self) -> str:
         return f"use_kernel({self.name!r})"
@@ -99,7 +172,7 @@ def _apply_environment() -> None:
     name = _os.environ.get("SIMDFILTER_KERNEL", "").strip()
     if name:
         try:
-            _core._set_kernel(name)
+            _core._set_default_kernel(name)
         except ValueError as exc:
             raise ImportError(f"SIMDFILTER_KERNEL={name!r}: {exc}") from None
 

@@ -1,6 +1,6 @@
 /*
- * Test of the driver (csrc/driver.c: sf_job_run, sf_job_run_bounded) against a
- * reference written here, for every kernel this CPU supports. No Python.
+ * Test of the driver (csrc/lib/driver.c: sf_execute over sources of runs) against
+ * a reference written here, for every kernel this CPU supports. No Python.
  *
  *   driver_test [--seed N] [--quick] [--kernel NAME] [--strict-threads]
  *               [--count-out-nonnull] [--max-threads-case]
@@ -22,7 +22,9 @@
  *     2^18 - 1 to 2^20 + 77 with threads = 1, 2, 3, 8; pthread_create is wrapped
  *     (-Wl,--wrap=pthread_create) to prove the driver really split, and to make
  *     some creations fail so its do-it-on-this-thread fallback runs too;
- *   - sf_job_run_bounded with capacity >= n, exactly the count, and below it
+ *   - sources of one run and (one thread) of 2 to 4 runs cut at random places,
+ *     positions continuing; sf_execute's cancel callback stopping a long call;
+ *   - outputs with room for n, exactly the count, and below it
  *     (count - 1, count / 2, 0): the output ends at a PROT_NONE page, so one
  *     byte written past capacity crashes; a canary guards the bytes before it.
  *
@@ -32,8 +34,8 @@
  *
  * --quick trims the thread cases (for slow sanitizers). --strict-threads also
  * fails when a call runs on more threads than it was given (caller included).
- * --count-out-nonnull gives count a non-NULL output pointer (module.c passes
- * NULL; driver.c once computed NULL + 0 from it, which clang's UBSan reports).
+ * --count-out-nonnull gives count a non-NULL output pointer (the binding passes
+ * NULL; the driver once computed NULL + 0 from it, which clang's UBSan reports).
  * --max-threads-case runs only threads = 256 on 2^26 + 1 elements, where the
  * split once yielded 257 parts for an array of 256.
  *
@@ -59,7 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "library.h"
 #include "simdfilter.h"
 #include "test_common.h"
 
@@ -71,7 +73,7 @@
 
 /* Linked with -Wl,--wrap=pthread_create: driver.c's calls land here. The
  * double-underscore names are the linker's convention for --wrap, not ours.
- * Only the thread that called sf_job_run creates threads, so plain ints do. */
+ * Only the thread that called sf_execute creates threads, so plain ints do. */
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 
@@ -115,13 +117,15 @@ typedef struct {
     int swap, threads, misalign;
     uint64_t base;
     sf_range range;
+    size_t pieces;
 } call_desc;
 
 static void describe(const call_desc *c) {
     printf("  call:    %s(kernel=%s, op=%s, kind=%s, n=%zu, threads=%d", c->fn, c->kernel,
            op_names[c->op], sf_elem_name(c->kind), c->n, c->threads);
-    if (strcmp(c->fn, "sf_job_run_bounded") == 0)
+    if (strcmp(c->fn, "sf_execute, bounded") == 0)
         printf(", capacity=%zu", c->capacity);
+    printf(", runs=%zu", c->pieces);
     printf(")\n  layout:  %s, stride=%td bytes, byteswap=%d, data %% size = %d, base=%" PRIu64 "\n",
            c->layout, c->stride, c->swap, c->misalign, c->base);
     if (is_float(c->kind))
@@ -432,31 +436,63 @@ static uint64_t pick_base(sf_op op, size_t n) {
     return below(0); /* ignored by values and count: any value must do */
 }
 
-/* Run one call and compare. bounded: use sf_job_run_bounded with `capacity`. */
-static void check_call(const input *in, const sf_kernel *k, sf_op op, int threads, int bounded,
-                       size_t capacity) {
-    const size_t rsize = result_size(op, in->size);
-    sf_job job;
-    memset(&job, 0, sizeof job);
-    job.kernel = k;
-    job.op = op;
-    job.kind = in->kind;
-    job.range = in->range;
-    job.data = (const char *)in->data;
-    job.n = in->n;
-    job.stride = in->stride;
-    job.byteswap = in->swap;
-    job.base = pick_base(op, in->n);
+/* A source that hands out a run in `pieces` consecutive runs, cut at random
+ * places, positions continuing: what a chunked column looks like. */
+typedef struct pieces_source {
+    sf_source source;
+    sf_run whole;
+    size_t cuts[5], next; /* cuts[0] = 0 < ... < cuts[pieces] = n */
+    size_t pieces;
+} pieces_source;
 
-    call_desc c = {k->name, in->layout, bounded ? "sf_job_run_bounded" : "sf_job_run", in->kind,
-                   op, in->n, capacity, in->stride, in->swap, threads, in->misalign, job.base,
-                   in->range};
-    if (sf_job_result_size(&job) != rsize)
-        fail(&c, "sf_job_result_size is %zu, expected %zu", sf_job_result_size(&job), rsize);
+static int pieces_next(sf_source *self, sf_run *run) {
+    pieces_source *s = (pieces_source *)self;
+    if (s->next >= s->pieces)
+        return 0;
+    const size_t a = s->cuts[s->next], b = s->cuts[s->next + 1];
+    *run = s->whole;
+    run->data = (const char *)s->whole.data + (ptrdiff_t)a * s->whole.stride;
+    run->n = b - a;
+    run->base = s->whole.base + a;
+    s->next++;
+    return 1;
+}
+
+static sf_source *pieces_init(pieces_source *s, const sf_run *whole, size_t pieces) {
+    s->source.next = pieces_next;
+    s->whole = *whole;
+    s->pieces = pieces;
+    s->next = 0;
+    s->cuts[0] = 0;
+    s->cuts[pieces] = whole->n;
+    for (size_t i = 1; i < pieces; i++) /* ascending, possibly empty pieces */
+        s->cuts[i] = s->cuts[i - 1] + below(whole->n - s->cuts[i - 1] + 1);
+    return &s->source;
+}
+
+/* Run one call through sf_execute and compare. bounded: an output with room
+ * for only `capacity` results (else room for n). pieces: how many runs the
+ * source cuts the input into (1: sf_run_source). */
+static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int threads,
+                          int bounded, size_t capacity, size_t pieces) {
+    const size_t rsize = result_size(op, in->size);
+    sf_query q;
+    memset(&q, 0, sizeof q);
+    q.kernel = k;
+    q.op = op;
+    q.elem = in->kind;
+    q.range = in->range;
+    sf_run run = {in->data, in->n, in->stride, in->swap, pick_base(op, in->n)};
+
+    call_desc c = {k->name, in->layout, bounded ? "sf_execute, bounded" : "sf_execute", in->kind,
+                   op, in->n, capacity, in->stride, in->swap, threads, in->misalign, run.base,
+                   in->range, pieces};
+    if (sf_result_size(op, in->kind) != rsize)
+        fail(&c, "sf_result_size is %zu, expected %zu", sf_result_size(op, in->kind), rsize);
 
     /* Room for `room` results, ending exactly at the guard page; a canary in front.
-     * Count gets NULL, as module.c passes it, unless --count-out-nonnull: then a
-     * pointer to the guard page, which count must not touch either. */
+     * Count gets NULL, as the Python binding passes it, unless --count-out-nonnull:
+     * then a pointer to the guard page, which count must not touch either. */
     size_t room = bounded ? capacity : in->n;
     unsigned char *out = g_count_out_nonnull ? g_out.base + g_out.size : NULL;
     if (rsize) {
@@ -472,8 +508,14 @@ static void check_call(const input *in, const sf_kernel *k, sf_op op, int thread
     }
 
     g_created = g_refused = 0;
-    size_t got = bounded ? sf_job_run_bounded(&job, out, capacity, threads)
-                         : sf_job_run(&job, out, threads);
+    sf_run_source one;
+    pieces_source cut;
+    sf_source *src = pieces > 1 ? pieces_init(&cut, &run, pieces) : sf_run_source_init(&one, &run);
+    const sf_exec opts = {threads, NULL, NULL};
+    size_t got = 0;
+    const int rc = sf_execute(&q, src, out, room, &opts, &got);
+    if (rc != SF_OK)
+        fail(&c, "sf_execute returned %d", rc);
     g_runs++;
     g_checked[in->kind][op]++;
 
@@ -496,12 +538,12 @@ static void check_call(const input *in, const sf_kernel *k, sf_op op, int thread
             uint32_t v;
             memcpy(&v, p, 4);
             have = v;
-            want = job.base + in->exp.pos[i];
+            want = run.base + in->exp.pos[i];
             break;
         }
         case SF_OP_INDEX64:
             memcpy(&have, p, 8);
-            want = job.base + in->exp.pos[i];
+            want = run.base + in->exp.pos[i];
             break;
         default:
             have = load_elem(p, in->size, 0); /* values come out in native order */
@@ -517,14 +559,22 @@ static void check_call(const input *in, const sf_kernel *k, sf_op op, int thread
     }
 }
 
-/* Every op of one input: sf_job_run, then sf_job_run_bounded at and below the count. */
+/* One call, through a one-run source or (every other call with one thread) a
+ * source of 2 to 4 runs. */
+static void check_call(const input *in, const sf_kernel *k, sf_op op, int threads, int bounded,
+                       size_t capacity) {
+    const size_t pieces = threads <= 1 && below(2) ? 2 + below(3) : 1;
+    check_call_in(in, k, op, threads, bounded, capacity, pieces);
+}
+
+/* Every op of one input: room for n results, then bounded at and below the count. */
 static void check_all_ops(const input *in, const sf_kernel *k, int threads, int with_bounded) {
     for (int op = 0; op < OP_N; op++) {
         check_call(in, k, (sf_op)op, threads, 0, 0);
         if (!with_bounded)
             continue;
         size_t cnt = in->exp.count;
-        check_call(in, k, (sf_op)op, threads, 1, in->n); /* capacity >= n: the sf_job_run path */
+        check_call(in, k, (sf_op)op, threads, 1, in->n); /* capacity >= n: room for every element */
         if (cnt < in->n)
             check_call(in, k, (sf_op)op, threads, 1, cnt); /* exactly the count */
         if (cnt > 0) {
@@ -551,7 +601,7 @@ static const size_t THREAD_LENGTHS[] = {
 static const size_t THREAD_LENGTHS_QUICK[] = {2 * M18 - 1, 2 * M18 + 1, 3 * M18 + 65, 4 * M18 + 77};
 static const int THREADS[] = {1, 2, 3, 8};
 
-/* How many parts sf_job_run may split n into for `threads`, per driver.h. */
+/* Whether the driver may split n elements for `threads` (library.h's rule). */
 static int may_split(size_t n, int threads) {
     size_t want = (size_t)threads;
     if (want > n / SF_MIN_ELEMENTS_PER_THREAD)
@@ -559,10 +609,46 @@ static int may_split(size_t n, int threads) {
     return want > 1;
 }
 
+static int cancel_calls;
+static int cancel_at_once(void *ctx) {
+    (void)ctx;
+    return ++cancel_calls > 0;
+}
+
+/* sf_execute polls the cancel callback after every SF_CANCEL_BLOCK elements
+ * and stops when it says so, reporting what it found up to there. */
+static void cancel_case(const sf_kernel *k) {
+    const size_t n = 2 * SF_CANCEL_BLOCK + 5;
+    unsigned char *zeros = calloc(n, 1);
+    uint32_t *out = malloc(n * sizeof *out);
+    if (!zeros || !out)
+        fail(NULL, "cancel case: out of memory");
+    sf_query q = {k, SF_OP_INDEX32, SF_U8, {0, 0, 0, 0}};
+    sf_run run = {zeros, n, 1, 0, 0};
+    const sf_exec opts = {1, cancel_at_once, NULL};
+    for (int op = 0; op < OP_N; op++) {
+        sf_run_source one;
+        size_t found = 0;
+        q.op = (sf_op)op;
+        cancel_calls = 0;
+        const int rc = sf_execute(&q, sf_run_source_init(&one, &run),
+                                  op == SF_OP_COUNT ? NULL : (void *)out, n, &opts, &found);
+        if (rc != SF_ECANCELLED || cancel_calls != 1 || found != SF_CANCEL_BLOCK)
+            fail(NULL, "cancel case (%s): rc=%d after %d polls, found %zu, expected "
+                 "SF_ECANCELLED after 1 poll with %zu found", op_names[op], rc, cancel_calls,
+                 found, (size_t)SF_CANCEL_BLOCK);
+        if (op == SF_OP_INDEX32 && (out[0] != 0 || out[found - 1] != found - 1))
+            fail(NULL, "cancel case: positions before the stop are wrong");
+    }
+    printf("cancel case: stopped after one block with every op\n");
+    free(zeros);
+    free(out);
+}
+
 static void max_threads_case(const sf_kernel *k) {
-    /* threads = 256 (what module.c's parse_threads clamps to) on 2^26 + 1
-     * elements: n / 256 = 2^18 is a multiple of 64, so per = 2^18 and the loop in
-     * sf_job_run makes 257 parts, writing parts[256] past its MAX_THREADS array. */
+    /* threads = SF_MAX_THREADS (256, what the binding clamps to) on 2^26 + 1
+     * elements: n / 256 = 2^18 is a multiple of 64, so per = 2^18 and the split
+     * once made 257 parts, writing parts[256] past an array of SF_MAX_THREADS. */
     const layout *l = &LAYOUTS[0];
     input in;
     input_make(&in, SF_U8, l, ((size_t)1 << 26) + 1, 0);
@@ -667,9 +753,9 @@ int main(int argc, char **argv) {
                 g_create_calls = 0;
                 for (int op = 0; op < OP_N; op++) {
                     check_call(&in, k, (sf_op)op, threads, 0, 0);
-                    call_desc c = {k->name, in.layout, "sf_job_run", in.kind, (sf_op)op,
+                    call_desc c = {k->name, in.layout, "sf_execute", in.kind, (sf_op)op,
                                    in.n, 0, in.stride, in.swap, threads, in.misalign, 0,
-                                   in.range};
+                                   in.range, 1};
                     int split = may_split(in.n, threads);
                     if (split && g_created + g_refused == 0)
                         fail(&c, "did not split %zu elements across %d threads", in.n, threads);
@@ -685,7 +771,7 @@ int main(int argc, char **argv) {
                 g_fail_every = 0;
             }
             /* Bounded on big inputs: exact count (the staged serial path) and
-             * less; capacity >= n takes the threaded path. */
+             * less; room for n takes the threaded path. */
             for (int op = 0; op < SF_OP_COUNT; op++) {
                 check_call(&in, k, (sf_op)op, 3, 1, in.n);
                 check_call(&in, k, (sf_op)op, 3, 1, in.exp.count);
@@ -699,6 +785,8 @@ int main(int argc, char **argv) {
              fallbacks_seen);
     printf("thread cases: %ld runs in %.2f s (%d split calls, %d with a refused thread)\n",
            g_runs - runs_before, now() - t1, splits_seen, fallbacks_seen);
+
+    cancel_case(kernels[nk - 1]);
 
     for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
         for (int op = 0; op < OP_N; op++)

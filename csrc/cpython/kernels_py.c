@@ -1,0 +1,181 @@
+/*
+ * Which kernel a call runs. The process default is the library's (dispatch);
+ * a `with use_kernel(...)` block sets the context variable kernel_context,
+ * local to its thread or asyncio task (as decimal.localcontext and NumPy 2's
+ * errstate are), and every call reads it and passes the kernel in its query.
+ */
+#include "binding.h"
+
+#include <string.h>
+
+static PyObject *kernel_context; /* contextvars.ContextVar: an index into the kernel table */
+
+#if defined(__x86_64__)
+#define BUILD_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define BUILD_ARCH "aarch64"
+#else
+#define BUILD_ARCH "this architecture's"
+#endif
+
+const sf_kernel *sfpy_context_kernel(void) {
+    PyObject *v = NULL;
+    if (PyContextVar_Get(kernel_context, NULL, &v) < 0)
+        return SFPY_KERNEL_ERROR;
+    if (!v)
+        return NULL;
+    const long i = PyLong_AsLong(v);
+    Py_DECREF(v);
+    const sf_kernel *k = i >= 0 ? sf_kernel_at((int)i) : NULL;
+    if (!k) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError, "simdfilter: a bad kernel in kernel_context");
+        return SFPY_KERNEL_ERROR;
+    }
+    return k;
+}
+
+static PyObject *kernel_names(int only_supported) {
+    PyObject *list = PyList_New(0);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < sf_kernel_count(); i++) {
+        const sf_kernel *k = sf_kernel_at(i);
+        if (only_supported && !sf_kernel_supported(k))
+            continue;
+        PyObject *s = PyUnicode_FromString(k->name);
+        if (!s || PyList_Append(list, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    PyObject *t = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return t;
+}
+
+/* "x86-64" as people write it; "aarch64" as it is. */
+static const char *arch_display(const char *arch) {
+    return strcmp(arch, "x86_64") == 0 ? "x86-64" : arch;
+}
+
+/* The runnable kernel `arg` names, or NULL with a ValueError that says why not. */
+static const sf_kernel *select_kernel(PyObject *arg) {
+    Py_ssize_t len;
+    const char *name = PyUnicode_AsUTF8AndSize(arg, &len);
+    if (!name)
+        return NULL;
+    const sf_kernel *k = NULL;
+    /* An embedded NUL would cut the name short: such a name is unknown. */
+    const int rc = (size_t)len == strlen(name) ? sf_kernel_select(name, &k) : SF_EUNKNOWN;
+    if (rc == SF_OK)
+        return k;
+    PyObject *avail = kernel_names(1);
+    if (!avail)
+        return NULL;
+    const char *arch = rc == SF_ENOTBUILT ? sf_kernel_arch(name) : NULL;
+    if (rc == SF_ENOTBUILT && arch && strcmp(arch, BUILD_ARCH) != 0)
+        PyErr_Format(PyExc_ValueError, "%R is an %s kernel, not in this %s build; "
+                     "available kernels: %R", arg, arch_display(arch),
+                     arch_display(BUILD_ARCH), avail);
+    else if (rc == SF_ENOTBUILT)
+        PyErr_Format(PyExc_ValueError, "the kernel %R was left out of this build "
+                     "(SIMDFILTER_DISABLE_KERNELS); available kernels: %R", arg, avail);
+    else if (rc == SF_EUNSUPPORTED)
+        PyErr_Format(PyExc_ValueError, "this CPU or OS cannot run the kernel %R; "
+                     "available kernels: %R", arg, avail);
+    else
+        PyErr_Format(PyExc_ValueError, "unknown kernel %R; available kernels: %R", arg, avail);
+    Py_DECREF(avail);
+    return NULL;
+}
+
+static PyObject *py_available_kernels(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return kernel_names(1);
+}
+
+static PyObject *py_compiled_kernels(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return kernel_names(0);
+}
+
+static PyObject *py_active_kernel(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    const sf_kernel *k = sfpy_context_kernel();
+    if (k == SFPY_KERNEL_ERROR)
+        return NULL;
+    return PyUnicode_FromString((k ? k : sf_active_kernel())->name);
+}
+
+static PyObject *py_set_default_kernel(PyObject *self, PyObject *arg) {
+    (void)self;
+    const sf_kernel *k = select_kernel(arg);
+    if (!k)
+        return NULL;
+    PyObject *previous = PyUnicode_FromString(sf_active_kernel()->name);
+    if (previous && sf_use_kernel(k->name) != SF_OK) /* select_kernel vouched for it */
+        Py_CLEAR(previous);
+    return previous;
+}
+
+static PyObject *py_kernel_index(PyObject *self, PyObject *arg) {
+    (void)self;
+    const sf_kernel *k = select_kernel(arg);
+    if (!k)
+        return NULL;
+    for (int i = 0; i < sf_kernel_count(); i++)
+        if (sf_kernel_at(i) == k)
+            return PyLong_FromLong(i);
+    PyErr_SetString(PyExc_SystemError, "simdfilter: a kernel missing from its own table");
+    return NULL;
+}
+
+static PyObject *py_cpu_features(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    char text[256];
+    const size_t len = sf_cpu_features(text, sizeof text);
+    if (len >= sizeof text) { /* cannot happen with today's short list; stay honest */
+        PyErr_SetString(PyExc_SystemError, "sf_cpu_features: buffer too small");
+        return NULL;
+    }
+    return PyUnicode_FromStringAndSize(text, (Py_ssize_t)len);
+}
+
+PyMethodDef sfpy_kernel_methods[] = {
+    {"available_kernels", py_available_kernels, METH_NOARGS,
+     "available_kernels()\n--\n\nKernels this CPU and OS can run, slowest first."},
+    {"compiled_kernels", py_compiled_kernels, METH_NOARGS,
+     "compiled_kernels()\n--\n\nKernels compiled into this build, slowest first."},
+    {"active_kernel", py_active_kernel, METH_NOARGS,
+     "active_kernel()\n--\n\nName of the kernel a call made here runs: the one of the "
+     "innermost\n``with use_kernel(...)`` block of this thread or task, else the process "
+     "default."},
+    {"_set_default_kernel", py_set_default_kernel, METH_O,
+     "_set_default_kernel(name)\n--\n\nMake `name` the process default kernel; returns the "
+     "previous default."},
+    {"_kernel_index", py_kernel_index, METH_O,
+     "_kernel_index(name)\n--\n\nThe table index of the runnable kernel `name`, for "
+     "kernel_context;\nValueError saying why a name cannot be used."},
+    {"cpu_features", py_cpu_features, METH_NOARGS,
+     "cpu_features()\n--\n\nThe CPU features dispatch detected (and the OS enabled)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int sfpy_add_kernel_functions(PyObject *module) {
+    kernel_context = PyContextVar_New("simdfilter.kernel_context", NULL);
+    if (!kernel_context)
+        return -1;
+    Py_INCREF(kernel_context);
+    if (PyModule_AddObject(module, "kernel_context", kernel_context) < 0) {
+        Py_DECREF(kernel_context);
+        return -1;
+    }
+    return PyModule_AddFunctions(module, sfpy_kernel_methods);
+}

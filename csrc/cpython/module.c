@@ -1,0 +1,107 @@
+/*
+ * The CPython module simdfilter._core: its functions and its init. A call is a
+ * few steps, each in its own file: arguments (args.c), the array and its type
+ * (source_numpy.c), the result type and `out` (result.c), the bounds
+ * (bounds_py.c), the kernel of this context (kernels_py.c), then the query run
+ * by the library with the GIL released (gil.c, result.c).
+ */
+#define SFPY_IMPORT_ARRAY
+#include "binding.h"
+#include "docstrings.h"
+
+/* Everything a filter call holds, released by release_call. */
+typedef struct call {
+    call_args args;
+    inclusive_mode inclusive;
+    int threads;
+    PyArrayObject *arr;
+    PyArray_Descr *descr; /* of the results; NULL for count */
+    sf_type type;
+    sf_query query;
+} call;
+
+static void release_call(call *c) {
+    Py_XDECREF(c->descr);
+    Py_XDECREF(c->arr);
+}
+
+/* Arguments, array, types and kernel: everything but the bounds. 0 or -1. */
+static int prepare_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames) {
+    if (sfpy_parse_args(op, args, nargs, kwnames, &c->args) < 0 ||
+        sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
+        (c->threads = sfpy_parse_threads(c->args.threads)) < 0)
+        return -1;
+    c->arr = sfpy_as_array(c->args.values);
+    if (!c->arr || sfpy_classify_dtype(PyArray_DESCR(c->arr), &c->type) < 0 ||
+        sfpy_result_type(&op, &c->args, c->arr, &c->descr) < 0)
+        return -1;
+    c->query.kernel = sfpy_context_kernel();
+    if (c->query.kernel == SFPY_KERNEL_ERROR)
+        return -1;
+    c->query.op = op;
+    c->query.elem = sf_type_elem(c->type);
+    return 0;
+}
+
+static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    call c = {0};
+    PyObject *result = NULL;
+    if (prepare_call(&c, op, args, nargs, kwnames) == 0) {
+        const int nonempty = sfpy_resolve_bounds(c.arr, c.type, c.args.lo, c.args.hi,
+                                                 &c.inclusive, &c.query.range);
+        if (nonempty >= 0)
+            result = sfpy_result(&c.query, nonempty, c.arr, c.args.out, c.descr, c.threads);
+    }
+    release_call(&c);
+    return result;
+}
+
+static PyObject *py_filter_indexes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+    (void)self;
+    return filter_call(SF_OP_INDEX32, args, nargs, kwnames);
+}
+
+static PyObject *py_filter_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+    (void)self;
+    return filter_call(SF_OP_VALUES, args, nargs, kwnames);
+}
+
+static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+    (void)self;
+    return filter_call(SF_OP_COUNT, args, nargs, kwnames);
+}
+
+static PyMethodDef filter_methods[] = {
+    {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
+     METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
+    {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,
+     METH_FASTCALL | METH_KEYWORDS, filter_values_doc},
+    {"count_in_range", (PyCFunction)(void (*)(void))py_count_in_range,
+     METH_FASTCALL | METH_KEYWORDS, count_in_range_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "simdfilter._core",
+    "C core of simdfilter: the NumPy binding of the simdfilter C library.", -1, filter_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    import_array();
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m)
+        return NULL;
+    if (PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
+        sfpy_add_kernel_functions(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

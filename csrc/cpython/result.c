@@ -1,0 +1,238 @@
+/*
+ * Results: their dtype, the checks of a caller's `out`, and how a fresh result
+ * is made: one worst-case buffer filled in one pass, then shrunk; counted
+ * first, then filled exactly, when even the worst case cannot be had.
+ */
+#include "binding.h"
+
+static const char INDEX_TYPES[] = "uint32, int64, uint64 (or intp)";
+
+/* uint32, or any 64-bit integer type (int64 and longlong are distinct type
+ * numbers for the same dtype on LP64). */
+static int is_index_type(PyArray_Descr *d, int *wide64) {
+    const int t = d->type_num;
+    if (!PyTypeNum_ISINTEGER(t) || !PyArray_ISNBO(d->byteorder))
+        return 0;
+    if (PyDataType_ELSIZE(d) == 4 && PyTypeNum_ISUNSIGNED(t)) {
+        *wide64 = 0;
+        return 1;
+    }
+    if (PyDataType_ELSIZE(d) == 8) {
+        *wide64 = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The dtype of the positions filter_indexes writes; *op becomes INDEX32 or INDEX64. */
+static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n) {
+    PyArray_Descr *d = NULL;
+    int w64 = 0;
+    if (a->index_dtype) {
+        if (!PyArray_DescrConverter(a->index_dtype, &d))
+            return NULL;
+    } else if (a->out && PyArray_Check(a->out)) {
+        d = PyArray_DESCR((PyArrayObject *)a->out);
+        Py_INCREF(d);
+    } else {
+        d = PyArray_DescrFromType(n > (size_t)UINT32_MAX ? NPY_INT64 : NPY_UINT32);
+    }
+    if (!is_index_type(d, &w64)) {
+        if (a->index_dtype)
+            PyErr_Format(PyExc_TypeError, "index_dtype must be one of %s, not %R", INDEX_TYPES,
+                         (PyObject *)d);
+        else
+            PyErr_Format(PyExc_TypeError,
+                         "out has dtype %R; filter_indexes writes positions as one of %s",
+                         (PyObject *)d, INDEX_TYPES);
+        Py_DECREF(d);
+        return NULL;
+    }
+    if (!w64 && n > (size_t)UINT32_MAX) {
+        /* Every position of 2**32 elements fits uint32, but a count of 2**32
+         * matches would not: uint32 results are for fewer elements. */
+        PyErr_Format(PyExc_ValueError,
+                     "values has %zu elements; uint32 positions need fewer than 2**32 "
+                     "elements (as many matches would not fit a uint32 count): "
+                     "use index_dtype=np.int64",
+                     n);
+        Py_DECREF(d);
+        return NULL;
+    }
+    *op = w64 ? SF_OP_INDEX64 : SF_OP_INDEX32;
+    return d;
+}
+
+/* Bytes [lo, hi) spanned by an array's elements. */
+static void extent(PyArrayObject *a, char **lo, char **hi) {
+    char *p = PyArray_BYTES(a), *b = p, *e = p;
+    if (PyArray_SIZE(a) == 0) {
+        *lo = *hi = p;
+        return;
+    }
+    for (int d = 0; d < PyArray_NDIM(a); d++) {
+        const npy_intp span = (PyArray_DIM(a, d) - 1) * PyArray_STRIDE(a, d);
+        if (span < 0)
+            b += span;
+        else
+            e += span;
+    }
+    *lo = b;
+    *hi = e + PyArray_ITEMSIZE(a);
+}
+
+static int overlaps(PyArrayObject *a, PyArrayObject *b) {
+    char *a0, *a1, *b0, *b1;
+    extent(a, &a0, &a1);
+    extent(b, &b0, &b1);
+    return a0 < b1 && b0 < a1;
+}
+
+/* `out` is checked whole before anything is written. */
+static int check_out(PyObject *obj, PyArray_Descr *descr, PyArrayObject *arr, sf_op op) {
+    const size_t n = (size_t)PyArray_SIZE(arr);
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "out must be a numpy.ndarray, not %.200s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyArrayObject *out = (PyArrayObject *)obj;
+    if (!PyArray_EquivTypes(PyArray_DESCR(out), descr) ||
+        !PyArray_ISNBO(PyArray_DESCR(out)->byteorder)) {
+        PyErr_Format(PyExc_TypeError, "out has dtype %R; %s needs %R here",
+                     (PyObject *)PyArray_DESCR(out), sfpy_function_name(op), (PyObject *)descr);
+        return -1;
+    }
+    if (PyArray_NDIM(out) != 1 || !PyArray_IS_C_CONTIGUOUS(out) || !PyArray_ISALIGNED(out)) {
+        PyErr_SetString(PyExc_ValueError, "out must be a contiguous, aligned 1-d array");
+        return -1;
+    }
+    if (!PyArray_ISWRITEABLE(out)) {
+        PyErr_SetString(PyExc_ValueError, "out is read-only");
+        return -1;
+    }
+    if ((size_t)PyArray_SIZE(out) < n) {
+        PyErr_Format(PyExc_ValueError, "out has %zd elements; it needs at least values.size = %zu",
+                     PyArray_SIZE(out), n);
+        return -1;
+    }
+    if (overlaps(out, arr)) {
+        PyErr_SetString(PyExc_ValueError, "out must not share memory with values");
+        return -1;
+    }
+    return 0;
+}
+
+int sfpy_result_type(sf_op *op, const call_args *a, PyArrayObject *arr, PyArray_Descr **descr) {
+    *descr = NULL;
+    if (*op == SF_OP_COUNT)
+        return 0;
+    if (*op == SF_OP_VALUES)
+        *descr = PyArray_DescrNewByteorder(PyArray_DESCR(arr), NPY_NATIVE);
+    else
+        *descr = index_type(op, a, (size_t)PyArray_SIZE(arr));
+    if (!*descr)
+        return -1;
+    if (a->out && check_out(a->out, *descr, arr, *op) < 0) {
+        Py_CLEAR(*descr);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Running into a result ------------------------------------------------ */
+
+typedef struct call_run {
+    const sf_query *q;
+    PyArrayObject *arr;
+    int threads;
+} call_run;
+
+static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
+    numpy_source src;
+    sfpy_numpy_source_init(&src, c->arr);
+    const size_t n = (size_t)PyArray_SIZE(c->arr);
+    const Py_ssize_t k = sfpy_execute(c->q, &src.source, out, capacity, c->threads, n);
+    sfpy_numpy_source_free(&src);
+    return k;
+}
+
+static PyObject *new_1d(PyArray_Descr *descr, npy_intp n) {
+    Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
+    return PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
+}
+
+/* No room for the worst case (huge n, tight limits): count, then fill an
+ * exact-size result. Two passes over the input, but it works. */
+static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
+    sf_query count = *c->q;
+    count.op = SF_OP_COUNT;
+    const call_run counting = {&count, c->arr, c->threads};
+    const Py_ssize_t need = run_into(&counting, NULL, 0);
+    if (need < 0)
+        return NULL;
+    PyObject *res = new_1d(descr, need);
+    if (res && run_into(c, PyArray_BYTES((PyArrayObject *)res), (size_t)need) < 0)
+        Py_CLEAR(res);
+    return res;
+}
+
+/* A worst-case result, filled in one pass, then shrunk to its exact size: the
+ * pages past what the kernel wrote were never touched, so they never cost
+ * physical memory, and realloc gives them back without copying. */
+static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
+    const size_t n = (size_t)PyArray_SIZE(c->arr);
+    PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
+    if (!res) {
+        if (!PyErr_ExceptionMatches(PyExc_MemoryError))
+            return NULL;
+        PyErr_Clear();
+        return count_then_fill(c, descr);
+    }
+    const Py_ssize_t k = run_into(c, PyArray_BYTES(res), n);
+    if (k < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    if ((size_t)k < n) {
+        npy_intp newdim = k;
+        PyArray_Dims shape = {&newdim, 1};
+        PyObject *none = PyArray_Resize(res, &shape, 0, NPY_CORDER);
+        if (!none) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        Py_DECREF(none);
+    }
+    return (PyObject *)res;
+}
+
+/* out[:k] after filling it; nothing is allocated. */
+static PyObject *into_out(const call_run *c, int nonempty, PyObject *out) {
+    const size_t n = (size_t)PyArray_SIZE(c->arr);
+    const Py_ssize_t k = nonempty ? run_into(c, PyArray_BYTES((PyArrayObject *)out), n) : 0;
+    if (k < 0)
+        return NULL;
+    PyObject *stop = PyLong_FromSsize_t(k), *result = NULL;
+    PyObject *slice = stop ? PySlice_New(NULL, stop, NULL) : NULL;
+    Py_XDECREF(stop);
+    if (slice) {
+        result = PyObject_GetItem(out, slice);
+        Py_DECREF(slice);
+    }
+    return result;
+}
+
+PyObject *sfpy_result(const sf_query *q, int nonempty, PyArrayObject *arr, PyObject *out,
+                      PyArray_Descr *descr, int threads) {
+    const call_run c = {q, arr, threads};
+    if (q->op == SF_OP_COUNT) {
+        const Py_ssize_t k = nonempty ? run_into(&c, NULL, 0) : 0;
+        return k < 0 ? NULL : PyLong_FromSsize_t(k);
+    }
+    if (out)
+        return into_out(&c, nonempty, out);
+    if (!nonempty || PyArray_SIZE(arr) == 0)
+        return new_1d(descr, 0);
+    return fresh_result(&c, descr);
+}

@@ -1,0 +1,168 @@
+/*
+ * NumPy arrays as sources of runs: the dtype as a library type, and the
+ * array's memory as runs in flat C order, exactly as np.flatnonzero counts
+ * positions. No copy of the data but a bounded batch of short rows.
+ */
+#include "binding.h"
+
+#include <string.h>
+
+static const char SUPPORTED[] =
+    "bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64, "
+    "datetime64 and timedelta64";
+
+int sfpy_classify_dtype(PyArray_Descr *d, sf_type *type) {
+    static const sf_type signed_types[] = {SF_T_I8, SF_T_I16, SF_T_I32, SF_T_I64};
+    static const sf_type unsigned_types[] = {SF_T_U8, SF_T_U16, SF_T_U32, SF_T_U64};
+    const int t = d->type_num;
+    const size_t size = (size_t)PyDataType_ELSIZE(d);
+    if (t == NPY_BOOL) {
+        *type = SF_T_BOOL;
+        return 0;
+    }
+    if (t == NPY_DATETIME || t == NPY_TIMEDELTA) {
+        *type = SF_T_TIME64;
+        return 0;
+    }
+    if (t == NPY_FLOAT || t == NPY_DOUBLE) {
+        *type = t == NPY_FLOAT ? SF_T_F32 : SF_T_F64;
+        return 0;
+    }
+    if (PyTypeNum_ISINTEGER(t) && (size == 1 || size == 2 || size == 4 || size == 8)) {
+        const int log2 = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+        *type = PyTypeNum_ISSIGNED(t) ? signed_types[log2] : unsigned_types[log2];
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "simdfilter supports %s arrays, not %R%s", SUPPORTED,
+                 (PyObject *)d,
+                 t == NPY_OBJECT ? " (a timezone-aware, nullable or categorical pandas column "
+                                   "arrives as object: convert it first, e.g. "
+                                   "s.dt.tz_convert(None) or s.to_numpy('int64', na_value=0))"
+                                 : "");
+    return -1;
+}
+
+static PyObject *masked_array_type; /* numpy.ma.MaskedArray, imported when first needed */
+
+/* A masked array's mask would be silently ignored (its data are read as they
+ * are): refuse it rather than answer for the masked elements too. */
+static int reject_masked(PyObject *values) {
+    if (!masked_array_type) {
+        PyObject *ma = PyImport_ImportModule("numpy.ma");
+        if (!ma)
+            return -1;
+        masked_array_type = PyObject_GetAttrString(ma, "MaskedArray");
+        Py_DECREF(ma);
+        if (!masked_array_type)
+            return -1;
+    }
+    const int is_masked = PyObject_IsInstance(values, masked_array_type);
+    if (is_masked > 0)
+        PyErr_SetString(PyExc_TypeError,
+                        "masked arrays are not supported: the mask would be ignored; pass "
+                        "m.filled(value) or m.compressed() (positions then refer to it)");
+    return is_masked ? -1 : 0;
+}
+
+PyArrayObject *sfpy_as_array(PyObject *values) {
+    if (PyArray_Check(values)) {
+        if (!PyArray_CheckExact(values) && reject_masked(values) < 0)
+            return NULL;
+        Py_INCREF(values);
+        return (PyArrayObject *)values;
+    }
+    /* Array-likes (lists, pandas Series, Arrow arrays...): their own dtype, no
+     * cast; NumPy-backed ones come back as views, not copies. */
+    return (PyArrayObject *)PyArray_FromAny(values, NULL, 0, 0, 0, NULL);
+}
+
+/* Rows shorter than this are batched, BATCH_ELEMENTS at a time: one kernel
+ * call per row of a transposed or Fortran-ordered array with few columns
+ * would cost more than the filtering. */
+#define SHORT_ROW ((size_t)1024)
+#define BATCH_ELEMENTS ((size_t)16384)
+
+/* Step to the next row in C order: an odometer over every axis but the last. */
+static void next_row(numpy_source *s) {
+    for (int d = s->nd - 2; d >= 0; d--) {
+        if (++s->idx[d] < s->shape[d]) {
+            s->ptr += s->strides[d];
+            return;
+        }
+        s->ptr -= s->strides[d] * (s->shape[d] - 1);
+        s->idx[d] = 0;
+    }
+}
+
+static int numpy_source_next(sf_source *self, sf_run *run) {
+    numpy_source *s = (numpy_source *)self;
+    if (s->rows_done >= s->rows)
+        return 0;
+    const ptrdiff_t step = s->whole ? (ptrdiff_t)s->itemsize : s->strides[s->nd - 1];
+    run->byteswap = s->byteswap;
+    run->base = (uint64_t)(s->rows_done * s->row);
+    if (s->whole) {
+        run->data = s->ptr;
+        run->n = s->size;
+        run->stride = s->nd == 1 ? s->strides[0] : step;
+        s->rows_done = s->rows;
+        return 1;
+    }
+    if (!s->batch) {
+        run->data = s->ptr;
+        run->n = s->row;
+        run->stride = step;
+        next_row(s);
+        s->rows_done++;
+        return 1;
+    }
+    /* Raw copies, byte order kept: the driver swaps as for any run. */
+    const size_t left = s->rows - s->rows_done, m = left < s->per_batch ? left : s->per_batch;
+    char *dst = s->batch;
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < s->row; j++, dst += s->itemsize)
+            memcpy(dst, s->ptr + (ptrdiff_t)j * step, s->itemsize);
+        next_row(s);
+    }
+    run->data = s->batch;
+    run->n = m * s->row;
+    run->stride = (ptrdiff_t)s->itemsize;
+    s->rows_done += m;
+    return 1;
+}
+
+int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr) {
+    memset(s, 0, sizeof *s);
+    s->source.next = numpy_source_next;
+    s->ptr = PyArray_BYTES(arr);
+    s->nd = PyArray_NDIM(arr);
+    s->itemsize = (size_t)PyArray_ITEMSIZE(arr);
+    s->size = (size_t)PyArray_SIZE(arr);
+    s->byteswap = PyArray_ISBYTESWAPPED(arr) && s->itemsize > 1;
+    s->whole = s->nd <= 1 || PyArray_IS_C_CONTIGUOUS(arr);
+    if (s->size == 0)
+        return 0; /* no runs at all */
+    for (int d = 0; d < s->nd; d++) {
+        s->shape[d] = PyArray_DIM(arr, d);
+        s->strides[d] = PyArray_STRIDE(arr, d);
+    }
+    if (s->whole) {
+        s->row = s->size;
+        s->rows = 1;
+        return 0;
+    }
+    s->row = (size_t)s->shape[s->nd - 1];
+    s->rows = s->size / s->row;
+    s->per_batch = s->row < SHORT_ROW ? BATCH_ELEMENTS / s->row : 1;
+    if (s->per_batch > 1) {
+        s->batch = PyMem_RawMalloc(s->per_batch * s->row * s->itemsize);
+        if (!s->batch)
+            s->per_batch = 1; /* no room for a batch: a run per row is slower, not wrong */
+    }
+    return 0;
+}
+
+void sfpy_numpy_source_free(numpy_source *s) {
+    PyMem_RawFree(s->batch);
+    s->batch = NULL;
+}

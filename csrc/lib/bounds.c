@@ -1,0 +1,177 @@
+/*
+ * Exact bounds: a caller's bounds, as numbers, turned into the inclusive range a
+ * kernel tests (sf_range). Compared mathematically, never wrapped or rounded.
+ * The arithmetic is done on 128-bit integers, wide enough for every 64-bit
+ * domain and its +-1 steps.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "simdfilter.h"
+
+#ifndef __SIZEOF_INT128__
+#error "simdfilter's bound arithmetic needs a compiler with __int128 (GCC or Clang, 64-bit)"
+#endif
+typedef __int128 wide;
+
+/* Beyond every 64-bit domain, with room for a +-1 step on either side. */
+static const wide BEYOND = (wide)1 << 70;
+
+typedef struct domain {
+    int is_float;
+    wide min, max; /* integer types: the values the type holds (NaT excluded) */
+} domain;
+
+static int type_domain(sf_type t, domain *d) {
+    memset(d, 0, sizeof *d);
+    switch (t) {
+    case SF_T_BOOL: d->max = 1; return 0;
+    case SF_T_U8: d->max = UINT8_MAX; return 0;
+    case SF_T_U16: d->max = UINT16_MAX; return 0;
+    case SF_T_U32: d->max = UINT32_MAX; return 0;
+    case SF_T_U64: d->max = UINT64_MAX; return 0;
+    case SF_T_I8: d->min = INT8_MIN; d->max = INT8_MAX; return 0;
+    case SF_T_I16: d->min = INT16_MIN; d->max = INT16_MAX; return 0;
+    case SF_T_I32: d->min = INT32_MIN; d->max = INT32_MAX; return 0;
+    case SF_T_I64: d->min = INT64_MIN; d->max = INT64_MAX; return 0;
+    case SF_T_TIME64: d->min = (wide)INT64_MIN + 1; d->max = INT64_MAX; return 0;
+    case SF_T_F32: case SF_T_F64: d->is_float = 1; return 0;
+    default: return -1;
+    }
+}
+
+/* An integer bound as a wide integer; 0 if it is no integer. */
+static int exact_integer(const sf_bound *b, wide *out) {
+    switch (b->kind) {
+    case SF_BOUND_INT: *out = b->i; return 1;
+    case SF_BOUND_UINT: *out = b->u; return 1;
+    case SF_BOUND_HUGE: *out = b->i < 0 ? -BEYOND : BEYOND; return 1;
+    default: return 0;
+    }
+}
+
+/* The inclusive integer bound: `lower` for the low end, `closed` if the bound
+ * itself is in the range. Returns 0 for a NaN bound (an empty range). */
+static int integer_bound(const sf_bound *b, int lower, int closed, const domain *d,
+                         wide *out) {
+    wide w;
+    if (b->kind == SF_BOUND_NONE) {
+        *out = lower ? d->min : d->max;
+        return 1;
+    }
+    if (!exact_integer(b, &w)) {
+        double f = b->f;
+        if (isnan(f))
+            return 0;
+        /* x >= f  <=>  x >= ceil(f) for integers x; x > f  <=>  x >= floor(f) + 1.
+         * The +-1 is done on integers below: in doubles it vanishes beyond 2^53. */
+        double g = (lower == closed) ? ceil(f) : floor(f);
+        if (g >= 0x1p70)
+            w = BEYOND;
+        else if (g <= -0x1p70)
+            w = -BEYOND;
+        else
+            w = (wide)g; /* integral and in range: exact */
+    }
+    *out = closed ? w : (lower ? w + 1 : w - 1);
+    return 1;
+}
+
+/* The smallest float32 >= d (lower) or largest float32 <= d (upper), made strict
+ * when the bound is open. Returns 0 when no float32 qualifies. */
+static int f32_bound(double d, int lower, int closed, double *out) {
+    float f;
+    /* Out of float's finite range: the nearest candidates, chosen by hand
+     * because (float)d is undefined there in ISO C. */
+    if (d > FLT_MAX)
+        f = lower || isinf(d) ? INFINITY : FLT_MAX;
+    else if (d < -FLT_MAX)
+        f = !lower || isinf(d) ? -INFINITY : -FLT_MAX;
+    else
+        f = (float)d;
+    if (lower) {
+        if ((double)f < d || (!closed && (double)f <= d))
+            f = nextafterf(f, INFINITY);
+        if ((double)f < d || (!closed && (double)f <= d))
+            return 0; /* only at +inf */
+    } else {
+        if ((double)f > d || (!closed && (double)f >= d))
+            f = nextafterf(f, -INFINITY);
+        if ((double)f > d || (!closed && (double)f >= d))
+            return 0;
+    }
+    *out = f;
+    return 1;
+}
+
+static int f64_bound(double d, int lower, int closed, double *out) {
+    double f = d;
+    if (!closed)
+        f = nextafter(d, lower ? INFINITY : -INFINITY);
+    if (lower ? (f < d || (!closed && f <= d)) : (f > d || (!closed && f >= d)))
+        return 0; /* open at +-inf: nothing beyond it */
+    *out = f;
+    return 1;
+}
+
+/* A float-data bound as a double, exactly. Returns SF_RANGE_OK, SF_RANGE_EMPTY
+ * (NaN) or SF_RANGE_INEXACT (an integer a double cannot hold exactly). */
+static int float_bound(const sf_bound *b, int lower, double *out) {
+    wide w;
+    if (b->kind == SF_BOUND_NONE) {
+        *out = lower ? -INFINITY : INFINITY;
+        return SF_RANGE_OK;
+    }
+    if (exact_integer(b, &w)) {
+        if (w > ((wide)1 << 53) || w < -((wide)1 << 53))
+            return SF_RANGE_INEXACT;
+        *out = (double)w;
+        return SF_RANGE_OK;
+    }
+    *out = b->f;
+    return isnan(b->f) ? SF_RANGE_EMPTY : SF_RANGE_OK;
+}
+
+static int valid_bound(const sf_bound *b) {
+    return b && (unsigned)b->kind <= SF_BOUND_HUGE;
+}
+
+int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_bound *hi,
+                     int hi_closed, sf_range *out) {
+    domain d;
+    if (type_domain(t, &d) < 0 || !valid_bound(lo) || !valid_bound(hi) || !out)
+        return SF_RANGE_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (!d.is_float) {
+        wide a, b;
+        if (!integer_bound(lo, 1, lo_closed, &d, &a) || !integer_bound(hi, 0, hi_closed, &d, &b))
+            return SF_RANGE_EMPTY;
+        if (a < d.min)
+            a = d.min;
+        if (b > d.max)
+            b = d.max;
+        if (a > b)
+            return SF_RANGE_EMPTY;
+        /* NumPy reads any nonzero byte of a bool array as True (views of uint8
+         * data hold such bytes): True is the byte range [1, 255]. */
+        if (t == SF_T_BOOL && b == 1)
+            b = 0xFF;
+        out->lo = (uint64_t)a; /* two's complement bit patterns for signed types */
+        out->hi = (uint64_t)b;
+        return SF_RANGE_OK;
+    }
+    double a, b;
+    int got = float_bound(lo, 1, &a);
+    if (got == SF_RANGE_OK)
+        got = float_bound(hi, 0, &b);
+    if (got != SF_RANGE_OK)
+        return got;
+    /* An unbounded end is closed at infinity, whatever the caller said. */
+    const int lc = lo->kind == SF_BOUND_NONE ? 1 : lo_closed;
+    const int hc = hi->kind == SF_BOUND_NONE ? 1 : hi_closed;
+    int (*const bound)(double, int, int, double *) = t == SF_T_F32 ? f32_bound : f64_bound;
+    if (!bound(a, 1, lc, &out->flo) || !bound(b, 0, hc, &out->fhi) || !(out->flo <= out->fhi))
+        return SF_RANGE_EMPTY;
+    return SF_RANGE_OK;
+}

@@ -1,0 +1,47 @@
+/*
+ * Internal to the Python-free library (csrc/lib): what its files share and no
+ * binding needs. The public API is include/simdfilter.h.
+ */
+#ifndef SIMDFILTER_LIBRARY_H
+#define SIMDFILTER_LIBRARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simdfilter.h"
+
+/* Elements a block that is gathered (or staged) holds: 8 KiB of 64-bit data,
+ * L1-resident. */
+#define SF_GATHER_BLOCK ((size_t)1024)
+
+/* Below this many elements per thread, starting a thread costs more than it saves. */
+#define SF_MIN_ELEMENTS_PER_THREAD ((size_t)1 << 18)
+
+/* ---- runs.c: the one way a run is cut into blocks ---- */
+
+/* Elements [start, start + n) of `run`, positions continuing. */
+sf_run sf_run_slice(const sf_run *run, size_t start, size_t n);
+
+/* Consecutive blocks of at most `len` elements of a run:
+ *     for (sf_blocks b = SF_BLOCKS(run, len); sf_blocks_next(&b, &block);) ... */
+typedef struct sf_blocks {
+    sf_run run;
+    size_t len, done;
+} sf_blocks;
+#define SF_BLOCKS(run, len) ((sf_blocks){*(run), (len), 0})
+int sf_blocks_next(sf_blocks *b, sf_run *block);
+
+/* ---- gather.c ---- */
+
+/* Whether a kernel can read the run in place (contiguous, aligned, native). */
+int sf_run_is_direct(const sf_run *run, sf_elem elem);
+/* Copy the run's elements, in native byte order, to dst (room for run->n). */
+void sf_gather(const sf_run *run, sf_elem elem, void *dst);
+
+/* ---- threads.c ---- */
+
+/* Run task(ctx, i) for every i in [0, n): i = 0 on the calling thread, the
+ * others on threads of their own (or here, if no thread can be had). */
+void sf_parallel_for(size_t n, void (*task)(void *ctx, size_t i), void *ctx);
+
+#endif

@@ -1,0 +1,35 @@
+/* Runs and the simplest source: slicing a run into blocks, one run as a source. */
+#include "library.h"
+
+sf_run sf_run_slice(const sf_run *run, size_t start, size_t n) {
+    sf_run s = *run;
+    s.data = (const char *)run->data + (ptrdiff_t)start * run->stride;
+    s.n = n;
+    s.base = run->base + start;
+    return s;
+}
+
+int sf_blocks_next(sf_blocks *b, sf_run *block) {
+    if (b->done >= b->run.n)
+        return 0;
+    const size_t left = b->run.n - b->done;
+    *block = sf_run_slice(&b->run, b->done, left < b->len ? left : b->len);
+    b->done += block->n;
+    return 1;
+}
+
+static int run_source_next(sf_source *self, sf_run *run) {
+    sf_run_source *s = (sf_run_source *)self;
+    if (s->taken)
+        return 0;
+    s->taken = 1;
+    *run = s->run;
+    return 1;
+}
+
+sf_source *sf_run_source_init(sf_run_source *s, const sf_run *run) {
+    s->source.next = run_source_next;
+    s->run = *run;
+    s->taken = 0;
+    return &s->source;
+}
