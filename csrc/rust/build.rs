@@ -162,7 +162,7 @@ fn main() {
         if isa.arch != "any" && isa.arch != target_arch {
             continue;
         }
-        if disabled.iter().any(|d| *d == isa.name) {
+        if disabled.contains(&isa.name) {
             continue;
         }
         // Dispatch detects SVE through Linux's HWCAP only: elsewhere it could
@@ -185,7 +185,9 @@ fn main() {
     if env::var("SIMDFILTER_WERROR").map_or(false, |v| v == "1") {
         common.push("-Werror".to_string());
     }
-    for dir in [&include, &csrc, &kernels, &lib] {
+    // As setup.py: the public header and the library's own; kernels/ for
+    // the isa.def table, which the C sources may include.
+    for dir in [&include, &lib, &kernels] {
         common.push(format!("-I{}", dir.display()));
     }
     for isa in &built {

@@ -10,7 +10,7 @@
 
 #define FIELD(type, field) offsetof(type, field)
 
-const size_t sf_rust_layout[] = {
+static const size_t layout[] = {
     sizeof(sf_range), FIELD(sf_range, lo), FIELD(sf_range, hi), FIELD(sf_range, flo),
     FIELD(sf_range, fhi),
 
@@ -34,4 +34,9 @@ const size_t sf_rust_layout[] = {
     /* Constants the Rust side restates. */
     SF_ELEM_COUNT, SF_TYPE_COUNT, SF_MAX_THREADS,
 };
-const size_t sf_rust_layout_len = sizeof sf_rust_layout / sizeof sf_rust_layout[0];
+
+const size_t *sf_rust_layout(size_t *len);
+const size_t *sf_rust_layout(size_t *len) {
+    *len = sizeof layout / sizeof layout[0];
+    return layout;
+}

@@ -6,6 +6,8 @@
 //! The `#[repr(C)]` declarations restate the header; the `layout` test checks
 //! them against the sizes and offsets the C compiler reports (layout.c).
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use std::ffi::{CStr, CString};
 use std::mem::size_of;
 use std::os::raw::{c_char, c_int, c_void};
@@ -175,9 +177,7 @@ extern "C" {
 
     // layout.c
     #[cfg(test)]
-    static sf_rust_layout: [usize; 0];
-    #[cfg(test)]
-    static sf_rust_layout_len: usize;
+    fn sf_rust_layout(len: *mut usize) -> *const usize;
 }
 
 // ---- Element types ---------------------------------------------------------
@@ -420,20 +420,22 @@ fn execute<T: Plain>(
     };
     let capacity = if out.is_null() { 0 } else { data.len() };
     let mut found: usize = 0;
+    // SAFETY: `source` is a place for an sf_run_source, which the call fills
+    // in; it copies `run` (so `run` need not outlive it) and returns a
+    // pointer into `source`, which lives until the end of this function.
+    let src = unsafe { sf_run_source_init(&mut source, &run) };
     // SAFETY:
-    // - `source` is a valid sf_run_source the call initialises; it copies `run`.
-    // - The run describes `data` exactly (pointer, length, its element size as
-    //   stride, native byte order); `data` is borrowed, so it stays valid and
+    // - `src` is the source just initialised; it yields the one run, which
+    //   describes `data` exactly (pointer, length, its element size as
+    //   stride, native byte order). `data` is borrowed, so it stays valid and
     //   unmodified for the whole call, including on the library's worker
     //   threads, which sf_execute joins before it returns.
     // - `out` is null with capacity 0 (count), or the caller guarantees room
     //   for `data.len()` results of the op's size, properly aligned; the
     //   library writes nothing past `capacity` results.
-    // - `query`, `opts` and `found` are valid for the call.
-    let rc = unsafe {
-        let src = sf_run_source_init(&mut source, &run);
-        sf_execute(&query, src, out, capacity, &opts, &mut found)
-    };
+    // - `query`, `opts` and `found` are valid for the call; the query's
+    //   kernel is null or one of the library's tables.
+    let rc = unsafe { sf_execute(&query, src, out, capacity, &opts, &mut found) };
     if rc != SF_OK {
         return Err(ExecError(rc));
     }
@@ -521,12 +523,12 @@ pub fn count<T: Plain>(q: &Query, data: &[T], threads: usize) -> Result<usize, E
 /// The sizes and offsets layout.c computed with the C compiler.
 #[cfg(test)]
 fn layout_from_c() -> Vec<usize> {
-    // SAFETY: layout.c defines sf_rust_layout as an array of
-    // sf_rust_layout_len size_t, immutable, for the program's lifetime.
-    unsafe {
-        let p = std::ptr::addr_of!(sf_rust_layout) as *const usize;
-        std::slice::from_raw_parts(p, sf_rust_layout_len).to_vec()
-    }
+    let mut len = 0;
+    // SAFETY: writes the array's length into `len` and returns it, a static
+    // array of that many size_t in layout.c.
+    let p = unsafe { sf_rust_layout(&mut len) };
+    // SAFETY: `p` points to `len` initialised, immutable size_t.
+    unsafe { std::slice::from_raw_parts(p, len) }.to_vec()
 }
 
 /// The same facts about this module's declarations, in layout.c's order.

@@ -220,7 +220,10 @@ pub(crate) fn apply_environment() {
 }
 
 fn use_kernel_unchecked(name: &str) -> Result<(), Error> {
-    match ffi::use_kernel(name) {
+    // Selecting first gives the precise error (sf_kernel_select tells a
+    // kernel of another architecture from an unknown name).
+    let kernel = Kernel::get(name)?;
+    match ffi::use_kernel(kernel.name()) {
         ffi::SF_OK => Ok(()),
         rc => Err(Error::from_code(rc, name)),
     }

@@ -53,23 +53,27 @@ fn results_do_not_keep_the_working_buffer() {
     assert!(v.capacity() < 1000, "capacity {} for 10 results", v.capacity());
 }
 
-/// 2^32 one-byte elements: calloc'd, so the pages are never touched by the
-/// u32 form, which refuses on the length alone. The u64 count reads them all
-/// (the kernel zero page: 4 GiB of address space, no memory).
+/// 2^32 + 3 one-byte elements, calloc'd: the u32 form refuses on the length
+/// alone, touching nothing. Counting reads them all, but untouched pages are
+/// the kernel's zero page: 4 GiB of address space, next to no memory.
 #[test]
 #[cfg(target_pointer_width = "64")]
 fn u32_positions_stop_at_2_pow_32_elements() {
-    let n = 1usize << 32;
+    let n = (1usize << 32) + 3;
     let mut big: Vec<u8> = Vec::new();
     if big.try_reserve_exact(n).is_err() {
         eprintln!("SKIP u32_positions_stop_at_2_pow_32_elements: cannot reserve 4 GiB of address space");
         return;
     }
     drop(big);
-    let big = vec![0u8; n];
+    let mut big = vec![0u8; n];
+    big[n - 3..].copy_from_slice(&[1, 2, 3]);
+    // Counts past u32::MAX, in threads or not.
+    assert_eq!(Filter::new().threads(2).count(&big, 0..=0), 1 << 32);
+    assert_eq!(Filter::new().threads(1).count(&big, 1..), 3);
     let err = std::panic::catch_unwind(|| filter_indexes(&big, 1..=1)).unwrap_err();
     let msg = err.downcast_ref::<String>().expect("a formatted panic message");
-    assert!(msg.contains("at most u32::MAX (2^32 - 1) elements, and this one has 4294967296"), "{}", msg);
+    assert!(msg.contains("at most u32::MAX (2^32 - 1) elements, and this one has 4294967299"), "{}", msg);
     assert!(msg.contains("filter_indexes_u64"), "{}", msg);
     let mut out = Vec::new();
     assert!(std::panic::catch_unwind(move || filter_indexes_into(&big[..], .., &mut out)).is_err());
