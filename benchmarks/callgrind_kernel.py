@@ -27,15 +27,10 @@ import tempfile
 
 def child(args):
     import numpy as np
+    from bench.data import dtype_data  # benchmarks/bench, next to this file; also puts simdfilter on the path
     import simdfilter as sf
 
-    rng = np.random.default_rng(0)
-    dt = np.dtype(args.dtype)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        a = rng.integers(info.min, info.max, args.n, dtype=dt, endpoint=True)
-    else:
-        a = rng.standard_normal(args.n).astype(dt)
+    a = dtype_data(args.dtype, args.n, np.random.default_rng(0))
     s = np.sort(a)
     k = int(args.sel * args.n)
     lo, hi = (s[(args.n - k) // 2], s[(args.n - k) // 2 + k - 1]) if k else (s[-1] + 1, s[-1] + 1)

@@ -19,6 +19,9 @@
 #include <numpy/arrayscalars.h>
 
 #include "simdfilter.h"
+#include "simdfilter_arrow.h"
+
+typedef struct column column; /* column.c, below */
 
 /* ---- args.c: the arguments of filter_indexes, filter_values, count_in_range ---- */
 
@@ -42,32 +45,73 @@ int sfpy_parse_threads(PyObject *obj);
 /* ---- bounds_py.c: Python bounds to an sf_range ---- */
 
 /* 1: the range is in *r; 0: it is empty; -1: an exception is set. */
-int sfpy_resolve_bounds(PyArrayObject *arr, sf_type type, PyObject *lo, PyObject *hi,
-                        const inclusive_mode *m, sf_range *r);
+int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
+                        sf_range *r);
 
-/* ---- source_numpy.c: an ndarray as a source of runs ---- */
+/* ---- column.c: what a call's values are, and where ---- */
 
-/* The array itself, or an ndarray view of an array-like (never a cast); NULL
- * with an exception for masked arrays and what NumPy cannot view. */
-PyArrayObject *sfpy_as_array(PyObject *values);
+typedef enum column_form { COLUMN_NUMPY, COLUMN_ARROW } column_form;
+
+/* A call's values: a NumPy array (with a mask of nulls, perhaps), or the
+ * chunks of an Arrow column. Everything here is owned: sfpy_column_release. */
+struct column {
+    column_form form;
+    sf_type type;                /* the stored values' domain */
+    PyArray_Descr *descr;         /* what the values mean (bounds, filter_values' dtype) */
+    PyArray_Descr *storage_descr; /* what the kernels write for filter_values */
+    PyObject *tz;                 /* tz-aware data: the zone (str); else NULL */
+    size_t n;
+    /* COLUMN_NUMPY */
+    PyArrayObject *arr;
+    PyArrayObject *mask; /* nonzero bytes are nulls; NULL: none */
+    /* COLUMN_ARROW */
+    sf_arrow_type arrow_type;
+    struct ArrowArray *chunks;
+    size_t nchunks, chunk_room;
+};
+
+/* 0, or -1 with an exception (a TypeError naming what is supported). */
+int sfpy_column_from(PyObject *values, column *c);
+void sfpy_column_release(column *c);
+/* Whether [lo, hi) overlaps any memory the column's values or nulls live in. */
+int sfpy_column_overlaps(const column *c, const char *lo, const char *hi);
+
+/* ---- source_numpy.c: an ndarray (and its mask) as a source of runs ---- */
+
 /* The library type of a supported dtype; -1 with a TypeError otherwise. */
 int sfpy_classify_dtype(PyArray_Descr *d, sf_type *type);
 
 typedef struct numpy_source {
     sf_source source;
     /* The array's layout, copied so that next() needs neither Python nor the GIL. */
-    const char *ptr;
+    const char *ptr, *mask_ptr;
     int nd;
-    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS], idx[NPY_MAXDIMS];
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS], mask_strides[NPY_MAXDIMS];
+    npy_intp idx[NPY_MAXDIMS];
     size_t itemsize, size, row, rows, rows_done, per_batch;
     int byteswap, whole; /* whole: one run covers the array */
-    char *batch;         /* rows copied together, when they are short */
+    char *batch;         /* rows copied together, when they are short (mask bytes after) */
 } numpy_source;
 
 /* Always 0: a batch that cannot be allocated means a run per row. Pair with
- * sfpy_numpy_source_free. */
-int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr);
+ * sfpy_numpy_source_free. mask may be NULL. */
+int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask);
 void sfpy_numpy_source_free(numpy_source *s);
+
+/* ---- source_arrow.c: Arrow columns through the PyCapsule interface ---- */
+
+/* Take the column out of __arrow_c_array__ (has_array) or __arrow_c_stream__. */
+int sfpy_arrow_column(PyObject *values, int has_array, column *c);
+void sfpy_arrow_release(column *c);
+int sfpy_arrow_descrs(const sf_arrow_type *t, PyArray_Descr **meaning, PyArray_Descr **storage);
+
+/* A source over either form of column. */
+typedef union column_source {
+    numpy_source numpy;
+    sf_arrow_source arrow;
+} column_source;
+sf_source *sfpy_column_source(const column *c, column_source *s);
+void sfpy_column_source_free(const column *c, column_source *s);
 
 /* ---- gil.c: running a query with the GIL released and Ctrl-C honoured ---- */
 
@@ -89,11 +133,10 @@ extern PyMethodDef sfpy_kernel_methods[];
 
 /* The dtype of the results of `*op` (INDEX32 widened to INDEX64 as index_dtype
  * or out asks), NULL for count; checks `out` whole. 0 or -1 on error. */
-int sfpy_result_type(sf_op *op, const call_args *a, PyArrayObject *arr,
-                     PyArray_Descr **descr);
+int sfpy_result_type(sf_op *op, const call_args *a, const column *c, PyArray_Descr **descr);
 /* Run the query into out[:n] (a checked array), into a fresh exact-size array,
  * or (count) into nothing; `nonempty` 0 answers without running. */
-PyObject *sfpy_result(const sf_query *q, int nonempty, PyArrayObject *arr, PyObject *out,
+PyObject *sfpy_result(const sf_query *q, int nonempty, const column *c, PyObject *out,
                       PyArray_Descr *descr, int threads);
 
 #endif

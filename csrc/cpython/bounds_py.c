@@ -79,7 +79,7 @@ static int domain_value(PyObject *v, sf_bound *b) {
 static PyObject *bounds_module; /* simdfilter._bounds, imported when first needed */
 
 /* Python's exact verdict: an inclusive pair of domain values, or None (empty). */
-static int resolve_in_python(PyArrayObject *arr, sf_type type, PyObject *lo, PyObject *hi,
+static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
                              const inclusive_mode *m, sf_range *r) {
     static const char *const names[] = {"neither", "right", "left", "both"};
     if (!bounds_module) {
@@ -87,9 +87,10 @@ static int resolve_in_python(PyArrayObject *arr, sf_type type, PyObject *lo, PyO
         if (!bounds_module)
             return -1;
     }
-    PyObject *res = PyObject_CallMethod(bounds_module, "resolve", "OOOs",
-                                        (PyObject *)PyArray_DESCR(arr), lo ? lo : Py_None,
-                                        hi ? hi : Py_None, names[m->lo_closed * 2 + m->hi_closed]);
+    PyObject *res = PyObject_CallMethod(bounds_module, "resolve", "OOOsO", (PyObject *)c->descr,
+                                        lo ? lo : Py_None, hi ? hi : Py_None,
+                                        names[m->lo_closed * 2 + m->hi_closed],
+                                        c->tz ? c->tz : Py_None);
     if (!res)
         return -1;
     int got = 0;
@@ -102,7 +103,13 @@ static int resolve_in_python(PyArrayObject *arr, sf_type type, PyObject *lo, PyO
                    domain_value(PyTuple_GET_ITEM(res, 1), &b) < 0) {
             got = -1;
         } else {
-            got = sf_resolve_range(type, &a, 1, &b, 1, r);
+            /* An unbounded end stays unbounded: Python's end of a time domain
+             * leaves NaT out, which an Arrow column has no such value for. */
+            if (!lo || lo == Py_None)
+                a.kind = SF_BOUND_NONE;
+            if (!hi || hi == Py_None)
+                b.kind = SF_BOUND_NONE;
+            got = sf_resolve_range(c->type, &a, 1, &b, 1, r);
             if (got != SF_RANGE_OK && got != SF_RANGE_EMPTY) {
                 PyErr_SetString(PyExc_SystemError, "simdfilter._bounds.resolve returned a bad value");
                 got = -1;
@@ -113,20 +120,21 @@ static int resolve_in_python(PyArrayObject *arr, sf_type type, PyObject *lo, PyO
     return got;
 }
 
-int sfpy_resolve_bounds(PyArrayObject *arr, sf_type type, PyObject *lo, PyObject *hi,
-                        const inclusive_mode *m, sf_range *r) {
+int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
+                        sf_range *r) {
     sf_bound a, b;
     int ra = read_bound(lo, &a), rb = ra < 0 ? 0 : read_bound(hi, &b);
     if (ra < 0 || rb < 0)
         return -1;
-    /* Time bounds (datetimes, strings, units) are Python's; an unbounded side
-     * is the domain's end, which the library knows (NaT excluded). */
+    /* Time bounds (datetimes, strings, units, zones) are Python's; an
+     * unbounded side is the domain's end, which the library knows. */
     const int unbounded = a.kind == SF_BOUND_NONE && b.kind == SF_BOUND_NONE;
-    if (ra && rb && (type != SF_T_TIME64 || unbounded)) {
-        const int got = sf_resolve_range(type, &a, m->lo_closed, &b, m->hi_closed, r);
+    const int is_time = PyDataType_ISDATETIME(c->descr);
+    if (ra && rb && (!is_time || unbounded)) {
+        const int got = sf_resolve_range(c->type, &a, m->lo_closed, &b, m->hi_closed, r);
         if (got == SF_RANGE_OK || got == SF_RANGE_EMPTY)
             return got;
         /* SF_RANGE_INEXACT: an int beyond 2^53 on float data; Python decides. */
     }
-    return resolve_in_python(arr, type, lo, hi, m, r);
+    return resolve_in_python(c, lo, hi, m, r);
 }

@@ -9,50 +9,50 @@
 #include "binding.h"
 #include "docstrings.h"
 
+#include <string.h>
+
 /* Everything a filter call holds, released by release_call. */
 typedef struct call {
     call_args args;
     inclusive_mode inclusive;
     int threads;
-    PyArrayObject *arr;
+    column column;
     PyArray_Descr *descr; /* of the results; NULL for count */
-    sf_type type;
     sf_query query;
 } call;
 
 static void release_call(call *c) {
     Py_XDECREF(c->descr);
-    Py_XDECREF(c->arr);
+    sfpy_column_release(&c->column);
 }
 
-/* Arguments, array, types and kernel: everything but the bounds. 0 or -1. */
+/* Arguments, values, types and kernel: everything but the bounds. 0 or -1. */
 static int prepare_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames) {
     if (sfpy_parse_args(op, args, nargs, kwnames, &c->args) < 0 ||
         sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
-        (c->threads = sfpy_parse_threads(c->args.threads)) < 0)
-        return -1;
-    c->arr = sfpy_as_array(c->args.values);
-    if (!c->arr || sfpy_classify_dtype(PyArray_DESCR(c->arr), &c->type) < 0 ||
-        sfpy_result_type(&op, &c->args, c->arr, &c->descr) < 0)
+        (c->threads = sfpy_parse_threads(c->args.threads)) < 0 ||
+        sfpy_column_from(c->args.values, &c->column) < 0 ||
+        sfpy_result_type(&op, &c->args, &c->column, &c->descr) < 0)
         return -1;
     c->query.kernel = sfpy_context_kernel();
     if (c->query.kernel == SFPY_KERNEL_ERROR)
         return -1;
     c->query.op = op;
-    c->query.elem = sf_type_elem(c->type);
+    c->query.elem = sf_type_elem(c->column.type);
     return 0;
 }
 
 static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-    call c = {0};
+    call c;
+    memset(&c, 0, sizeof c);
     PyObject *result = NULL;
     if (prepare_call(&c, op, args, nargs, kwnames) == 0) {
-        const int nonempty = sfpy_resolve_bounds(c.arr, c.type, c.args.lo, c.args.hi,
-                                                 &c.inclusive, &c.query.range);
+        const int nonempty =
+            sfpy_resolve_bounds(&c.column, c.args.lo, c.args.hi, &c.inclusive, &c.query.range);
         if (nonempty >= 0)
-            result = sfpy_result(&c.query, nonempty, c.arr, c.args.out, c.descr, c.threads);
+            result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
     }
     release_call(&c);
     return result;

@@ -63,34 +63,9 @@ static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n) {
     return d;
 }
 
-/* Bytes [lo, hi) spanned by an array's elements. */
-static void extent(PyArrayObject *a, char **lo, char **hi) {
-    char *p = PyArray_BYTES(a), *b = p, *e = p;
-    if (PyArray_SIZE(a) == 0) {
-        *lo = *hi = p;
-        return;
-    }
-    for (int d = 0; d < PyArray_NDIM(a); d++) {
-        const npy_intp span = (PyArray_DIM(a, d) - 1) * PyArray_STRIDE(a, d);
-        if (span < 0)
-            b += span;
-        else
-            e += span;
-    }
-    *lo = b;
-    *hi = e + PyArray_ITEMSIZE(a);
-}
-
-static int overlaps(PyArrayObject *a, PyArrayObject *b) {
-    char *a0, *a1, *b0, *b1;
-    extent(a, &a0, &a1);
-    extent(b, &b0, &b1);
-    return a0 < b1 && b0 < a1;
-}
-
 /* `out` is checked whole before anything is written. */
-static int check_out(PyObject *obj, PyArray_Descr *descr, PyArrayObject *arr, sf_op op) {
-    const size_t n = (size_t)PyArray_SIZE(arr);
+static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, sf_op op) {
+    const size_t n = c->n;
     if (!PyArray_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "out must be a numpy.ndarray, not %.200s",
                      Py_TYPE(obj)->tp_name);
@@ -116,24 +91,32 @@ static int check_out(PyObject *obj, PyArray_Descr *descr, PyArrayObject *arr, sf
                      PyArray_SIZE(out), n);
         return -1;
     }
-    if (overlaps(out, arr)) {
+    const char *lo = PyArray_BYTES(out), *hi = lo + PyArray_NBYTES(out);
+    if (sfpy_column_overlaps(c, lo, hi)) {
         PyErr_SetString(PyExc_ValueError, "out must not share memory with values");
         return -1;
     }
     return 0;
 }
 
-int sfpy_result_type(sf_op *op, const call_args *a, PyArrayObject *arr, PyArray_Descr **descr) {
+int sfpy_result_type(sf_op *op, const call_args *a, const column *c, PyArray_Descr **descr) {
     *descr = NULL;
     if (*op == SF_OP_COUNT)
         return 0;
-    if (*op == SF_OP_VALUES)
-        *descr = PyArray_DescrNewByteorder(PyArray_DESCR(arr), NPY_NATIVE);
-    else
-        *descr = index_type(op, a, (size_t)PyArray_SIZE(arr));
+    if (*op == SF_OP_VALUES) {
+        if (a->out && c->storage_descr->type_num != c->descr->type_num) {
+            PyErr_Format(PyExc_TypeError, "filter_values on this Arrow column gives %R values, "
+                         "widened from its 32-bit storage: out= cannot take them", c->descr);
+            return -1;
+        }
+        *descr = c->storage_descr;
+        Py_INCREF(*descr);
+    } else {
+        *descr = index_type(op, a, c->n);
+    }
     if (!*descr)
         return -1;
-    if (a->out && check_out(a->out, *descr, arr, *op) < 0) {
+    if (a->out && check_out(a->out, *descr, c, *op) < 0) {
         Py_CLEAR(*descr);
         return -1;
     }
@@ -144,16 +127,15 @@ int sfpy_result_type(sf_op *op, const call_args *a, PyArrayObject *arr, PyArray_
 
 typedef struct call_run {
     const sf_query *q;
-    PyArrayObject *arr;
+    const column *column;
     int threads;
 } call_run;
 
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
-    numpy_source src;
-    sfpy_numpy_source_init(&src, c->arr);
-    const size_t n = (size_t)PyArray_SIZE(c->arr);
-    const Py_ssize_t k = sfpy_execute(c->q, &src.source, out, capacity, c->threads, n);
-    sfpy_numpy_source_free(&src);
+    column_source storage;
+    sf_source *src = sfpy_column_source(c->column, &storage);
+    const Py_ssize_t k = sfpy_execute(c->q, src, out, capacity, c->threads, c->column->n);
+    sfpy_column_source_free(c->column, &storage);
     return k;
 }
 
@@ -167,7 +149,7 @@ static PyObject *new_1d(PyArray_Descr *descr, npy_intp n) {
 static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     sf_query count = *c->q;
     count.op = SF_OP_COUNT;
-    const call_run counting = {&count, c->arr, c->threads};
+    const call_run counting = {&count, c->column, c->threads};
     const Py_ssize_t need = run_into(&counting, NULL, 0);
     if (need < 0)
         return NULL;
@@ -181,7 +163,7 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * pages past what the kernel wrote were never touched, so they never cost
  * physical memory, and realloc gives them back without copying. */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
-    const size_t n = (size_t)PyArray_SIZE(c->arr);
+    const size_t n = c->column->n;
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
     if (!res) {
         if (!PyErr_ExceptionMatches(PyExc_MemoryError))
@@ -209,7 +191,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
 
 /* out[:k] after filling it; nothing is allocated. */
 static PyObject *into_out(const call_run *c, int nonempty, PyObject *out) {
-    const size_t n = (size_t)PyArray_SIZE(c->arr);
+    const size_t n = c->column->n;
     const Py_ssize_t k = nonempty ? run_into(c, PyArray_BYTES((PyArrayObject *)out), n) : 0;
     if (k < 0)
         return NULL;
@@ -223,16 +205,25 @@ static PyObject *into_out(const call_run *c, int nonempty, PyObject *out) {
     return result;
 }
 
-PyObject *sfpy_result(const sf_query *q, int nonempty, PyArrayObject *arr, PyObject *out,
+/* The values of a 32-bit Arrow date or time as the NumPy unit they mean. */
+static PyObject *widened(PyObject *values, const column *c) {
+    if (!values || c->storage_descr->type_num == c->descr->type_num)
+        return values;
+    Py_INCREF(c->descr);
+    PyObject *wide = PyArray_CastToType((PyArrayObject *)values, c->descr, 0);
+    Py_DECREF(values);
+    return wide;
+}
+
+PyObject *sfpy_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
                       PyArray_Descr *descr, int threads) {
-    const call_run c = {q, arr, threads};
+    const call_run c = {q, col, threads};
     if (q->op == SF_OP_COUNT) {
         const Py_ssize_t k = nonempty ? run_into(&c, NULL, 0) : 0;
         return k < 0 ? NULL : PyLong_FromSsize_t(k);
     }
     if (out)
         return into_out(&c, nonempty, out);
-    if (!nonempty || PyArray_SIZE(arr) == 0)
-        return new_1d(descr, 0);
-    return fresh_result(&c, descr);
+    PyObject *res = !nonempty || col->n == 0 ? new_1d(descr, 0) : fresh_result(&c, descr);
+    return q->op == SF_OP_VALUES ? widened(res, col) : res;
 }

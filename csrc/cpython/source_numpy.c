@@ -1,7 +1,8 @@
 /*
  * NumPy arrays as sources of runs: the dtype as a library type, and the
- * array's memory as runs in flat C order, exactly as np.flatnonzero counts
- * positions. No copy of the data but a bounded batch of short rows.
+ * array's memory (and its mask of nulls, if any) as runs in flat C order,
+ * exactly as np.flatnonzero counts positions. No copy of the data but a
+ * bounded batch of short rows.
  */
 #include "binding.h"
 
@@ -33,47 +34,15 @@ int sfpy_classify_dtype(PyArray_Descr *d, sf_type *type) {
         *type = PyTypeNum_ISSIGNED(t) ? signed_types[log2] : unsigned_types[log2];
         return 0;
     }
-    PyErr_Format(PyExc_TypeError, "simdfilter supports %s arrays, not %R%s", SUPPORTED,
-                 (PyObject *)d,
-                 t == NPY_OBJECT ? " (a timezone-aware, nullable or categorical pandas column "
-                                   "arrives as object: convert it first, e.g. "
-                                   "s.dt.tz_convert(None) or s.to_numpy('int64', na_value=0))"
+    PyErr_Format(PyExc_TypeError,
+                 "simdfilter supports %s arrays (also with nulls: pandas nullable, numpy.ma "
+                 "and Arrow columns, tz-aware timestamps included), not %R%s",
+                 SUPPORTED, (PyObject *)d,
+                 t == NPY_OBJECT ? " (Python objects: strings, mixed types, or a list holding "
+                                   "None; pass a typed column, e.g. pd.array(values, "
+                                   "dtype='Int64') for integers with nulls)"
                                  : "");
     return -1;
-}
-
-static PyObject *masked_array_type; /* numpy.ma.MaskedArray, imported when first needed */
-
-/* A masked array's mask would be silently ignored (its data are read as they
- * are): refuse it rather than answer for the masked elements too. */
-static int reject_masked(PyObject *values) {
-    if (!masked_array_type) {
-        PyObject *ma = PyImport_ImportModule("numpy.ma");
-        if (!ma)
-            return -1;
-        masked_array_type = PyObject_GetAttrString(ma, "MaskedArray");
-        Py_DECREF(ma);
-        if (!masked_array_type)
-            return -1;
-    }
-    const int is_masked = PyObject_IsInstance(values, masked_array_type);
-    if (is_masked > 0)
-        PyErr_SetString(PyExc_TypeError,
-                        "masked arrays are not supported: the mask would be ignored; pass "
-                        "m.filled(value) or m.compressed() (positions then refer to it)");
-    return is_masked ? -1 : 0;
-}
-
-PyArrayObject *sfpy_as_array(PyObject *values) {
-    if (PyArray_Check(values)) {
-        if (!PyArray_CheckExact(values) && reject_masked(values) < 0)
-            return NULL;
-        Py_INCREF(values);
-        return (PyArrayObject *)values;
-    }
-    /* Array-likes (lists, pandas Series, Arrow arrays...): their own dtype, no
-     * cast; NumPy-backed ones come back as views, not copies. */
-    return (PyArrayObject *)PyArray_FromAny(values, NULL, 0, 0, 0, NULL);
 }
 
 /* Rows shorter than this are batched, BATCH_ELEMENTS at a time: one kernel
@@ -87,64 +56,84 @@ static void next_row(numpy_source *s) {
     for (int d = s->nd - 2; d >= 0; d--) {
         if (++s->idx[d] < s->shape[d]) {
             s->ptr += s->strides[d];
+            s->mask_ptr += s->mask_strides[d]; /* 0 without a mask */
             return;
         }
         s->ptr -= s->strides[d] * (s->shape[d] - 1);
+        s->mask_ptr -= s->mask_strides[d] * (s->shape[d] - 1);
         s->idx[d] = 0;
     }
+}
+
+/* The mask bytes of a run, nonzero for a null element. */
+static void set_mask(sf_run *run, const char *mask, ptrdiff_t stride) {
+    if (!mask)
+        return;
+    run->null_form = SF_NULLS_BYTES;
+    run->nulls = (const uint8_t *)mask;
+    run->null_stride = stride;
 }
 
 static int numpy_source_next(sf_source *self, sf_run *run) {
     numpy_source *s = (numpy_source *)self;
     if (s->rows_done >= s->rows)
         return 0;
-    const ptrdiff_t step = s->whole ? (ptrdiff_t)s->itemsize : s->strides[s->nd - 1];
+    const int last = s->nd - 1;
     run->byteswap = s->byteswap;
     run->base = (uint64_t)(s->rows_done * s->row);
     if (s->whole) {
         run->data = s->ptr;
         run->n = s->size;
-        run->stride = s->nd == 1 ? s->strides[0] : step;
+        run->stride = s->nd == 1 ? s->strides[0] : (ptrdiff_t)s->itemsize;
+        set_mask(run, s->mask_ptr, s->nd == 1 ? s->mask_strides[0] : 1);
         s->rows_done = s->rows;
         return 1;
     }
     if (!s->batch) {
         run->data = s->ptr;
         run->n = s->row;
-        run->stride = step;
+        run->stride = s->strides[last];
+        set_mask(run, s->mask_ptr, s->mask_strides[last]);
         next_row(s);
         s->rows_done++;
         return 1;
     }
-    /* Raw copies, byte order kept: the driver swaps as for any run. */
+    /* Raw copies, byte order kept: the driver swaps as for any run. The rows'
+     * mask bytes follow their values in the batch. */
     const size_t left = s->rows - s->rows_done, m = left < s->per_batch ? left : s->per_batch;
-    char *dst = s->batch;
+    char *dst = s->batch, *mask_dst = s->batch + s->per_batch * s->row * s->itemsize;
     for (size_t i = 0; i < m; i++) {
         for (size_t j = 0; j < s->row; j++, dst += s->itemsize)
-            memcpy(dst, s->ptr + (ptrdiff_t)j * step, s->itemsize);
+            memcpy(dst, s->ptr + (ptrdiff_t)j * s->strides[last], s->itemsize);
+        if (s->mask_ptr)
+            for (size_t j = 0; j < s->row; j++)
+                *mask_dst++ = s->mask_ptr[(ptrdiff_t)j * s->mask_strides[last]];
         next_row(s);
     }
     run->data = s->batch;
     run->n = m * s->row;
     run->stride = (ptrdiff_t)s->itemsize;
+    set_mask(run, s->mask_ptr ? s->batch + s->per_batch * s->row * s->itemsize : NULL, 1);
     s->rows_done += m;
     return 1;
 }
 
-int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr) {
+int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask) {
     memset(s, 0, sizeof *s);
     s->source.next = numpy_source_next;
     s->ptr = PyArray_BYTES(arr);
+    s->mask_ptr = mask ? PyArray_BYTES(mask) : NULL;
     s->nd = PyArray_NDIM(arr);
     s->itemsize = (size_t)PyArray_ITEMSIZE(arr);
     s->size = (size_t)PyArray_SIZE(arr);
     s->byteswap = PyArray_ISBYTESWAPPED(arr) && s->itemsize > 1;
-    s->whole = s->nd <= 1 || PyArray_IS_C_CONTIGUOUS(arr);
+    s->whole = s->nd <= 1 || (PyArray_IS_C_CONTIGUOUS(arr) && (!mask || PyArray_IS_C_CONTIGUOUS(mask)));
     if (s->size == 0)
         return 0; /* no runs at all */
     for (int d = 0; d < s->nd; d++) {
         s->shape[d] = PyArray_DIM(arr, d);
         s->strides[d] = PyArray_STRIDE(arr, d);
+        s->mask_strides[d] = mask ? PyArray_STRIDE(mask, d) : 0;
     }
     if (s->whole) {
         s->row = s->size;
@@ -155,7 +144,7 @@ int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr) {
     s->rows = s->size / s->row;
     s->per_batch = s->row < SHORT_ROW ? BATCH_ELEMENTS / s->row : 1;
     if (s->per_batch > 1) {
-        s->batch = PyMem_RawMalloc(s->per_batch * s->row * s->itemsize);
+        s->batch = PyMem_RawMalloc(s->per_batch * s->row * (s->itemsize + (mask ? 1 : 0)));
         if (!s->batch)
             s->per_batch = 1; /* no room for a batch: a run per row is slower, not wrong */
     }

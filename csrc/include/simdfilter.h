@@ -175,6 +175,21 @@ typedef size_t (*sf_index64_fn)(const void *x, size_t n, const sf_range *r,
 typedef size_t (*sf_values_fn)(const void *x, size_t n, const sf_range *r, void *out);
 typedef size_t (*sf_count_fn)(const void *x, size_t n, const sf_range *r);
 
+/*
+ * The same with nulls: `valid` holds one bit per element, LSB first (Arrow's
+ * validity bitmap layout, starting at bit 0 of valid[0]); an element whose bit
+ * is 0 is null and never matches, whatever the range. The kernel reads
+ * valid[0, ceil(n / 8)) and nothing past it.
+ */
+typedef size_t (*sf_index32_valid_fn)(const void *x, const uint8_t *valid, size_t n,
+                                      const sf_range *r, uint32_t base, uint32_t *out);
+typedef size_t (*sf_index64_valid_fn)(const void *x, const uint8_t *valid, size_t n,
+                                      const sf_range *r, uint64_t base, uint64_t *out);
+typedef size_t (*sf_values_valid_fn)(const void *x, const uint8_t *valid, size_t n,
+                                     const sf_range *r, void *out);
+typedef size_t (*sf_count_valid_fn)(const void *x, const uint8_t *valid, size_t n,
+                                    const sf_range *r);
+
 /* One instruction set's kernels. A kernel file may leave a slot NULL (an
  * operation its ISA gains nothing on); dispatch fills such a slot from the next
  * lower kernel, so every table dispatch hands out has every slot filled. */
@@ -184,6 +199,10 @@ typedef struct sf_kernel {
     sf_index64_fn index64[SF_ELEM_COUNT];
     sf_values_fn values[SF_ELEM_COUNT];
     sf_count_fn count[SF_ELEM_COUNT];
+    sf_index32_valid_fn index32_valid[SF_ELEM_COUNT];
+    sf_index64_valid_fn index64_valid[SF_ELEM_COUNT];
+    sf_values_valid_fn values_valid[SF_ELEM_COUNT];
+    sf_count_valid_fn count_valid[SF_ELEM_COUNT];
 } sf_kernel;
 
 /* ---- Dispatch --------------------------------------------------------------- */
@@ -229,6 +248,15 @@ typedef struct sf_query {
     sf_range range; /* non-empty: an empty range is answered without a query */
 } sf_query;
 
+/* How a run says which of its elements are null (they never match). */
+typedef enum sf_nulls {
+    SF_NULLS_NONE = 0, /* every element is valid */
+    SF_NULLS_BITMAP,   /* bit (null_bit + i) of nulls, LSB first, is 1 for a valid
+                          element: Arrow's validity bitmap */
+    SF_NULLS_BYTES     /* byte nulls[i * null_stride] is nonzero for a null element:
+                          a pandas or numpy.ma mask */
+} sf_nulls;
+
 /* Where one stretch of the data is: n elements, the i-th at data + i * stride
  * bytes, at position base + i. */
 typedef struct sf_run {
@@ -237,13 +265,24 @@ typedef struct sf_run {
     ptrdiff_t stride; /* bytes; any sign, need not be a multiple of the size or aligned */
     int byteswap;     /* elements are stored in the other byte order */
     uint64_t base;
+    /* Nulls (zero-initialised: none). */
+    sf_nulls null_form;
+    const uint8_t *nulls;
+    uint64_t null_bit;     /* SF_NULLS_BITMAP: the bit of element 0 */
+    ptrdiff_t null_stride; /* SF_NULLS_BYTES: bytes between elements' mask bytes */
+    /* Bit-packed bools (Arrow's boolean type), for SF_U8 queries: element i is
+     * bit (data_bit + i) of data, LSB first, read as the byte 0 or 1. stride and
+     * byteswap are then unused. */
+    int bit_packed;
+    uint64_t data_bit;
 } sf_run;
 
 /* Where all of the data is: a sequence of runs whose positions ascend. */
 typedef struct sf_source sf_source;
 struct sf_source {
-    /* Store the next run in *run and return 1, or return 0 when none is left.
-     * A run's memory need only stay valid until the next call. */
+    /* Store the next run in *run (zeroed before the call: fields left alone
+     * mean no nulls, not bit-packed) and return 1, or return 0 when none is
+     * left. A run's memory need only stay valid until the next call. */
     int (*next)(sf_source *self, sf_run *run);
 };
 

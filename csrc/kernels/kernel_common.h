@@ -56,11 +56,56 @@
     SF_DEFINE_ONE_KIND(P, SF_F32, f32)                                                   \
     SF_DEFINE_ONE_KIND(P, SF_F64, f64)                                                   \
     const sf_kernel sf_kernel_##P = {                                                    \
-        #P,                                                                              \
-        SF_TABLE_ROW(P, index32),                                                        \
-        SF_TABLE_ROW(P, index64),                                                        \
-        SF_TABLE_ROW(P, values),                                                         \
-        SF_TABLE_ROW(P, count),                                                          \
+        .name = #P,                                                                      \
+        .index32 = SF_TABLE_ROW(P, index32),                                             \
+        .index64 = SF_TABLE_ROW(P, index64),                                             \
+        .values = SF_TABLE_ROW(P, values),                                               \
+        .count = SF_TABLE_ROW(P, count),                                                 \
+    }; /* the slots left out (validity) are NULL: dispatch fills them from below */
+
+/* The same for a file that also defines P_index32_valid(kind, x, valid, n, r,
+ * base, out) and the other three with validity. */
+#define SF_DEFINE_ONE_KIND_VALID(P, K, TAG)                                                \
+    static size_t P##_index32_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
+                                          const sf_range *r, uint32_t base, uint32_t *out) { \
+        return P##_index32_valid(K, x, v, n, r, base, out);                              \
+    }                                                                                    \
+    static size_t P##_index64_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
+                                          const sf_range *r, uint64_t base, uint64_t *out) { \
+        return P##_index64_valid(K, x, v, n, r, base, out);                              \
+    }                                                                                    \
+    static size_t P##_values_valid_##TAG(const void *x, const uint8_t *v, size_t n,        \
+                                         const sf_range *r, void *out) {                 \
+        return P##_values_valid(K, x, v, n, r, out);                                     \
+    }                                                                                    \
+    static size_t P##_count_valid_##TAG(const void *x, const uint8_t *v, size_t n,         \
+                                        const sf_range *r) {                             \
+        return P##_count_valid(K, x, v, n, r);                                           \
+    }
+
+#define SF_INSTANTIATE_WITH_VALIDITY(P)                                                  \
+    SF_DEFINE_ONE_KIND(P, SF_U8, u8)                                                     \
+    SF_DEFINE_ONE_KIND(P, SF_U16, u16)                                                   \
+    SF_DEFINE_ONE_KIND(P, SF_U32, u32)                                                   \
+    SF_DEFINE_ONE_KIND(P, SF_U64, u64)                                                   \
+    SF_DEFINE_ONE_KIND(P, SF_F32, f32)                                                   \
+    SF_DEFINE_ONE_KIND(P, SF_F64, f64)                                                   \
+    SF_DEFINE_ONE_KIND_VALID(P, SF_U8, u8)                                               \
+    SF_DEFINE_ONE_KIND_VALID(P, SF_U16, u16)                                             \
+    SF_DEFINE_ONE_KIND_VALID(P, SF_U32, u32)                                             \
+    SF_DEFINE_ONE_KIND_VALID(P, SF_U64, u64)                                             \
+    SF_DEFINE_ONE_KIND_VALID(P, SF_F32, f32)                                             \
+    SF_DEFINE_ONE_KIND_VALID(P, SF_F64, f64)                                             \
+    const sf_kernel sf_kernel_##P = {                                                    \
+        .name = #P,                                                                      \
+        .index32 = SF_TABLE_ROW(P, index32),                                             \
+        .index64 = SF_TABLE_ROW(P, index64),                                             \
+        .values = SF_TABLE_ROW(P, values),                                               \
+        .count = SF_TABLE_ROW(P, count),                                                 \
+        .index32_valid = SF_TABLE_ROW(P, index32_valid),                                 \
+        .index64_valid = SF_TABLE_ROW(P, index64_valid),                                 \
+        .values_valid = SF_TABLE_ROW(P, values_valid),                                   \
+        .count_valid = SF_TABLE_ROW(P, count_valid),                                     \
     };
 
 /* Unsigned bounds of an integer range, truncated to the element width:

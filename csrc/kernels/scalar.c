@@ -82,4 +82,55 @@ SF_INLINE size_t scalar_count(sf_elem kind, const void *x, size_t n, const sf_ra
     return k;
 }
 
-SF_INSTANTIATE(scalar)
+/* The same loops with nulls: a null element's test is ANDed to 0. */
+
+SF_INLINE int scalar_valid(const uint8_t *valid, size_t i) { return (valid[i / 8] >> (i % 8)) & 1; }
+
+SF_INLINE size_t scalar_index32_valid(sf_elem kind, const void *x, const uint8_t *valid,
+                                      size_t n, const sf_range *r, uint32_t base,
+                                      uint32_t *out) {
+    SCALAR_SETUP;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[k] = base + (uint32_t)i;
+        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
+    }
+    return k;
+}
+
+SF_INLINE size_t scalar_index64_valid(sf_elem kind, const void *x, const uint8_t *valid,
+                                      size_t n, const sf_range *r, uint64_t base,
+                                      uint64_t *out) {
+    SCALAR_SETUP;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[k] = base + (uint64_t)i;
+        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
+    }
+    return k;
+}
+
+SF_INLINE size_t scalar_values_valid(sf_elem kind, const void *x, const uint8_t *valid,
+                                     size_t n, const sf_range *r, void *out) {
+    SCALAR_SETUP;
+    const size_t size = sf_kind_size(kind);
+    const unsigned char *src = (const unsigned char *)x;
+    unsigned char *dst = (unsigned char *)out;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(dst + k * size, src + i * size, size);
+        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
+    }
+    return k;
+}
+
+SF_INLINE size_t scalar_count_valid(sf_elem kind, const void *x, const uint8_t *valid,
+                                    size_t n, const sf_range *r) {
+    SCALAR_SETUP;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
+    return k;
+}
+
+SF_INSTANTIATE_WITH_VALIDITY(scalar)

@@ -23,8 +23,26 @@ typedef struct plan {
     size_t rsize; /* bytes of one result */
 } plan;
 
-static size_t run_kernel(const plan *p, const void *x, size_t n, uint64_t base, void *out) {
+static size_t run_kernel(const plan *p, const void *x, const uint8_t *valid, size_t n,
+                         uint64_t base, void *out) {
     const sf_kernel *k = p->kernel;
+    /* INTERIM: until dispatch fills NULL slots from lower kernels. */
+    extern const sf_kernel sf_kernel_scalar;
+    if (valid && !k->count_valid[p->elem])
+        k = &sf_kernel_scalar;
+    if (valid) {
+        switch (p->op) {
+        case SF_OP_INDEX32:
+            return k->index32_valid[p->elem](x, valid, n, p->range, (uint32_t)base,
+                                             (uint32_t *)out);
+        case SF_OP_INDEX64:
+            return k->index64_valid[p->elem](x, valid, n, p->range, base, (uint64_t *)out);
+        case SF_OP_VALUES:
+            return k->values_valid[p->elem](x, valid, n, p->range, out);
+        default:
+            return k->count_valid[p->elem](x, valid, n, p->range);
+        }
+    }
     switch (p->op) {
     case SF_OP_INDEX32:
         return k->index32[p->elem](x, n, p->range, (uint32_t)base, (uint32_t *)out);
@@ -37,17 +55,31 @@ static size_t run_kernel(const plan *p, const void *x, size_t n, uint64_t base, 
     }
 }
 
-/* One thread's share of a block, with room for block->n results in out. */
+/* One thread's share of a block, with room for block->n results in out. Data
+ * a kernel can read in place is read in place; anything else, and a validity
+ * that is not a byte-aligned bitmap, is made in small native blocks. */
 static size_t run_serial(const plan *p, const sf_run *block, void *out) {
-    if (sf_run_is_direct(block, p->elem))
-        return run_kernel(p, block->data, block->n, block->base, out);
+    const int direct = sf_run_is_direct(block, p->elem);
+    const uint8_t *valid = sf_run_validity_in_place(block);
+    if (direct && (valid || block->null_form == SF_NULLS_NONE))
+        return run_kernel(p, block->data, valid, block->n, block->base, out);
     uint64_t buf[SF_GATHER_BLOCK]; /* 64-bit words: aligned for every kind */
+    uint8_t bits[SF_GATHER_BLOCK / 8];
     unsigned char *cursor = (unsigned char *)out;
     size_t total = 0;
     sf_run g;
     for (sf_blocks b = SF_BLOCKS(block, SF_GATHER_BLOCK); sf_blocks_next(&b, &g);) {
-        sf_gather(&g, p->elem, buf);
-        size_t got = run_kernel(p, buf, g.n, g.base, cursor);
+        const void *x = g.data;
+        if (!direct) {
+            sf_gather(&g, p->elem, buf);
+            x = buf;
+        }
+        const uint8_t *v = sf_run_validity_in_place(&g);
+        if (!v && g.null_form != SF_NULLS_NONE) {
+            sf_validity_bits(&g, bits);
+            v = bits;
+        }
+        size_t got = run_kernel(p, x, v, g.n, g.base, cursor);
         if (cursor) /* count passes no output: no arithmetic on NULL */
             cursor += got * p->rsize;
         total += got;
@@ -140,7 +172,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
         return SF_EUNSUPPORTED;
     unsigned char *dst = (unsigned char *)out;
     sf_run run, block;
-    while (src->next(src, &run)) {
+    while ((memset(&run, 0, sizeof run), src->next(src, &run))) {
         const int threads =
             x->threads > 0 ? x->threads : sf_auto_threads(run.n * sf_elem_size(q->elem));
         for (sf_blocks b = SF_BLOCKS(&run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {

@@ -8,11 +8,51 @@
 
 int sf_run_is_direct(const sf_run *run, sf_elem elem) {
     const size_t size = sf_elem_size(elem);
-    return !run->byteswap && run->stride == (ptrdiff_t)size &&
+    return !run->bit_packed && !run->byteswap && run->stride == (ptrdiff_t)size &&
            ((uintptr_t)run->data % size) == 0;
 }
 
+const uint8_t *sf_run_validity_in_place(const sf_run *run) {
+    if (run->null_form == SF_NULLS_BITMAP && run->null_bit % 8 == 0)
+        return run->nulls + run->null_bit / 8;
+    return NULL;
+}
+
+/* Bits [bit, bit + n) of src, LSB first, as bits [0, n) of dst. Reads no byte
+ * of src past the one holding bit + n - 1. */
+static void shift_bits(const uint8_t *src, uint64_t bit, size_t n, uint8_t *dst) {
+    const uint8_t *s = src + bit / 8;
+    const unsigned r = (unsigned)(bit % 8);
+    const size_t nbytes = (n + 7) / 8, last = (r + n - 1) / 8; /* the last byte of s read */
+    for (size_t k = 0; k < nbytes; k++) {
+        unsigned v = (unsigned)s[k] >> r;
+        if (r && k + 1 <= last)
+            v |= (unsigned)s[k + 1] << (8 - r);
+        dst[k] = (uint8_t)v;
+    }
+}
+
+void sf_validity_bits(const sf_run *run, uint8_t *dst) {
+    if (run->null_form == SF_NULLS_BITMAP) {
+        shift_bits(run->nulls, run->null_bit, run->n, dst);
+        return;
+    }
+    /* SF_NULLS_BYTES: a mask byte is nonzero for a null, a bit is 1 for a valid element. */
+    memset(dst, 0, (run->n + 7) / 8);
+    for (size_t i = 0; i < run->n; i++)
+        dst[i / 8] |= (uint8_t)((run->nulls[(ptrdiff_t)i * run->null_stride] == 0) << (i % 8));
+}
+
 void sf_gather(const sf_run *run, sf_elem elem, void *dst_) {
+    if (run->bit_packed) { /* Arrow booleans: a byte 0 or 1 per bit */
+        const uint8_t *bits = (const uint8_t *)run->data;
+        uint8_t *out = (uint8_t *)dst_;
+        for (size_t i = 0; i < run->n; i++) {
+            const uint64_t b = run->data_bit + i;
+            out[i] = (uint8_t)((bits[b / 8] >> (b % 8)) & 1);
+        }
+        return;
+    }
     const char *src = (const char *)run->data;
     const ptrdiff_t stride = run->stride;
     const size_t n = run->n;

@@ -35,8 +35,15 @@ int sf_blocks_next(sf_blocks *b, sf_run *block);
 
 /* Whether a kernel can read the run in place (contiguous, aligned, native). */
 int sf_run_is_direct(const sf_run *run, sf_elem elem);
-/* Copy the run's elements, in native byte order, to dst (room for run->n). */
+/* Copy the run's elements, in native byte order, to dst (room for run->n);
+ * bit-packed bools come out as bytes 0 and 1. */
 void sf_gather(const sf_run *run, sf_elem elem, void *dst);
+/* The run's validity as a kernel reads it in place (a bitmap starting on a
+ * byte), or NULL when it has to be made (sf_validity_bits) or there are no nulls. */
+const uint8_t *sf_run_validity_in_place(const sf_run *run);
+/* The run's validity (bitmap or mask bytes) as bits [0, n) of dst
+ * (room for ceil(n / 8) bytes). */
+void sf_validity_bits(const sf_run *run, uint8_t *dst);
 
 /* ---- threads.c ---- */
 

@@ -3,7 +3,14 @@
 
 sf_run sf_run_slice(const sf_run *run, size_t start, size_t n) {
     sf_run s = *run;
-    s.data = (const char *)run->data + (ptrdiff_t)start * run->stride;
+    if (run->bit_packed)
+        s.data_bit = run->data_bit + start;
+    else
+        s.data = (const char *)run->data + (ptrdiff_t)start * run->stride;
+    if (run->null_form == SF_NULLS_BITMAP)
+        s.null_bit = run->null_bit + start;
+    else if (run->null_form == SF_NULLS_BYTES)
+        s.nulls = run->nulls + (ptrdiff_t)start * run->null_stride;
     s.n = n;
     s.base = run->base + start;
     return s;

@@ -274,7 +274,8 @@ def _int_at_most(q, strict: bool) -> Optional[Number]:
     return math.ceil(q) - 1 if strict else math.floor(q)
 
 
-def resolve(dtype: np.dtype, lo: Any, hi: Any, inclusive: str) -> Optional[Tuple[Number, Number]]:
+def resolve(dtype: np.dtype, lo: Any, hi: Any, inclusive: str,
+            tz: Optional[str] = None) -> Optional[Tuple[Number, Number]]:
     """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty."""
     dtype = np.dtype(dtype)
     left_closed = inclusive in ("both", "left")

@@ -482,7 +482,8 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     q.op = op;
     q.elem = in->kind;
     q.range = in->range;
-    sf_run run = {in->data, in->n, in->stride, in->swap, pick_base(op, in->n)};
+    sf_run run = {.data = in->data, .n = in->n, .stride = in->stride, .byteswap = in->swap,
+                  .base = pick_base(op, in->n)};
 
     call_desc c = {k->name, in->layout, bounded ? "sf_execute, bounded" : "sf_execute", in->kind,
                    op, in->n, capacity, in->stride, in->swap, threads, in->misalign, run.base,
@@ -623,8 +624,8 @@ static void cancel_case(const sf_kernel *k) {
     uint32_t *out = malloc(n * sizeof *out);
     if (!zeros || !out)
         fail(NULL, "cancel case: out of memory");
-    sf_query q = {k, SF_OP_INDEX32, SF_U8, {0, 0, 0, 0}};
-    sf_run run = {zeros, n, 1, 0, 0};
+    sf_query q = {.kernel = k, .op = SF_OP_INDEX32, .elem = SF_U8};
+    sf_run run = {.data = zeros, .n = n, .stride = 1};
     const sf_exec opts = {1, cancel_at_once, NULL};
     for (int op = 0; op < OP_N; op++) {
         sf_run_source one;

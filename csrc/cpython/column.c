@@ -1,0 +1,220 @@
+/*
+ * What a call's values are: a NumPy array read in place (a plain ndarray, the
+ * fast path), the buffers of a pandas column or numpy.ma array (found by
+ * simdfilter._columns.unwrap: values and a mask of nulls, or a time zone), or
+ * an Arrow column (pyarrow, Polars, pandas' Arrow dtypes) through the Arrow
+ * PyCapsule interface. Anything else is viewed with np.asarray.
+ */
+#include "binding.h"
+
+#include <string.h>
+
+static PyObject *columns_module; /* simdfilter._columns, imported when first needed */
+
+static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject *tz) {
+    c->form = COLUMN_NUMPY;
+    c->arr = arr; /* a new reference, now the column's */
+    c->n = (size_t)PyArray_SIZE(arr);
+    if (sfpy_classify_dtype(PyArray_DESCR(arr), &c->type) < 0)
+        return -1;
+    c->descr = PyArray_DESCR(arr);
+    Py_INCREF(c->descr);
+    c->storage_descr = PyArray_DescrNewByteorder(c->descr, NPY_NATIVE);
+    if (!c->storage_descr)
+        return -1;
+    if (tz && tz != Py_None) {
+        Py_INCREF(tz);
+        c->tz = tz;
+    }
+    if (mask && mask != Py_None) {
+        if (!PyArray_Check(mask) || PyArray_ITEMSIZE((PyArrayObject *)mask) != 1 ||
+            !PyArray_SAMESHAPE((PyArrayObject *)mask, arr)) {
+            PyErr_SetString(PyExc_SystemError,
+                            "simdfilter._columns.unwrap: a mask must be a bool array shaped "
+                            "as its values");
+            return -1;
+        }
+        Py_INCREF(mask);
+        c->mask = (PyArrayObject *)mask;
+    }
+    return 0;
+}
+
+/* Whether values' type comes from pandas (its module is pandas or pandas.*). */
+static int is_pandas(PyObject *values) {
+    PyObject *module = PyObject_GetAttrString((PyObject *)Py_TYPE(values), "__module__");
+    if (!module) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *name = PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
+    const int pandas = name && strncmp(name, "pandas", 6) == 0 && (name[6] == '.' || !name[6]);
+    PyErr_Clear(); /* a module name that is no str is no pandas */
+    Py_DECREF(module);
+    return pandas;
+}
+
+/* Whether obj's type (or a base) defines `name`: the class is asked, not the
+ * instance, so no __getattr__ runs (Polars' costs 14 us for a missing name). */
+static int type_defines(PyObject *obj, const char *name) {
+    PyObject *mro = Py_TYPE(obj)->tp_mro;
+    if (!mro || !PyTuple_Check(mro))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyObject *dict = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict;
+        if (dict && PyDict_GetItemString(dict, name))
+            return 1;
+    }
+    return 0;
+}
+
+static int arrow_or_array(PyObject *values, column *c);
+
+/* pandas columns and masked arrays: their buffers, as simdfilter._columns finds them. */
+static int unwrapped_column(PyObject *values, column *c) {
+    if (!columns_module) {
+        columns_module = PyImport_ImportModule("simdfilter._columns");
+        if (!columns_module)
+            return -1;
+    }
+    PyObject *got = PyObject_CallMethod(columns_module, "unwrap", "O", values);
+    if (!got)
+        return -1;
+    int rc;
+    if (PyTuple_Check(got) && PyTuple_GET_SIZE(got) == 3 && PyArray_Check(PyTuple_GET_ITEM(got, 0))) {
+        PyObject *arr = PyTuple_GET_ITEM(got, 0);
+        Py_INCREF(arr);
+        rc = numpy_column(c, (PyArrayObject *)arr, PyTuple_GET_ITEM(got, 1),
+                          PyTuple_GET_ITEM(got, 2));
+    } else {
+        rc = arrow_or_array(got, c); /* an Arrow-backed column's Arrow data */
+    }
+    Py_DECREF(got);
+    return rc;
+}
+
+static int arrow_or_array(PyObject *values, column *c) {
+    const int has_array = type_defines(values, "__arrow_c_array__");
+    const int has_stream = has_array ? 0 : type_defines(values, "__arrow_c_stream__");
+    if (has_array || has_stream)
+        return sfpy_arrow_column(values, has_array, c);
+    /* Lists and other array-likes: their own dtype, no cast; NumPy-backed ones
+     * come back as views, not copies. */
+    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(values, NULL, 0, 0, 0, NULL);
+    return arr ? numpy_column(c, arr, NULL, NULL) : -1;
+}
+
+static PyObject *masked_array_type; /* numpy.ma.MaskedArray, imported when first needed */
+
+static int is_masked_array(PyObject *values) {
+    if (!masked_array_type) {
+        PyObject *ma = PyImport_ImportModule("numpy.ma");
+        if (!ma)
+            return -1;
+        masked_array_type = PyObject_GetAttrString(ma, "MaskedArray");
+        Py_DECREF(ma);
+        if (!masked_array_type)
+            return -1;
+    }
+    return PyObject_IsInstance(values, masked_array_type);
+}
+
+int sfpy_column_from(PyObject *values, column *c) {
+    memset(c, 0, sizeof *c);
+    if (PyArray_CheckExact(values)) {
+        Py_INCREF(values);
+        return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
+    }
+    if (PyArray_Check(values)) {
+        const int masked = is_masked_array(values);
+        if (masked < 0)
+            return -1;
+        if (!masked) { /* np.memmap and other subclasses: the array as it is */
+            Py_INCREF(values);
+            return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
+        }
+        return unwrapped_column(values, c);
+    }
+    if (is_pandas(values))
+        return unwrapped_column(values, c);
+    return arrow_or_array(values, c);
+}
+
+void sfpy_column_release(column *c) {
+    Py_CLEAR(c->arr);
+    Py_CLEAR(c->mask);
+    Py_CLEAR(c->descr);
+    Py_CLEAR(c->storage_descr);
+    Py_CLEAR(c->tz);
+    sfpy_arrow_release(c);
+}
+
+/* ---- Sources ---------------------------------------------------------------- */
+
+sf_source *sfpy_column_source(const column *c, column_source *s) {
+    if (c->form == COLUMN_ARROW)
+        return sf_arrow_source_init(&s->arrow, &c->arrow_type, c->chunks, c->nchunks);
+    sfpy_numpy_source_init(&s->numpy, c->arr, c->mask);
+    return &s->numpy.source;
+}
+
+void sfpy_column_source_free(const column *c, column_source *s) {
+    if (c->form == COLUMN_NUMPY)
+        sfpy_numpy_source_free(&s->numpy);
+}
+
+/* ---- Memory the values live in (for out=) --------------------------------------- */
+
+/* Bytes [lo, hi) spanned by an array's elements. */
+static void array_extent(PyArrayObject *a, const char **lo, const char **hi) {
+    const char *p = PyArray_BYTES(a), *b = p, *e = p;
+    if (PyArray_SIZE(a) == 0) {
+        *lo = *hi = p;
+        return;
+    }
+    for (int d = 0; d < PyArray_NDIM(a); d++) {
+        const npy_intp span = (PyArray_DIM(a, d) - 1) * PyArray_STRIDE(a, d);
+        if (span < 0)
+            b += span;
+        else
+            e += span;
+    }
+    *lo = b;
+    *hi = e + PyArray_ITEMSIZE(a);
+}
+
+static int meets(const char *a0, const char *a1, const char *b0, const char *b1) {
+    return a0 < b1 && b0 < a1;
+}
+
+/* The bytes holding bits [bit, bit + n) of a bitmap. */
+static int bits_meet(const void *bitmap, uint64_t bit, size_t n, const char *lo, const char *hi) {
+    const char *p = (const char *)bitmap;
+    return n && p && meets(p + bit / 8, p + (bit + n + 7) / 8, lo, hi);
+}
+
+int sfpy_column_overlaps(const column *c, const char *lo, const char *hi) {
+    const char *a0, *a1;
+    if (c->form == COLUMN_NUMPY) {
+        array_extent(c->arr, &a0, &a1);
+        if (meets(a0, a1, lo, hi))
+            return 1;
+        if (c->mask) {
+            array_extent(c->mask, &a0, &a1);
+            return meets(a0, a1, lo, hi);
+        }
+        return 0;
+    }
+    const size_t size = sf_elem_size(sf_type_elem(c->type));
+    for (size_t i = 0; i < c->nchunks; i++) {
+        const struct ArrowArray *a = &c->chunks[i];
+        const size_t n = (size_t)a->length, off = (size_t)a->offset;
+        const char *v = (const char *)a->buffers[1];
+        const int values_meet = c->arrow_type.kind == SF_ARROW_BOOL
+                                    ? bits_meet(v, off, n, lo, hi)
+                                    : n && meets(v + off * size, v + (off + n) * size, lo, hi);
+        if (values_meet || bits_meet(a->buffers[0], off, n, lo, hi))
+            return 1;
+    }
+    return 0;
+}
