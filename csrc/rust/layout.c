@@ -21,15 +21,19 @@ static const size_t layout[] = {
     FIELD(sf_query, range),
 
     sizeof(sf_run), FIELD(sf_run, data), FIELD(sf_run, n), FIELD(sf_run, stride),
-    FIELD(sf_run, byteswap), FIELD(sf_run, base),
+    FIELD(sf_run, byteswap), FIELD(sf_run, base), FIELD(sf_run, null_form),
+    FIELD(sf_run, nulls), FIELD(sf_run, null_bit), FIELD(sf_run, null_stride),
+    FIELD(sf_run, bit_packed), FIELD(sf_run, data_bit),
 
     sizeof(sf_source), sizeof(sf_run_source), FIELD(sf_run_source, source),
     FIELD(sf_run_source, run), FIELD(sf_run_source, taken),
 
     sizeof(sf_exec), FIELD(sf_exec, threads), FIELD(sf_exec, cancel), FIELD(sf_exec, cancel_ctx),
 
+    sizeof(sf_kernel), FIELD(sf_kernel, name),
+
     /* Enums are passed as C int: check that they are int-sized. */
-    sizeof(sf_type), sizeof(sf_op), sizeof(sf_elem), sizeof(sf_bound_kind),
+    sizeof(sf_type), sizeof(sf_op), sizeof(sf_elem), sizeof(sf_bound_kind), sizeof(sf_nulls),
 
     /* Constants the Rust side restates. */
     SF_ELEM_COUNT, SF_TYPE_COUNT, SF_MAX_THREADS,

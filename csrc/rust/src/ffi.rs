@@ -21,6 +21,7 @@ pub const SF_U32: c_int = 2;
 pub const SF_U64: c_int = 3;
 pub const SF_F32: c_int = 4;
 pub const SF_F64: c_int = 5;
+#[cfg(test)]
 const SF_ELEM_COUNT: c_int = 6;
 
 /// `sf_type`: what the values mean (the domain a bound is compared in).
@@ -103,11 +104,11 @@ impl SfBound {
     }
 }
 
-/// `sf_kernel`. Only `name` is read from Rust; the function tables are C's.
+/// `sf_kernel`, of which only `name`, its first field, is read from Rust;
+/// the function tables that follow it are C's business.
 #[repr(C)]
 pub struct SfKernel {
     name: *const c_char,
-    tables: [[*const c_void; SF_ELEM_COUNT as usize]; 4],
 }
 
 #[repr(C)]
@@ -125,6 +126,33 @@ struct SfRun {
     stride: isize,
     byteswap: c_int,
     base: u64,
+    // Nulls and bit-packed bools: unused here (zero: none, not packed).
+    null_form: c_int,
+    nulls: *const u8,
+    null_bit: u64,
+    null_stride: isize,
+    bit_packed: c_int,
+    data_bit: u64,
+}
+
+impl SfRun {
+    /// `n` elements of `stride` bytes from `data`, native byte order,
+    /// positions from 0, no nulls.
+    fn new(data: *const c_void, n: usize, stride: isize) -> SfRun {
+        SfRun {
+            data,
+            n,
+            stride,
+            byteswap: 0,
+            base: 0,
+            null_form: 0,
+            nulls: std::ptr::null(),
+            null_bit: 0,
+            null_stride: 0,
+            bit_packed: 0,
+            data_bit: 0,
+        }
+    }
 }
 
 #[repr(C)]
@@ -401,16 +429,10 @@ fn execute<T: Plain>(
         elem: q.elem,
         range: q.range,
     };
-    let run = SfRun {
-        data: data.as_ptr() as *const c_void,
-        n: data.len(),
-        stride: size_of::<T>() as isize,
-        byteswap: 0,
-        base: 0,
-    };
+    let run = SfRun::new(data.as_ptr() as *const c_void, data.len(), size_of::<T>() as isize);
     let mut source = SfRunSource {
         source: SfSource { next: None },
-        run: SfRun { data: std::ptr::null(), n: 0, stride: 0, byteswap: 0, base: 0 },
+        run: SfRun::new(std::ptr::null(), 0, 0),
         taken: 0,
     };
     let opts = SfExec {
@@ -540,14 +562,14 @@ fn layout_from_rust() -> Vec<usize> {
     let r = SfRange::default();
     let b = SfBound::none();
     let q = SfQuery { kernel: std::ptr::null(), op: 0, elem: 0, range: r };
-    let run = SfRun { data: std::ptr::null(), n: 0, stride: 0, byteswap: 0, base: 0 };
+    let run = SfRun::new(std::ptr::null(), 0, 0);
     let rs = SfRunSource {
         source: SfSource { next: None },
-        run: SfRun { data: std::ptr::null(), n: 0, stride: 0, byteswap: 0, base: 0 },
+        run: SfRun::new(std::ptr::null(), 0, 0),
         taken: 0,
     };
     let e = SfExec { threads: 0, cancel: None, cancel_ctx: std::ptr::null_mut() };
-    vec![
+    let mut v = vec![
         size_of::<SfRange>(),
         off(&r, &r.lo),
         off(&r, &r.hi),
@@ -569,6 +591,12 @@ fn layout_from_rust() -> Vec<usize> {
         off(&run, &run.stride),
         off(&run, &run.byteswap),
         off(&run, &run.base),
+        off(&run, &run.null_form),
+        off(&run, &run.nulls),
+        off(&run, &run.null_bit),
+        off(&run, &run.null_stride),
+        off(&run, &run.bit_packed),
+        off(&run, &run.data_bit),
         size_of::<SfSource>(),
         size_of::<SfRunSource>(),
         off(&rs, &rs.source),
@@ -578,6 +606,16 @@ fn layout_from_rust() -> Vec<usize> {
         off(&e, &e.threads),
         off(&e, &e.cancel),
         off(&e, &e.cancel_ctx),
+    ];
+    // sf_kernel: Rust declares the name only, so what is checked is where
+    // the name is, and that the C struct is a whole number of pointers.
+    let c_kernel_size = layout_from_c()[v.len()];
+    assert_eq!(c_kernel_size % size_of::<*const c_void>(), 0);
+    assert!(c_kernel_size > size_of::<SfKernel>());
+    v.extend([
+        c_kernel_size,
+        0,
+        size_of::<c_int>(),
         size_of::<c_int>(),
         size_of::<c_int>(),
         size_of::<c_int>(),
@@ -585,7 +623,8 @@ fn layout_from_rust() -> Vec<usize> {
         SF_ELEM_COUNT as usize,
         SF_TYPE_COUNT as usize,
         SF_MAX_THREADS,
-    ]
+    ]);
+    v
 }
 
 #[cfg(test)]
@@ -597,11 +636,6 @@ mod tests {
         assert_eq!(layout_from_rust(), layout_from_c());
     }
 
-    #[test]
-    fn sf_kernel_layout_matches() {
-        // name plus four tables of SF_ELEM_COUNT function pointers.
-        assert_eq!(size_of::<SfKernel>(), (1 + 4 * 6) * size_of::<*const c_void>());
-    }
 
     #[test]
     fn uint_bounds_above_i64_max_use_the_uint_kind() {
