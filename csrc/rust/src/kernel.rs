@@ -62,7 +62,17 @@ impl fmt::Display for Kernel {
     }
 }
 
-/// Why a kernel name was refused.
+/// Why a kernel name was refused. Its message lists the kernels that are
+/// available.
+///
+/// ```
+/// use simdfilter::{use_kernel, Error};
+///
+/// match use_kernel("avx1024") {
+///     Err(Error::UnknownKernel(name)) => assert_eq!(name, "avx1024"),
+///     other => panic!("{:?}", other),
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {

@@ -267,7 +267,17 @@ fn ok(r: Result<usize, ffi::ExecError>) -> usize {
 
 /// The most elements a slice may have for `u32` positions: `u32::MAX`, so
 /// that every position and the count fit in a `u32`, as in the C and Python
-/// APIs.
+/// APIs. Longer slices need [`filter_indexes_u64`].
+///
+/// ```
+/// let data = vec![0u8; 1000];
+/// let positions: Vec<u64> = if data.len() as u64 > simdfilter::MAX_INDEX32_LEN {
+///     simdfilter::filter_indexes_u64(&data, 0..1)
+/// } else {
+///     simdfilter::filter_indexes(&data, 0..1).into_iter().map(u64::from).collect()
+/// };
+/// assert_eq!(positions.len(), 1000);
+/// ```
 pub const MAX_INDEX32_LEN: u64 = u32::MAX as u64;
 
 /// Panics unless a slice of `len` elements can have its positions in `u32`.
