@@ -3,10 +3,13 @@
 
 #include <string.h>
 
-enum { ARG_VALUES, ARG_LO, ARG_HI, ARG_INCLUSIVE, ARG_OUT, ARG_INDEX_DTYPE, ARG_THREADS, ARG_COUNT };
+enum {
+    ARG_VALUES, ARG_LO, ARG_HI, ARG_INCLUSIVE, ARG_OUT, ARG_INDEX_DTYPE, ARG_THREADS, ARG_WITHIN,
+    ARG_COUNT
+};
 
-static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive",
-                                                "out", "index_dtype", "threads"};
+static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive", "out",
+                                                "index_dtype", "threads", "within"};
 
 const char *sfpy_function_name(sf_op op) {
     switch (op) {
@@ -22,6 +25,8 @@ static int takes_keyword(sf_op op, int k) {
         return op != SF_OP_COUNT;
     if (k == ARG_INDEX_DTYPE)
         return op == SF_OP_INDEX32 || op == SF_OP_INDEX64;
+    if (k == ARG_WITHIN)
+        return op != SF_OP_VALUES;
     return 1;
 }
 
@@ -34,8 +39,8 @@ static int keyword_slot(sf_op op, PyObject *name) {
 
 int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     call_args *a) {
-    PyObject **slots[ARG_COUNT] = {&a->values, &a->lo, &a->hi, &a->inclusive,
-                                   &a->out, &a->index_dtype, &a->threads};
+    PyObject **slots[ARG_COUNT] = {&a->values, &a->lo,          &a->hi,      &a->inclusive,
+                                   &a->out,    &a->index_dtype, &a->threads, &a->within};
     const char *fname = sfpy_function_name(op);
     memset(a, 0, sizeof *a);
     if (nargs > 3) {
@@ -71,7 +76,7 @@ int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject 
         }
     }
     /* None is "not given" for these; not for inclusive, which pandas refuses too. */
-    PyObject **optional[] = {&a->out, &a->index_dtype, &a->threads};
+    PyObject **optional[] = {&a->out, &a->index_dtype, &a->threads, &a->within};
     for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
         if (*optional[i] == Py_None)
             *optional[i] = NULL;

@@ -26,7 +26,7 @@ typedef struct column column; /* column.c, below */
 /* ---- args.c: the arguments of filter_indexes, filter_values, count_in_range ---- */
 
 typedef struct call_args {
-    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads;
+    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within;
 } call_args;
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */
@@ -129,14 +129,26 @@ const sf_kernel *sfpy_context_kernel(void);
 int sfpy_add_kernel_functions(PyObject *module);
 extern PyMethodDef sfpy_kernel_methods[];
 
+/* ---- within.c: the positions of within= ---- */
+
+/* within as a contiguous uint32 array (when it is uint32) or an 8-byte one
+ * (anything else), checked so far as it can be before the call (first >= 0,
+ * last < n); NULL with IndexError/TypeError/ValueError otherwise. The query
+ * points into it: keep it alive while the query runs. */
+PyArrayObject *sfpy_within(PyObject *within, size_t n, sf_query *q);
+
 /* ---- result.c: result arrays ---- */
 
-/* The dtype of the results of `*op` (INDEX32 widened to INDEX64 as index_dtype
- * or out asks), NULL for count; checks `out` whole. 0 or -1 on error. */
-int sfpy_result_type(sf_op *op, const call_args *a, const column *c, PyArray_Descr **descr);
+/* The dtype of the results of `*op` (INDEX32 widened to INDEX64 as index_dtype,
+ * out or within asks), NULL for count; checks `out` whole. 0 or -1 on error. */
+int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_query *q,
+                     PyArray_Descr **descr);
 /* Run the query into out[:n] (a checked array), into a fresh exact-size array,
  * or (count) into nothing; `nonempty` 0 answers without running. */
 PyObject *sfpy_result(const sf_query *q, int nonempty, const column *c, PyObject *out,
                       PyArray_Descr *descr, int threads);
+/* At most how many results the query can give: the column's length, or
+ * within's. */
+size_t sfpy_most_results(const sf_query *q, const column *c);
 
 #endif

@@ -5,7 +5,8 @@
 #include <Python.h>
 
 PyDoc_STRVAR(filter_indexes_doc,
-"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None)\n"
+"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None,\n"
+"               within=None)\n"
 "--\n"
 "\n"
 "Positions of the elements of `values` that lie between `lo` and `hi`.\n"
@@ -48,6 +49,12 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    Up to this many threads (each gets at least 2**18 elements). None: one\n"
 "    thread per 8 MiB of input, up to the CPUs available to the process.\n"
 "    The result is the same whatever the thread count.\n"
+"within : array_like of int, optional\n"
+"    Strictly ascending positions (for instance the result of an earlier call on\n"
+"    another column): only the values there are read, and the result is the\n"
+"    positions of `within` whose values are in range, the refinement step of a\n"
+"    conjunction. Positions come out as `within` holds them: uint32 stays uint32,\n"
+"    any other integer dtype gives int64. Runs on one thread.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -62,7 +69,10 @@ PyDoc_STRVAR(filter_indexes_doc,
 "ValueError\n"
 "    Bad `inclusive` (None included), `out` too small, read-only,\n"
 "    non-contiguous or sharing memory with `values`, uint32 positions for\n"
-"    2**32 elements or more.\n"
+"    2**32 elements or more, `within` not strictly ascending.\n"
+"IndexError\n"
+"    A position of `within` is negative or past the end of `values` (checked\n"
+"    before any value at it is read).\n"
 "\n"
 "Notes\n"
 "-----\n"
@@ -120,12 +130,13 @@ PyDoc_STRVAR(filter_values_doc,
 "array([5, 7], dtype=int16)\n");
 
 PyDoc_STRVAR(count_in_range_doc,
-"count_in_range(values, lo, hi, *, inclusive='both', threads=None)\n"
+"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None)\n"
 "--\n"
 "\n"
 "How many elements of `values` lie between `lo` and `hi`.\n"
 "\n"
-"Same semantics as `filter_indexes`; allocates nothing.\n"
+"Same semantics as `filter_indexes` (``within=`` included: how many of those\n"
+"positions hold a value in range); allocates nothing.\n"
 "\n"
 "Returns\n"
 "-------\n"

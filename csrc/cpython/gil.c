@@ -31,10 +31,22 @@ Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t cap
     const int rc = sf_execute(q, src, out, capacity, &opts, &found);
     if (g.released)
         PyEval_RestoreThread(g.released);
-    if (rc == SF_OK)
+    switch (rc) {
+    case SF_OK:
         return (Py_ssize_t)found;
-    if (rc != SF_ECANCELLED) /* a signal handler's exception is already set */
+    case SF_ECANCELLED: /* a signal handler's exception is already set */
+        break;
+    case SF_EUNSORTED:
+        PyErr_SetString(PyExc_ValueError,
+                        "within must be strictly ascending: sorted, without duplicates");
+        break;
+    case SF_EOUTOFBOUNDS:
+        PyErr_Format(PyExc_IndexError, "within holds positions out of bounds for %zu elements",
+                     n);
+        break;
+    default:
         PyErr_Format(PyExc_RuntimeError, "the %s kernel cannot run on this CPU",
                      q->kernel ? q->kernel->name : "active");
+    }
     return -1;
 }

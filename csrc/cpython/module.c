@@ -18,11 +18,13 @@ typedef struct call {
     int threads;
     column column;
     PyArray_Descr *descr; /* of the results; NULL for count */
+    PyArrayObject *within; /* the positions q.within points into, or NULL */
     sf_query query;
 } call;
 
 static void release_call(call *c) {
     Py_XDECREF(c->descr);
+    Py_XDECREF(c->within);
     sfpy_column_release(&c->column);
 }
 
@@ -32,8 +34,12 @@ static int prepare_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nar
     if (sfpy_parse_args(op, args, nargs, kwnames, &c->args) < 0 ||
         sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
         (c->threads = sfpy_parse_threads(c->args.threads)) < 0 ||
-        sfpy_column_from(c->args.values, &c->column) < 0 ||
-        sfpy_result_type(&op, &c->args, &c->column, &c->descr) < 0)
+        sfpy_column_from(c->args.values, &c->column) < 0)
+        return -1;
+    if (c->args.within &&
+        !(c->within = sfpy_within(c->args.within, c->column.n, &c->query)))
+        return -1;
+    if (sfpy_result_type(&op, &c->args, &c->column, &c->query, &c->descr) < 0)
         return -1;
     c->query.kernel = sfpy_context_kernel();
     if (c->query.kernel == SFPY_KERNEL_ERROR)

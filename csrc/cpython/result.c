@@ -24,8 +24,13 @@ static int is_index_type(PyArray_Descr *d, int *wide64) {
     return 0;
 }
 
-/* The dtype of the positions filter_indexes writes; *op becomes INDEX32 or INDEX64. */
-static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n) {
+size_t sfpy_most_results(const sf_query *q, const column *c) {
+    return q->within ? q->within_count : c->n;
+}
+
+/* The dtype of the positions filter_indexes writes; *op becomes INDEX32 or INDEX64.
+ * With within=, the positions are within's: uint32 or 8-byte. */
+static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n, const sf_query *q) {
     PyArray_Descr *d = NULL;
     int w64 = 0;
     if (a->index_dtype) {
@@ -34,6 +39,8 @@ static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n) {
     } else if (a->out && PyArray_Check(a->out)) {
         d = PyArray_DESCR((PyArrayObject *)a->out);
         Py_INCREF(d);
+    } else if (q->within) {
+        d = PyArray_DescrFromType(q->within_wide ? NPY_INT64 : NPY_UINT32);
     } else {
         d = PyArray_DescrFromType(n > (size_t)UINT32_MAX ? NPY_INT64 : NPY_UINT32);
     }
@@ -59,13 +66,22 @@ static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n) {
         Py_DECREF(d);
         return NULL;
     }
+    if (q->within && w64 != q->within_wide) {
+        PyErr_Format(PyExc_TypeError,
+                     "with within=, the positions come out as within holds them (%s): "
+                     "index_dtype or out of dtype %R does not fit",
+                     q->within_wide ? "8-byte integers" : "uint32", (PyObject *)d);
+        Py_DECREF(d);
+        return NULL;
+    }
     *op = w64 ? SF_OP_INDEX64 : SF_OP_INDEX32;
     return d;
 }
 
 /* `out` is checked whole before anything is written. */
-static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, sf_op op) {
-    const size_t n = c->n;
+static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, const sf_query *q,
+                     sf_op op) {
+    const size_t n = sfpy_most_results(q, c);
     if (!PyArray_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "out must be a numpy.ndarray, not %.200s",
                      Py_TYPE(obj)->tp_name);
@@ -87,8 +103,8 @@ static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, sf_op
         return -1;
     }
     if ((size_t)PyArray_SIZE(out) < n) {
-        PyErr_Format(PyExc_ValueError, "out has %zd elements; it needs at least values.size = %zu",
-                     PyArray_SIZE(out), n);
+        PyErr_Format(PyExc_ValueError, "out has %zd elements; it needs at least %s = %zu",
+                     PyArray_SIZE(out), q->within ? "len(within)" : "values.size", n);
         return -1;
     }
     const char *lo = PyArray_BYTES(out), *hi = lo + PyArray_NBYTES(out);
@@ -99,7 +115,8 @@ static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, sf_op
     return 0;
 }
 
-int sfpy_result_type(sf_op *op, const call_args *a, const column *c, PyArray_Descr **descr) {
+int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_query *q,
+                     PyArray_Descr **descr) {
     *descr = NULL;
     if (*op == SF_OP_COUNT)
         return 0;
@@ -112,11 +129,11 @@ int sfpy_result_type(sf_op *op, const call_args *a, const column *c, PyArray_Des
         *descr = c->storage_descr;
         Py_INCREF(*descr);
     } else {
-        *descr = index_type(op, a, c->n);
+        *descr = index_type(op, a, c->n, q);
     }
     if (!*descr)
         return -1;
-    if (a->out && check_out(a->out, *descr, c, *op) < 0) {
+    if (a->out && check_out(a->out, *descr, c, q, *op) < 0) {
         Py_CLEAR(*descr);
         return -1;
     }
@@ -163,7 +180,7 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * pages past what the kernel wrote were never touched, so they never cost
  * physical memory, and realloc gives them back without copying. */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
-    const size_t n = c->column->n;
+    const size_t n = sfpy_most_results(c->q, c->column);
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
     if (!res) {
         if (!PyErr_ExceptionMatches(PyExc_MemoryError))
@@ -191,7 +208,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
 
 /* out[:k] after filling it; nothing is allocated. */
 static PyObject *into_out(const call_run *c, int nonempty, PyObject *out) {
-    const size_t n = c->column->n;
+    const size_t n = sfpy_most_results(c->q, c->column);
     const Py_ssize_t k = nonempty ? run_into(c, PyArray_BYTES((PyArrayObject *)out), n) : 0;
     if (k < 0)
         return NULL;
@@ -224,6 +241,7 @@ PyObject *sfpy_result(const sf_query *q, int nonempty, const column *col, PyObje
     }
     if (out)
         return into_out(&c, nonempty, out);
-    PyObject *res = !nonempty || col->n == 0 ? new_1d(descr, 0) : fresh_result(&c, descr);
+    PyObject *res = !nonempty || sfpy_most_results(q, col) == 0 ? new_1d(descr, 0)
+                                                                 : fresh_result(&c, descr);
     return q->op == SF_OP_VALUES ? widened(res, col) : res;
 }

@@ -190,6 +190,17 @@ typedef size_t (*sf_values_valid_fn)(const void *x, const uint8_t *valid, size_t
 typedef size_t (*sf_count_valid_fn)(const void *x, const uint8_t *valid, size_t n,
                                     const sf_range *r);
 
+/*
+ * Positions given: within32/within64 write, in order, the pos[i] (i in [0, m))
+ * whose element x[pos[i] - base] is in the range, and return how many (k).
+ * The caller vouches that base <= pos[i] < base + (elements at x); out has
+ * room for m positions and may be written anywhere in out[0, m).
+ */
+typedef size_t (*sf_within32_fn)(const void *x, uint64_t base, const uint32_t *pos, size_t m,
+                                 const sf_range *r, uint32_t *out);
+typedef size_t (*sf_within64_fn)(const void *x, uint64_t base, const uint64_t *pos, size_t m,
+                                 const sf_range *r, uint64_t *out);
+
 /* One instruction set's kernels. A kernel file may leave a slot NULL (an
  * operation its ISA gains nothing on); dispatch fills such a slot from the next
  * lower kernel, so every table dispatch hands out has every slot filled. */
@@ -203,6 +214,8 @@ typedef struct sf_kernel {
     sf_index64_valid_fn index64_valid[SF_ELEM_COUNT];
     sf_values_valid_fn values_valid[SF_ELEM_COUNT];
     sf_count_valid_fn count_valid[SF_ELEM_COUNT];
+    sf_within32_fn within32[SF_ELEM_COUNT];
+    sf_within64_fn within64[SF_ELEM_COUNT];
 } sf_kernel;
 
 /* ---- Dispatch --------------------------------------------------------------- */
@@ -227,6 +240,8 @@ const char *sf_kernel_arch(const char *name);
 #define SF_EUNSUPPORTED (-2) /* built, but this CPU or OS cannot run it */
 #define SF_ENOTBUILT (-3)    /* a kernel of the project, not in this build (other arch, disabled) */
 #define SF_ECANCELLED (-4)   /* sf_execute: the cancel callback asked to stop */
+#define SF_EOUTOFBOUNDS (-5) /* sf_execute: a position of `within` is past the data */
+#define SF_EUNSORTED (-6)    /* sf_execute: `within` is not strictly ascending */
 
 /* The runnable kernel called `name`: SF_OK with *out set, or an SF_E* code. */
 int sf_kernel_select(const char *name, const sf_kernel **out);
@@ -246,6 +261,13 @@ typedef struct sf_query {
     sf_op op;
     sf_elem elem;
     sf_range range; /* non-empty: an empty range is answered without a query */
+    /* Positions to look at, or NULL for every element: strictly ascending,
+     * within_count of them, uint32 (within_wide 0) or uint64 (within_wide 1),
+     * the width of the positions op (or either, for SF_OP_COUNT). Only the
+     * values at these positions are read. */
+    const void *within;
+    size_t within_count;
+    int within_wide;
 } sf_query;
 
 /* How a run says which of its elements are null (they never match). */
@@ -319,7 +341,9 @@ typedef struct sf_exec {
  *
  * Returns SF_OK with *found = the number of results (for count: the count), or
  * SF_ECANCELLED (with *found = the results written so far), or SF_EUNSUPPORTED
- * when q->kernel cannot run here.
+ * when q->kernel cannot run here, or (with q->within) SF_EUNSORTED or
+ * SF_EOUTOFBOUNDS, found before any value at such a position is read.
+ * A query with `within` runs on the calling thread.
  * With capacity >= the total element count, out may be written anywhere up to
  * that many results (whole-vector stores); otherwise exactly the first
  * min(found, capacity) results are written.

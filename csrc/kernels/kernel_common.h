@@ -64,7 +64,7 @@
     }; /* the slots left out (validity) are NULL: dispatch fills them from below */
 
 /* The same for a file that also defines P_index32_valid(kind, x, valid, n, r,
- * base, out) and the other three with validity. */
+ * base, out) and the other three with validity, and P_within32/P_within64. */
 #define SF_DEFINE_ONE_KIND_VALID(P, K, TAG)                                                \
     static size_t P##_index32_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
                                           const sf_range *r, uint32_t base, uint32_t *out) { \
@@ -81,6 +81,14 @@
     static size_t P##_count_valid_##TAG(const void *x, const uint8_t *v, size_t n,         \
                                         const sf_range *r) {                             \
         return P##_count_valid(K, x, v, n, r);                                           \
+    }                                                                                    \
+    static size_t P##_within32_##TAG(const void *x, uint64_t base, const uint32_t *pos,    \
+                                     size_t m, const sf_range *r, uint32_t *out) {       \
+        return P##_within32(K, x, base, pos, m, r, out);                                 \
+    }                                                                                    \
+    static size_t P##_within64_##TAG(const void *x, uint64_t base, const uint64_t *pos,    \
+                                     size_t m, const sf_range *r, uint64_t *out) {       \
+        return P##_within64(K, x, base, pos, m, r, out);                                 \
     }
 
 #define SF_INSTANTIATE_WITH_VALIDITY(P)                                                  \
@@ -106,6 +114,8 @@
         .index64_valid = SF_TABLE_ROW(P, index64_valid),                                 \
         .values_valid = SF_TABLE_ROW(P, values_valid),                                   \
         .count_valid = SF_TABLE_ROW(P, count_valid),                                     \
+        .within32 = SF_TABLE_ROW(P, within32),                                           \
+        .within64 = SF_TABLE_ROW(P, within64),                                           \
     };
 
 /* Unsigned bounds of an integer range, truncated to the element width:

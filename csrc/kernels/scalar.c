@@ -133,4 +133,28 @@ SF_INLINE size_t scalar_count_valid(sf_elem kind, const void *x, const uint8_t *
     return k;
 }
 
+/* Positions given: the value at each, tested; the position kept or not. */
+
+SF_INLINE size_t scalar_within32(sf_elem kind, const void *x, uint64_t base, const uint32_t *pos,
+                                 size_t m, const sf_range *r, uint32_t *out) {
+    SCALAR_SETUP;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        out[k] = pos[i];
+        k += (size_t)scalar_keep(kind, x, (size_t)(pos[i] - base), lo, span, flo, fhi);
+    }
+    return k;
+}
+
+SF_INLINE size_t scalar_within64(sf_elem kind, const void *x, uint64_t base, const uint64_t *pos,
+                                 size_t m, const sf_range *r, uint64_t *out) {
+    SCALAR_SETUP;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        out[k] = pos[i];
+        k += (size_t)scalar_keep(kind, x, (size_t)(pos[i] - base), lo, span, flo, fhi);
+    }
+    return k;
+}
+
 SF_INSTANTIATE_WITH_VALIDITY(scalar)

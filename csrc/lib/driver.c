@@ -160,6 +160,117 @@ static size_t run_block(const plan *p, const sf_run *block, unsigned char *out, 
     return total;
 }
 
+/* ---- within=: the values at given positions ------------------------------------------- */
+
+/* Positions a block of `within` holds at most: its relative indices, values and
+ * kept-lane numbers stay on the stack (8 + 8 + 4 KiB). */
+#define WITHIN_BLOCK ((size_t)1024)
+
+typedef struct within_walk {
+    const sf_query *q;
+    size_t next;   /* the first position not yet taken */
+    uint64_t last; /* the position taken before it */
+} within_walk;
+
+static uint64_t position_at(const sf_query *q, size_t i) {
+    return q->within_wide ? ((const uint64_t *)q->within)[i] : ((const uint32_t *)q->within)[i];
+}
+
+/* The next block of positions that lie in `run`: their count, 0 when the run
+ * holds no more of them, or SF_EUNSORTED. Each position is checked here,
+ * before any value is read at it. */
+static ptrdiff_t take_positions(within_walk *w, const sf_run *run) {
+    const uint64_t end = run->base + run->n;
+    size_t len = 0;
+    while (len < WITHIN_BLOCK && w->next + len < w->q->within_count) {
+        const uint64_t p = position_at(w->q, w->next + len);
+        if ((w->next + len > 0 && p <= w->last) || p < run->base)
+            return SF_EUNSORTED;
+        if (p >= end)
+            break;
+        w->last = p;
+        len++;
+    }
+    return (ptrdiff_t)len;
+}
+
+/* One block of positions, all in `run`, into out (room for m results). */
+static size_t within_block(const plan *p, const sf_query *q, const sf_run *run, size_t first,
+                           size_t m, unsigned char *out) {
+    const int wide = q->within_wide;
+    const void *pos = (const char *)q->within + first * (wide ? 8 : 4);
+    uint32_t stage[2 * WITHIN_BLOCK]; /* for count: m positions of either width */
+    unsigned char *dst = p->op == SF_OP_COUNT ? (unsigned char *)stage : out;
+    const sf_kernel *k = p->kernel;
+    extern const sf_kernel sf_kernel_scalar; /* INTERIM, as in run_kernel */
+    if (!k->within32[p->elem])
+        k = &sf_kernel_scalar;
+    if (sf_run_is_direct(run, p->elem) && run->null_form == SF_NULLS_NONE)
+        return wide ? k->within64[p->elem](run->data, run->base, (const uint64_t *)pos, m,
+                                           p->range, (uint64_t *)dst)
+                    : k->within32[p->elem](run->data, run->base, (const uint32_t *)pos, m,
+                                           p->range, (uint32_t *)dst);
+    /* Anything else: the values at the positions gathered into a dense block
+     * (with their validity), filtered there, the kept lanes mapped back. */
+    uint64_t idx[WITHIN_BLOCK], buf[WITHIN_BLOCK];
+    uint8_t bits[WITHIN_BLOCK / 8];
+    for (size_t i = 0; i < m; i++)
+        idx[i] = position_at(q, first + i) - run->base;
+    sf_gather_at(run, p->elem, idx, m, buf);
+    const uint8_t *valid = NULL;
+    if (run->null_form != SF_NULLS_NONE) {
+        sf_validity_bits_at(run, idx, m, bits);
+        valid = bits;
+    }
+    const plan lanes = {p->kernel, SF_OP_INDEX32, p->elem, p->range, 4};
+    const size_t kept = run_kernel(&lanes, buf, valid, m, 0, stage);
+    if (p->op == SF_OP_COUNT)
+        return kept;
+    for (size_t i = 0; i < kept; i++) {
+        const uint64_t position = position_at(q, first + stage[i]);
+        if (wide)
+            memcpy(out + i * 8, &position, 8);
+        else
+            ((uint32_t *)(void *)out)[i] = (uint32_t)position;
+    }
+    return kept;
+}
+
+static int execute_within(const plan *p, const sf_query *q, sf_source *src, unsigned char *out,
+                          size_t capacity, const sf_exec *x, size_t *found) {
+    within_walk w = {q, 0, 0};
+    size_t total = 0, since_cancel = 0;
+    uint64_t stage[WITHIN_BLOCK];
+    sf_run run;
+    while (w.next < q->within_count && (memset(&run, 0, sizeof run), src->next(src, &run))) {
+        ptrdiff_t len;
+        while ((len = take_positions(&w, &run)) > 0) {
+            const size_t m = (size_t)len, written = total < capacity ? total : capacity;
+            const size_t room = capacity - written;
+            unsigned char *dst = out && room >= m ? out + written * p->rsize : (unsigned char *)stage;
+            const size_t got = within_block(p, q, &run, w.next, m, out ? dst : NULL);
+            if (out && dst == (unsigned char *)stage && room)
+                memcpy(out + written * p->rsize, stage, (got < room ? got : room) * p->rsize);
+            total += got;
+            w.next += m;
+            since_cancel += m;
+            if (since_cancel >= SF_CANCEL_BLOCK / 16) { /* positions cost more than elements */
+                since_cancel = 0;
+                if (x->cancel && x->cancel(x->cancel_ctx)) {
+                    *found = total < capacity || p->op == SF_OP_COUNT ? total : capacity;
+                    return SF_ECANCELLED;
+                }
+            }
+        }
+        if (len < 0) {
+            *found = 0;
+            return (int)len;
+        }
+    }
+    *found = total;
+    return w.next < q->within_count ? SF_EOUTOFBOUNDS : SF_OK;
+}
+
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found) {
     static const sf_exec defaults = {0, NULL, NULL};
@@ -171,6 +282,8 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
     if (!sf_kernel_supported(p.kernel))
         return SF_EUNSUPPORTED;
     unsigned char *dst = (unsigned char *)out;
+    if (q->within)
+        return execute_within(&p, q, src, dst, capacity, x, found);
     sf_run run, block;
     while ((memset(&run, 0, sizeof run), src->next(src, &run))) {
         const int threads =

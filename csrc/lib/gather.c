@@ -96,3 +96,39 @@ void sf_gather(const sf_run *run, sf_elem elem, void *dst_) {
 #undef GATHER_AS
 #undef GATHER_LOOP
 }
+
+/* ---- At given elements (within=) ---------------------------------------------------- */
+
+void sf_gather_at(const sf_run *run, sf_elem elem, const uint64_t *idx, size_t m, void *dst_) {
+    unsigned char *dst = (unsigned char *)dst_;
+    const size_t size = sf_elem_size(elem);
+    if (run->bit_packed) {
+        const uint8_t *bits = (const uint8_t *)run->data;
+        for (size_t i = 0; i < m; i++) {
+            const uint64_t b = run->data_bit + idx[i];
+            dst[i] = (uint8_t)((bits[b / 8] >> (b % 8)) & 1);
+        }
+        return;
+    }
+    const char *src = (const char *)run->data;
+    for (size_t i = 0; i < m; i++)
+        memcpy(dst + i * size, src + (ptrdiff_t)idx[i] * run->stride, size);
+    if (run->byteswap) { /* in place, on the gathered copies */
+        sf_run native = {.data = dst, .n = m, .stride = (ptrdiff_t)size, .byteswap = 1};
+        sf_gather(&native, elem, dst);
+    }
+}
+
+void sf_validity_bits_at(const sf_run *run, const uint64_t *idx, size_t m, uint8_t *dst) {
+    memset(dst, 0, (m + 7) / 8);
+    for (size_t i = 0; i < m; i++) {
+        int valid;
+        if (run->null_form == SF_NULLS_BITMAP) {
+            const uint64_t b = run->null_bit + idx[i];
+            valid = (run->nulls[b / 8] >> (b % 8)) & 1;
+        } else {
+            valid = run->nulls[(ptrdiff_t)idx[i] * run->null_stride] == 0;
+        }
+        dst[i / 8] |= (uint8_t)(valid << (i % 8));
+    }
+}

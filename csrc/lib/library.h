@@ -45,6 +45,11 @@ const uint8_t *sf_run_validity_in_place(const sf_run *run);
  * (room for ceil(n / 8) bytes). */
 void sf_validity_bits(const sf_run *run, uint8_t *dst);
 
+/* The same at elements idx[0, m) of the run (indices from its start), into
+ * dst[0, m) and bits [0, m). */
+void sf_gather_at(const sf_run *run, sf_elem elem, const uint64_t *idx, size_t m, void *dst);
+void sf_validity_bits_at(const sf_run *run, const uint64_t *idx, size_t m, uint8_t *dst);
+
 /* ---- threads.c ---- */
 
 /* Run task(ctx, i) for every i in [0, n): i = 0 on the calling thread, the

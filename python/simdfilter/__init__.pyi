@@ -18,6 +18,7 @@ def filter_indexes(
     out: Optional[np.ndarray] = None,
     index_dtype: Optional[npt.DTypeLike] = None,
     threads: Optional[int] = None,
+    within: Optional[npt.ArrayLike] = None,
 ) -> np.ndarray: ...
 def filter_values(
     values: npt.ArrayLike,
@@ -35,6 +36,7 @@ def count_in_range(
     *,
     inclusive: _Inclusive = "both",
     threads: Optional[int] = None,
+    within: Optional[npt.ArrayLike] = None,
 ) -> int: ...
 def available_kernels() -> Tuple[str, ...]: ...
 def compiled_kernels() -> Tuple[str, ...]: ...
