@@ -117,6 +117,10 @@ struct SfQuery {
     op: c_int,
     elem: c_int,
     range: SfRange,
+    // Positions to look at: unused here (null: every element).
+    within: *const c_void,
+    within_count: usize,
+    within_wide: c_int,
 }
 
 #[repr(C)]
@@ -428,6 +432,9 @@ fn execute<T: Plain>(
         op,
         elem: q.elem,
         range: q.range,
+        within: std::ptr::null(),
+        within_count: 0,
+        within_wide: 0,
     };
     let run = SfRun::new(data.as_ptr() as *const c_void, data.len(), size_of::<T>() as isize);
     let mut source = SfRunSource {
@@ -561,7 +568,15 @@ fn layout_from_rust() -> Vec<usize> {
     }
     let r = SfRange::default();
     let b = SfBound::none();
-    let q = SfQuery { kernel: std::ptr::null(), op: 0, elem: 0, range: r };
+    let q = SfQuery {
+        kernel: std::ptr::null(),
+        op: 0,
+        elem: 0,
+        range: r,
+        within: std::ptr::null(),
+        within_count: 0,
+        within_wide: 0,
+    };
     let run = SfRun::new(std::ptr::null(), 0, 0);
     let rs = SfRunSource {
         source: SfSource { next: None },
@@ -585,6 +600,9 @@ fn layout_from_rust() -> Vec<usize> {
         off(&q, &q.op),
         off(&q, &q.elem),
         off(&q, &q.range),
+        off(&q, &q.within),
+        off(&q, &q.within_count),
+        off(&q, &q.within_wide),
         size_of::<SfRun>(),
         off(&run, &run.data),
         off(&run, &run.n),
