@@ -1,44 +1,38 @@
 """Build simdfilter: plain setuptools, one compile per kernel file with its own ISA flags.
 
-The table below is the single source of truth for which kernel files exist on
-which architecture and with which flags they are compiled; the C test harness
-(tests/test_c_harness.py) imports it from here. No -march=native anywhere: a
-wheel built on one machine must run on every CPU of its architecture and pick
-its best kernel at run time (csrc/dispatch.c).
+csrc/kernels/isa.def is the single source of truth for which kernel files exist
+on which architecture and with which flags they are compiled; this file reads it
+as text, and the C test helpers (tests/cbuild.py) import the functions below
+from here. No -march=native anywhere: a wheel built on one machine must run on
+every CPU of its architecture and pick its best kernel at run time
+(csrc/lib/dispatch.c).
 """
 
 import glob
 import os
 import platform
+import re
+import shlex
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# kernels/<isa>.c -> the flags it, and only it, is compiled with (GCC and Clang).
-KERNEL_FLAGS = {
-    "x86_64": {
-        "sse41": ["-msse4.1"],
-        "avx2": ["-mavx2", "-mbmi", "-mbmi2", "-mpopcnt"],
-        "avx512": ["-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq",
-                   "-mavx2", "-mbmi", "-mbmi2", "-mpopcnt"],
-    },
-    "aarch64": {
-        "neon": [],  # NEON is the aarch64 baseline
-        "sve": ["-march=armv8-a+sve"],
-    },
-}
-
-def source_glob(pattern):
-    """Paths relative to the source root, sorted (setuptools wants relative ones)."""
-    return sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, pattern)))
-
-
-# Compiled for the baseline of the architecture, with no ISA flag: the
-# Python-free library (csrc/lib) with the scalar kernel, and the CPython binding.
-CORE_SOURCES = source_glob("csrc/lib/*.c") + ["csrc/kernels/scalar.c"]
-BINDING_SOURCES = source_glob("csrc/cpython/*.c")
-INCLUDE_DIRS = ["csrc/include", "csrc/lib"]
+ISA_TABLE = "csrc/kernels/isa.def"
+# The line format isa.def's header comment fixes.
+ISA_LINE = re.compile(r'^SF_ISA\((\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$', re.M)
+INCLUDE_DIRS = ["csrc/include", "csrc"]
 C_STD = ["-std=c11"]
+
+
+def isa_table(root=HERE):
+    """[(name, arch, [features], [flags])] for every line of isa.def, in its order."""
+    with open(os.path.join(root, ISA_TABLE)) as f:
+        text = f.read()
+    rows = [(name, arch, features.split("|"), shlex.split(flags))
+            for name, arch, features, flags in ISA_LINE.findall(text)]
+    if not rows:
+        raise RuntimeError("%s holds no SF_ISA(...) line" % ISA_TABLE)
+    return rows
 
 
 def normalize_arch(machine=None):
@@ -52,28 +46,58 @@ def normalize_arch(machine=None):
 
 
 def kernel_sources(arch=None, root=HERE):
-    """[(isa, path relative to root, flags)] for the kernel files of `arch` that exist."""
-    table = KERNEL_FLAGS.get(normalize_arch(arch), {})
+    """[(isa, path relative to root, flags)] for the kernel files of `arch` that exist
+    (not the kernels of every architecture, such as scalar: see library_sources)."""
+    arch = normalize_arch(arch)
     # SIMDFILTER_DISABLE_KERNELS=avx512,sse41 builds without those (say, for an
     # assembler too old for AVX-512); the scalar kernel is always there.
     disabled = {s.strip() for s in os.environ.get("SIMDFILTER_DISABLE_KERNELS", "").split(",")}
     if not sys.platform.startswith("linux"):
-        # dispatch.c detects SVE through Linux's HWCAP only: elsewhere it could
+        # dispatch detects SVE through Linux's HWCAP only: elsewhere it could
         # never be chosen, so it is not built.
         disabled.add("sve")
     out = []
-    for isa, flags in table.items():
-        if isa in disabled:
+    for isa, isa_arch, _, flags in isa_table(root):
+        if isa_arch != arch or isa in disabled:
             continue
         path = "csrc/kernels/%s.c" % isa
         if os.path.exists(os.path.join(root, path)):
-            out.append((isa, path, list(flags)))
+            out.append((isa, path, flags))
     return out
 
 
 def kernel_macros(arch=None, root=HERE):
-    """-D flags telling dispatch.c which kernels are compiled in."""
-    return [("SF_HAVE_%s" % isa.upper(), "1") for isa, _, _ in kernel_sources(arch, root)]
+    """-D flags telling dispatch which kernels are compiled in (SF_HAVE_<name>, the
+    name as isa.def spells it: the C preprocessor cannot change its case)."""
+    return [("SF_HAVE_%s" % isa, "1") for isa, _, _ in kernel_sources(arch, root)]
+
+
+def _sources(pattern, root):
+    return sorted(os.path.relpath(p, root).replace(os.sep, "/")
+                  for p in glob.glob(os.path.join(root, pattern), recursive=True))
+
+
+def library_sources(root=HERE):
+    """The Python-free library, compiled for the architecture's baseline: every C file
+    under csrc/lib and the kernels of every architecture (scalar)."""
+    universal = []
+    for isa, arch, _, flags in isa_table(root):
+        if arch == "any":
+            if flags:
+                raise RuntimeError("%s: kernel %s is built everywhere, so it takes no flags"
+                                   % (ISA_TABLE, isa))
+            universal.append("csrc/kernels/%s.c" % isa)
+    return _sources("csrc/lib/**/*.c", root) + universal
+
+
+def binding_sources(root=HERE):
+    """The CPython binding: every C file in csrc/cpython."""
+    return _sources("csrc/cpython/*.c", root)
+
+
+def header_files(root=HERE):
+    """The headers (and isa.def): a change to any of them rebuilds everything."""
+    return _sources("csrc/**/*.h", root) + [ISA_TABLE]
 
 
 def warning_flags():
@@ -111,7 +135,7 @@ def main():
 
     ext = Extension(
         "simdfilter._core",
-        sources=CORE_SOURCES + BINDING_SOURCES,
+        sources=library_sources() + binding_sources(),
         include_dirs=INCLUDE_DIRS + [np.get_include()],
         define_macros=kernel_macros() + [
             # Build against NumPy 2 headers, run on NumPy >= 1.23 as well.
@@ -120,9 +144,7 @@ def main():
         ],
         extra_compile_args=C_STD + warning_flags(),
         extra_link_args=["-pthread"],
-        depends=["csrc/include/simdfilter.h", "csrc/lib/library.h", "csrc/cpython/binding.h",
-                 "csrc/cpython/docstrings.h"]
-        + source_glob("csrc/kernels/*.h") + ["csrc/kernels/isa.def"],
+        depends=header_files(),
     )
     setup(ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
 

@@ -4,7 +4,7 @@
     data      the arrays: uint32 generators (random, sorted, runs), the range for a selectivity, dtypes
     methods   the things timed: simdfilter calls, NumPy, numexpr, pandas, Polars, pyarrow, Numba, limits
     timing    interleaved best-of timing, and the check of every method's first result
-    sections  the registry, and one module per section (grid, threads, memory, overhead, dtypes)
+    sections  the registry, and one module per section (grid, threads, memory, overhead, dtypes, columns)
     targets   the project's targets, evaluated on a run's records
     report    table printing and the JSON file
     plot      the PNG

@@ -7,12 +7,16 @@
  * compress), 8 for index64 (one epi64 compress), 16 or 8 elements for values.
  * A group is a slice of one mask when a vector has more lanes than a group (u8,
  * u16), or two masks glued together when it has fewer (u64/f64 into 16 uint32
- * positions), so every kind runs through the same loops below.
+ * positions), so every element kind runs through the same loops below.
  *
  * Compress goes into a register with merge masking and the whole register is
- * stored: the memory form (vpcompressd/q m512{k}) is microcoded on Zen 4/5
- * (~142 cycles), and the zero-masking register form carries a false dependency
- * on its destination there. The full store is in bounds because in the main loop
+ * stored: the memory form (vpcompressd/q m512{k}) is microcoded on AMD Zen 4/5
+ * (~142 cycles latency in AMD's Zen 4 guide; 12.8 G/s against 19-23 G/s for the
+ * register form, u32 on the AMD EPYC Zen 5 of DESIGN.md), and the zero-masking
+ * register form carries a false dependency on its destination there (LLVM
+ * issue 206849). On the Intel Xeon (Sapphire Rapids class) of DESIGN.md the
+ * memory form measured up to 1.78x faster at 50% selectivity in L2 (equal at
+ * 1-10% and from DRAM); this kernel keeps the register form on every CPU. The full store is in bounds because in the main loop
  * the output cursor k never passes the input cursor i, and a group of G inputs
  * is only taken whole when i + G <= n: out[k, k + G) lies inside out[0, n).
  * The tail (fewer than a block) loads with masked, fault-suppressing loads and
@@ -24,74 +28,48 @@
 #include "kernel_common.h"
 
 /* Vectors per main-loop block; a group that spans two vectors (u64/f64 into 16
- * positions) raises it for that kind. Zen 5, u32 index32, 64 Ki elements in L2
+ * positions) raises it for that element kind. AMD EPYC Zen 5, u32 index32, 64 Ki elements in L2
  * (G elements/s, gcc 12 / clang 14): 1 vector 25 / 29, 2 vectors 28 / 29,
  * 4 vectors 29 / 31. Two get most of it while keeping the u8 block (and so the
  * slower masked tail) at 128 elements. */
-#ifndef AV_UNROLL
-#define AV_UNROLL 2
+#ifndef AVX512_UNROLL
+#define AVX512_UNROLL 2
 #endif
 /* 64-lane mask words per count block (see avx512_count). */
-#ifndef AV_COUNT_WORDS
-#define AV_COUNT_WORDS 2
+#ifndef AVX512_COUNT_WORDS
+#define AVX512_COUNT_WORDS 2
 #endif
 /* Upper bound of vectors per block, to size the (scalarized) mask arrays. */
-#define AV_MAX_VECTORS 8
+#define AVX512_MAX_VECTORS 8
 
-SF_INLINE size_t av_lanes(sf_elem kind) { return 64 / sf_kind_size(kind); }
-SF_INLINE size_t av_max(size_t a, size_t b) { return a > b ? a : b; }
-SF_INLINE size_t av_min(size_t a, size_t b) { return a < b ? a : b; }
+SF_INLINE size_t avx512_lanes(sf_elem elem) { return 64 / sf_elem_size(elem); }
+SF_INLINE size_t avx512_max(size_t a, size_t b) { return a > b ? a : b; }
+SF_INLINE size_t avx512_min(size_t a, size_t b) { return a < b ? a : b; }
 /* The low `c` bits set; bzhi yields all 64 for c >= 64, with no oversized shift. */
-SF_INLINE uint64_t av_low_bits(size_t c) { return _bzhi_u64(~0ull, (unsigned)c); }
-SF_INLINE size_t av_popcount(uint64_t m) { return (size_t)_mm_popcnt_u64(m); }
+SF_INLINE uint64_t avx512_low_bits(size_t c) { return _bzhi_u64(~0ull, (unsigned)c); }
+SF_INLINE size_t avx512_popcount(uint64_t m) { return (size_t)_mm_popcnt_u64(m); }
 
-/* The broadcast bounds: lo and hi - lo for integers, flo and fhi for floats. */
-typedef struct av_bounds {
-    __m512i a, b;
-} av_bounds;
+/* The broadcasts SF_BROADCAST_RANGE builds the bounds with. */
+SF_INLINE __m512i avx512_dup8(uint8_t v) { return _mm512_set1_epi8((char)v); }
+SF_INLINE __m512i avx512_dup16(uint16_t v) { return _mm512_set1_epi16((short)v); }
+SF_INLINE __m512i avx512_dup32(uint32_t v) { return _mm512_set1_epi32((int)v); }
+SF_INLINE __m512i avx512_dup64(uint64_t v) { return _mm512_set1_epi64((long long)v); }
+SF_INLINE __m512i avx512_dupf32(float v) { return _mm512_castps_si512(_mm512_set1_ps(v)); }
+SF_INLINE __m512i avx512_dupf64(double v) { return _mm512_castpd_si512(_mm512_set1_pd(v)); }
 
-SF_INLINE av_bounds av_bounds_of(sf_elem kind, const sf_range *r) {
-    const uint64_t lo = r->lo, span = sf_span(r);
-    av_bounds b;
-    switch (kind) {
-    case SF_U8:
-        b.a = _mm512_set1_epi8((char)(uint8_t)lo);
-        b.b = _mm512_set1_epi8((char)(uint8_t)span);
-        break;
-    case SF_U16:
-        b.a = _mm512_set1_epi16((short)(uint16_t)lo);
-        b.b = _mm512_set1_epi16((short)(uint16_t)span);
-        break;
-    case SF_U32:
-        b.a = _mm512_set1_epi32((int)(uint32_t)lo);
-        b.b = _mm512_set1_epi32((int)(uint32_t)span);
-        break;
-    case SF_U64:
-        b.a = _mm512_set1_epi64((long long)lo);
-        b.b = _mm512_set1_epi64((long long)span);
-        break;
-    case SF_F32:
-        /* The contract makes both bounds exact floats, as the scalar kernel assumes. */
-        b.a = _mm512_castps_si512(_mm512_set1_ps((float)r->flo));
-        b.b = _mm512_castps_si512(_mm512_set1_ps((float)r->fhi));
-        break;
-    default:
-        b.a = _mm512_castpd_si512(_mm512_set1_pd(r->flo));
-        b.b = _mm512_castpd_si512(_mm512_set1_pd(r->fhi));
-        break;
-    }
-    return b;
-}
+/* The broadcast bounds, avx512_bounds and avx512_setup: lo and hi - lo for
+ * integers (unsigned compares: no sign flip), flo and fhi for floats. */
+SF_DEFINE_BOUNDS(avx512, __m512i, 0)
 
-/* One vector of `kind` at p. When `partial`, only the first c (< lanes)
+/* One vector of `elem` at p. When `partial`, only the first c (< lanes)
  * elements are read and the rest are zero: the masked load suppresses faults
  * on the lanes it skips, so a vector that would cross into an unmapped page
  * is safe. */
-SF_INLINE __m512i av_load(sf_elem kind, const unsigned char *p, int partial, size_t c) {
+SF_INLINE __m512i avx512_load(sf_elem elem, const unsigned char *p, int partial, size_t c) {
     if (!partial)
         return _mm512_loadu_si512(p);
-    const uint64_t m = av_low_bits(c);
-    switch (kind) {
+    const uint64_t m = avx512_low_bits(c);
+    switch (elem) {
     case SF_U8: return _mm512_maskz_loadu_epi8(_cvtu64_mask64(m), p);
     case SF_U16: return _mm512_maskz_loadu_epi16(_cvtu32_mask32((uint32_t)m), p);
     case SF_U32: case SF_F32: return _mm512_maskz_loadu_epi32(_cvtu32_mask16((uint32_t)m), p);
@@ -104,8 +82,8 @@ SF_INLINE __m512i av_load(sf_elem kind, const unsigned char *p, int partial, siz
  * the whole value range works with no sign flip. Floats: ordered quiet
  * compares, so NaN is never kept and raises nothing; the second compare is
  * masked by the first instead of and-ing two masks. */
-SF_INLINE uint64_t av_in_range(sf_elem kind, __m512i v, av_bounds b) {
-    switch (kind) {
+SF_INLINE uint64_t avx512_in_range(sf_elem elem, __m512i v, avx512_bounds b) {
+    switch (elem) {
     case SF_U8:
         return _cvtmask64_u64(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, b.a), b.b));
     case SF_U16:
@@ -132,15 +110,15 @@ SF_INLINE uint64_t av_in_range(sf_elem kind, __m512i v, av_bounds b) {
 /* In-range mask of the c <= G (<= 64) elements at p, read with masked loads:
  * the tail's building block. The constant G bounds the loop so that it folds
  * to the one or two loads it can need. */
-SF_INLINE uint64_t av_mask_partial(sf_elem kind, const unsigned char *p, size_t c, size_t G,
-                                   av_bounds b) {
-    const size_t L = av_lanes(kind), size = sf_kind_size(kind);
+SF_INLINE uint64_t avx512_mask_partial(sf_elem elem, const unsigned char *p, size_t c, size_t G,
+                                   avx512_bounds b) {
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
     uint64_t m = 0;
     for (size_t v = 0; v * L < G && v * L < c; v++) {
-        const size_t cv = av_min(L, c - v * L);
+        const size_t cv = avx512_min(L, c - v * L);
         /* Masked-off lanes were loaded as zero, which may well be in range. */
-        const uint64_t mv = av_in_range(kind, av_load(kind, p + v * L * size, 1, cv), b) &
-                            av_low_bits(cv);
+        const uint64_t mv = avx512_in_range(elem, avx512_load(elem, p + v * L * size, 1, cv), b) &
+                            avx512_low_bits(cv);
         m |= mv << (v * L);
     }
     return m;
@@ -148,9 +126,9 @@ SF_INLINE uint64_t av_mask_partial(sf_elem kind, const unsigned char *p, size_t 
 
 /* The G-bit mask of group g of a block whose vector masks are m[]: a slice of
  * one mask when vectors are wider than groups, else G / L masks side by side. */
-SF_INLINE uint64_t av_group_mask(const uint64_t *m, size_t L, size_t G, size_t g) {
+SF_INLINE uint64_t avx512_group_mask(const uint64_t *m, size_t L, size_t G, size_t g) {
     if (L >= G)
-        return (m[g * G / L] >> (g * G % L)) & av_low_bits(G);
+        return (m[g * G / L] >> (g * G % L)) & avx512_low_bits(G);
     uint64_t gm = 0;
     for (size_t j = 0; j < G / L; j++)
         gm |= m[g * G / L + j] << (j * L);
@@ -158,51 +136,51 @@ SF_INLINE uint64_t av_group_mask(const uint64_t *m, size_t L, size_t G, size_t g
 }
 
 /* Vectors per main-loop block: enough to fill at least one group. */
-SF_INLINE size_t av_block_vectors(size_t L, size_t G, size_t unroll) {
-    return av_max(unroll, G / L);
+SF_INLINE size_t avx512_block_vectors(size_t L, size_t G, size_t unroll) {
+    return avx512_max(unroll, G / L);
 }
 
 /* ---- Group emitters: compress one group into a register, store, count ----- */
 
 /* Full groups store the whole register (in bounds: see the top of the file);
  * partial ones (the tail) store exactly the kept lanes. */
-SF_INLINE size_t av_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int partial) {
-    const size_t kept = av_popcount(gm);
+SF_INLINE size_t avx512_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int partial) {
+    const size_t kept = avx512_popcount(gm);
     const __m512i c = _mm512_mask_compress_epi32(ids, _cvtu32_mask16((uint32_t)gm), ids);
     if (!partial)
         _mm512_storeu_si512(dst, c);
     else
-        _mm512_mask_storeu_epi32(dst, _cvtu32_mask16((uint32_t)av_low_bits(kept)), c);
+        _mm512_mask_storeu_epi32(dst, _cvtu32_mask16((uint32_t)avx512_low_bits(kept)), c);
     return kept;
 }
 
-SF_INLINE size_t av_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int partial) {
-    const size_t kept = av_popcount(gm);
+SF_INLINE size_t avx512_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int partial) {
+    const size_t kept = avx512_popcount(gm);
     const __m512i c = _mm512_mask_compress_epi64(ids, _cvtu32_mask8((uint32_t)gm), ids);
     if (!partial)
         _mm512_storeu_si512(dst, c);
     else
-        _mm512_mask_storeu_epi64(dst, _cvtu32_mask8((uint32_t)av_low_bits(kept)), c);
+        _mm512_mask_storeu_epi64(dst, _cvtu32_mask8((uint32_t)avx512_low_bits(kept)), c);
     return kept;
 }
 
 /* Group size of values: a whole vector for 4- and 8-byte kinds; 16 elements
  * for u8/u16, which are widened to epi32 because compressing bytes and words
  * (VBMI2) is not part of this kernel's instruction set. */
-SF_INLINE size_t av_values_group(sf_elem kind) { return av_min(av_lanes(kind), 16); }
+SF_INLINE size_t avx512_values_group(sf_elem elem) { return avx512_min(avx512_lanes(elem), 16); }
 
 /* Compress the kept elements of one values group to dst. `data` is the group's
  * vector for 4- and 8-byte kinds; u8/u16 re-read their 16 elements from src
  * (an L1 hit) with a widening load. `c` is the group's element count when
  * `partial`. */
-SF_INLINE size_t av_emit_values(sf_elem kind, unsigned char *dst, const unsigned char *src,
+SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsigned char *src,
                                 __m512i data, uint64_t gm, int partial, size_t c) {
-    const size_t kept = av_popcount(gm);
-    const uint64_t keep = av_low_bits(kept);
-    switch (kind) {
+    const size_t kept = avx512_popcount(gm);
+    const uint64_t keep = avx512_low_bits(kept);
+    switch (elem) {
     case SF_U8: {
         const __m128i in = partial
-                               ? _mm_maskz_loadu_epi8(_cvtu32_mask16((uint32_t)av_low_bits(c)), src)
+                               ? _mm_maskz_loadu_epi8(_cvtu32_mask16((uint32_t)avx512_low_bits(c)), src)
                                : _mm_loadu_si128((const __m128i *)(const void *)src);
         __m512i w = _mm512_cvtepu8_epi32(in);
         w = _mm512_mask_compress_epi32(w, _cvtu32_mask16((uint32_t)gm), w);
@@ -215,7 +193,7 @@ SF_INLINE size_t av_emit_values(sf_elem kind, unsigned char *dst, const unsigned
     }
     case SF_U16: {
         const __m256i in =
-            partial ? _mm256_maskz_loadu_epi16(_cvtu32_mask16((uint32_t)av_low_bits(c)), src)
+            partial ? _mm256_maskz_loadu_epi16(_cvtu32_mask16((uint32_t)avx512_low_bits(c)), src)
                     : _mm256_loadu_si256((const __m256i *)(const void *)src);
         __m512i w = _mm512_cvtepu16_epi32(in);
         w = _mm512_mask_compress_epi32(w, _cvtu32_mask16((uint32_t)gm), w);
@@ -247,144 +225,154 @@ SF_INLINE size_t av_emit_values(sf_elem kind, unsigned char *dst, const unsigned
     return kept;
 }
 
-/* ---- The four operations, once for every kind ------------------------------ */
+/* ---- The four operations, once for every elem ------------------------------ */
 
-SF_INLINE size_t avx512_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
+SF_INLINE size_t avx512_index32(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                 uint32_t base, uint32_t *out) {
-    const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = 16;
-    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = 16;
+    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
     const unsigned char *p = (const unsigned char *)x;
-    const av_bounds b = av_bounds_of(kind, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     /* Positions wrap modulo 2^32 in the vector, never in C: base + n <= 2^32. */
     __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)base),
                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                                      12, 13, 14, 15));
     size_t i = 0, k = 0;
     for (; n - i >= B; i += B) {
-        uint64_t m[AV_MAX_VECTORS];
+        uint64_t m[AVX512_MAX_VECTORS];
         for (size_t v = 0; v < V; v++)
-            m[v] = av_in_range(kind, av_load(kind, p + (i + v * L) * size, 0, 0), b);
+            m[v] = avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b);
         for (size_t g = 0; g < B / G; g++) {
             const __m512i id = _mm512_add_epi32(ids, _mm512_set1_epi32((int)(g * G)));
-            k += av_emit32(out + k, id, av_group_mask(m, L, G, g), 0);
+            k += avx512_emit32(out + k, id, avx512_group_mask(m, L, G, g), 0);
         }
         ids = _mm512_add_epi32(ids, _mm512_set1_epi32((int)B));
     }
     for (; i < n; i += G) {
-        const size_t c = av_min(G, n - i);
-        k += av_emit32(out + k, ids, av_mask_partial(kind, p + i * size, c, G, b), 1);
+        const size_t c = avx512_min(G, n - i);
+        k += avx512_emit32(out + k, ids, avx512_mask_partial(elem, p + i * size, c, G, b), 1);
         ids = _mm512_add_epi32(ids, _mm512_set1_epi32((int)G));
     }
     return k;
 }
 
-SF_INLINE size_t avx512_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
+SF_INLINE size_t avx512_index64(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                 uint64_t base, uint64_t *out) {
-    const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = 8;
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = 8;
     const unsigned char *p = (const unsigned char *)x;
-    const av_bounds b = av_bounds_of(kind, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     if (size <= 2) {
         /* 8/16-bit data: one 16-lane compress of 32-bit offsets per 16 inputs,
          * widened to two vectors of positions, instead of two 8-lane epi64
-         * compresses. Zen 5, 64 Ki elements: u8 13-14 -> 17-19 G/s, u16 12-15
+         * compresses. AMD EPYC Zen 5, 64 Ki elements: u8 13-14 -> 17-19 G/s, u16 12-15
          * -> 13-18; for 32- and 64-bit data it measured slower (u32 18.6 ->
          * 16.6, u64 12.9 -> 8.0), so they keep the loop below. The two full
          * stores cover out[k, k + 16), in bounds as k <= i and i + 16 <= n. */
-        const size_t G32 = 16, V32 = av_block_vectors(L, G32, AV_UNROLL), B32 = V32 * L;
+        const size_t G32 = 16, V32 = avx512_block_vectors(L, G32, AVX512_UNROLL), B32 = V32 * L;
         const __m512i iota =
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         for (; n - i >= B32; i += B32) {
-            uint64_t m[AV_MAX_VECTORS];
+            uint64_t m[AVX512_MAX_VECTORS];
             for (size_t v = 0; v < V32; v++)
-                m[v] = av_in_range(kind, av_load(kind, p + (i + v * L) * size, 0, 0), b);
+                m[v] = avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b);
             for (size_t g = 0; g < B32 / G32; g++) {
-                const uint64_t gm = av_group_mask(m, L, G32, g);
+                const uint64_t gm = avx512_group_mask(m, L, G32, g);
                 const __m512i c = _mm512_mask_compress_epi32(iota, _cvtu32_mask16((uint32_t)gm), iota);
                 const __m512i at = _mm512_set1_epi64((long long)(base + i + g * G32));
                 const __m256i lo = _mm512_castsi512_si256(c), hi = _mm512_extracti64x4_epi64(c, 1);
                 _mm512_storeu_si512(out + k, _mm512_add_epi64(at, _mm512_cvtepu32_epi64(lo)));
                 _mm512_storeu_si512(out + k + 8, _mm512_add_epi64(at, _mm512_cvtepu32_epi64(hi)));
-                k += av_popcount(gm);
+                k += avx512_popcount(gm);
             }
         }
     }
-    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
     __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)(base + i)),
                                    _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     for (; n - i >= B; i += B) {
-        uint64_t m[AV_MAX_VECTORS];
+        uint64_t m[AVX512_MAX_VECTORS];
         for (size_t v = 0; v < V; v++)
-            m[v] = av_in_range(kind, av_load(kind, p + (i + v * L) * size, 0, 0), b);
+            m[v] = avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b);
         for (size_t g = 0; g < B / G; g++) {
             const __m512i id = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)(g * G)));
-            k += av_emit64(out + k, id, av_group_mask(m, L, G, g), 0);
+            k += avx512_emit64(out + k, id, avx512_group_mask(m, L, G, g), 0);
         }
         ids = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)B));
     }
     for (; i < n; i += G) {
-        const size_t c = av_min(G, n - i);
-        k += av_emit64(out + k, ids, av_mask_partial(kind, p + i * size, c, G, b), 1);
+        const size_t c = avx512_min(G, n - i);
+        k += avx512_emit64(out + k, ids, avx512_mask_partial(elem, p + i * size, c, G, b), 1);
         ids = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)G));
     }
     return k;
 }
 
-SF_INLINE size_t avx512_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
+SF_INLINE size_t avx512_values(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                void *out) {
-    const size_t L = av_lanes(kind), size = sf_kind_size(kind), G = av_values_group(kind);
-    const size_t V = av_block_vectors(L, G, AV_UNROLL), B = V * L;
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = avx512_values_group(elem);
+    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
     const unsigned char *p = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
-    const av_bounds b = av_bounds_of(kind, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     for (; n - i >= B; i += B) {
-        uint64_t m[AV_MAX_VECTORS];
-        __m512i vec[AV_MAX_VECTORS];
+        uint64_t m[AVX512_MAX_VECTORS];
+        __m512i vec[AVX512_MAX_VECTORS];
         for (size_t v = 0; v < V; v++) {
-            vec[v] = av_load(kind, p + (i + v * L) * size, 0, 0);
-            m[v] = av_in_range(kind, vec[v], b);
+            vec[v] = avx512_load(elem, p + (i + v * L) * size, 0, 0);
+            m[v] = avx512_in_range(elem, vec[v], b);
         }
         for (size_t g = 0; g < B / G; g++)
-            k += av_emit_values(kind, dst + k * size, p + (i + g * G) * size,
-                                vec[g * G / L], av_group_mask(m, L, G, g), 0, G);
+            k += avx512_emit_values(elem, dst + k * size, p + (i + g * G) * size,
+                                vec[g * G / L], avx512_group_mask(m, L, G, g), 0, G);
     }
     for (; i < n; i += G) {
-        const size_t c = av_min(G, n - i);
+        const size_t c = avx512_min(G, n - i);
         const unsigned char *src = p + i * size;
         /* The group is at most one vector, so its data is one masked load. */
-        const __m512i data = av_load(kind, src, 1, c);
-        const uint64_t gm = av_in_range(kind, data, b) & av_low_bits(c);
-        k += av_emit_values(kind, dst + k * size, src, data, gm, 1, c);
+        const __m512i data = avx512_load(elem, src, 1, c);
+        const uint64_t gm = avx512_in_range(elem, data, b) & avx512_low_bits(c);
+        k += avx512_emit_values(elem, dst + k * size, src, data, gm, 1, c);
     }
     return k;
 }
 
 /* The masks are packed into 64-lane words before the popcount: one popcnt per
- * 64 elements whatever the kind, and no row of independent popcounts, which
+ * 64 elements whatever the elem, and no row of independent popcounts, which
  * clang 14's SLP vectorizer turns into a pshufb table popcount that halves f64
  * throughput. */
-SF_INLINE size_t avx512_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
-    const size_t L = av_lanes(kind), size = sf_kind_size(kind);
-    const size_t B = AV_COUNT_WORDS * 64;
+SF_INLINE size_t avx512_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
+    const size_t B = AVX512_COUNT_WORDS * 64;
     const unsigned char *p = (const unsigned char *)x;
-    const av_bounds b = av_bounds_of(kind, r);
+    const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     for (; n - i >= B; i += B)
-        for (size_t w = 0; w < AV_COUNT_WORDS; w++) {
+        for (size_t w = 0; w < AVX512_COUNT_WORDS; w++) {
             uint64_t word = 0;
             for (size_t v = 0; v < 64 / L; v++)
-                word |= av_in_range(kind, av_load(kind, p + (i + w * 64 + v * L) * size, 0, 0),
+                word |= avx512_in_range(elem, avx512_load(elem, p + (i + w * 64 + v * L) * size, 0, 0),
                                     b)
                         << (v * L);
-            k += av_popcount(word);
+            k += avx512_popcount(word);
         }
     for (; i < n; i += L) {
-        const size_t c = av_min(L, n - i);
-        k += av_popcount(av_in_range(kind, av_load(kind, p + i * size, 1, c), b) &
-                         av_low_bits(c));
+        const size_t c = avx512_min(L, n - i);
+        k += avx512_popcount(avx512_in_range(elem, avx512_load(elem, p + i * size, 1, c), b) &
+                         avx512_low_bits(c));
     }
     return k;
 }
 
-SF_INSTANTIATE(avx512)
+/* index32, index64 and values for SF_INSTANTIATE. */
+SF_INLINE size_t avx512_filter(sf_op op, sf_elem elem, const void *x, size_t n,
+                               const sf_range *r, uint64_t base, void *out) {
+    switch (op) {
+    case SF_OP_INDEX32: return avx512_index32(elem, x, n, r, (uint32_t)base, (uint32_t *)out);
+    case SF_OP_INDEX64: return avx512_index64(elem, x, n, r, base, (uint64_t *)out);
+    default: return avx512_values(elem, x, n, r, out);
+    }
+}
+
+SF_INSTANTIATE(avx512, u8, u16, u32, u64, f32, f64)

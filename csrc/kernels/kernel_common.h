@@ -2,9 +2,10 @@
  * Shared by every kernels/<isa>.c: nothing here may need instruction-set flags.
  *
  * Each ISA file writes its loops once, as static always-inline functions that
- * take the element kind as a compile-time constant, and stamps out one small
- * function per (operation, kind) with SF_INSTANTIATE. The constant kind lets the
- * compiler fold every `switch (kind)` away, so each instance is a straight loop.
+ * take the operation and the element kind as compile-time constants, and stamps
+ * out one small function per (operation, element kind) with SF_INSTANTIATE. The
+ * constants let the compiler fold every `switch (elem)` away, so each instance is
+ * a straight loop.
  */
 #ifndef SIMDFILTER_KERNEL_COMMON_H
 #define SIMDFILTER_KERNEL_COMMON_H
@@ -21,118 +22,175 @@
 #define SF_INLINE static inline
 #endif
 
-/*
- * Given an ISA prefix P whose file defines the four generic functions
- *     P_index32(kind, x, n, r, base, out)   P_index64(kind, x, n, r, base, out)
- *     P_values(kind, x, n, r, out)          P_count(kind, x, n, r)
- * define one entry point per (operation, kind) and the public table sf_kernel_P.
- */
-#define SF_DEFINE_ONE_KIND(P, K, TAG)                                                      \
+#define SF_CAT(a, b) SF_CAT_(a, b)
+#define SF_CAT_(a, b) a##b
+
+/* ---- Instantiation ----------------------------------------------------------- */
+
+/* The element kind of a tag of SF_INSTANTIATE's list. */
+#define SF_ELEM_OF_u8 SF_U8
+#define SF_ELEM_OF_u16 SF_U16
+#define SF_ELEM_OF_u32 SF_U32
+#define SF_ELEM_OF_u64 SF_U64
+#define SF_ELEM_OF_f32 SF_F32
+#define SF_ELEM_OF_f64 SF_F64
+
+/* One entry point per operation for element kind TAG, and their table slots. */
+#define SF_ENTRY_POINTS(P, TAG)                                                          \
     static size_t P##_index32_##TAG(const void *x, size_t n, const sf_range *r,          \
                                     uint32_t base, uint32_t *out) {                      \
-        return P##_index32(K, x, n, r, base, out);                                       \
+        return P##_filter(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
     }                                                                                    \
     static size_t P##_index64_##TAG(const void *x, size_t n, const sf_range *r,          \
                                     uint64_t base, uint64_t *out) {                      \
-        return P##_index64(K, x, n, r, base, out);                                       \
+        return P##_filter(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
     }                                                                                    \
     static size_t P##_values_##TAG(const void *x, size_t n, const sf_range *r,           \
                                    void *out) {                                          \
-        return P##_values(K, x, n, r, out);                                              \
+        return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);              \
     }                                                                                    \
     static size_t P##_count_##TAG(const void *x, size_t n, const sf_range *r) {          \
-        return P##_count(K, x, n, r);                                                    \
+        return P##_count(SF_ELEM_OF_##TAG, x, n, r);                                     \
     }
+#define SF_TABLE_SLOTS(P, TAG)                                                           \
+    .index32[SF_ELEM_OF_##TAG] = P##_index32_##TAG,                                      \
+    .index64[SF_ELEM_OF_##TAG] = P##_index64_##TAG,                                      \
+    .values[SF_ELEM_OF_##TAG] = P##_values_##TAG, .count[SF_ELEM_OF_##TAG] = P##_count_##TAG,
 
-#define SF_TABLE_ROW(P, OP)                                                              \
-    { P##_##OP##_u8, P##_##OP##_u16, P##_##OP##_u32, P##_##OP##_u64,                     \
-      P##_##OP##_f32, P##_##OP##_f64 }
+/* M(P, tag) for each of up to six tags. */
+#define SF_EACH_1(M, P, a) M(P, a)
+#define SF_EACH_2(M, P, a, ...) M(P, a) SF_EACH_1(M, P, __VA_ARGS__)
+#define SF_EACH_3(M, P, a, ...) M(P, a) SF_EACH_2(M, P, __VA_ARGS__)
+#define SF_EACH_4(M, P, a, ...) M(P, a) SF_EACH_3(M, P, __VA_ARGS__)
+#define SF_EACH_5(M, P, a, ...) M(P, a) SF_EACH_4(M, P, __VA_ARGS__)
+#define SF_EACH_6(M, P, a, ...) M(P, a) SF_EACH_5(M, P, __VA_ARGS__)
+#define SF_NARGS(...) SF_NARGS_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#define SF_NARGS_(a, b, c, d, e, f, N, ...) N
+#define SF_EACH(M, P, ...) SF_CAT(SF_EACH_, SF_NARGS(__VA_ARGS__))(M, P, __VA_ARGS__)
 
-#define SF_INSTANTIATE(P)                                                                \
-    SF_DEFINE_ONE_KIND(P, SF_U8, u8)                                                     \
-    SF_DEFINE_ONE_KIND(P, SF_U16, u16)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_U32, u32)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_U64, u64)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_F32, f32)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_F64, f64)                                                   \
-    const sf_kernel sf_kernel_##P = {                                                    \
-        .name = #P,                                                                      \
-        .index32 = SF_TABLE_ROW(P, index32),                                             \
-        .index64 = SF_TABLE_ROW(P, index64),                                             \
-        .values = SF_TABLE_ROW(P, values),                                               \
-        .count = SF_TABLE_ROW(P, count),                                                 \
-    }; /* the slots left out (validity) are NULL: dispatch fills them from below */
+/*
+ * SF_INSTANTIATE(P, u8, u16, ...): given an ISA prefix P whose file defines
+ *     P_filter(op, elem, x, n, r, base, out)   index32, index64 and values
+ *     P_count(elem, x, n, r)
+ * define one entry point per operation for each element kind listed, and the
+ * public table sf_kernel_P. The slots of kinds not listed stay NULL: dispatch
+ * gives them a lower kernel's entry (a kind this ISA gains nothing on).
+ */
+#define SF_INSTANTIATE(P, ...)                                                           \
+    SF_EACH(SF_ENTRY_POINTS, P, __VA_ARGS__)                                             \
+    const sf_kernel sf_kernel_##P = {.name = #P, SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)};
 
-/* The same for a file that also defines P_index32_valid(kind, x, valid, n, r,
- * base, out) and the other three with validity, and P_within32/P_within64. */
-#define SF_DEFINE_ONE_KIND_VALID(P, K, TAG)                                                \
-    static size_t P##_index32_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
-                                          const sf_range *r, uint32_t base, uint32_t *out) { \
-        return P##_index32_valid(K, x, v, n, r, base, out);                              \
+/* With nulls and positions (every slot of the table): an ISA whose file also
+ * defines
+ *     P_filter_valid(op, elem, x, valid, n, r, base, out)
+ *     P_count_valid(elem, x, valid, n, r)
+ *     P_within(op, elem, x, base, pos, m, r, out)   op: SF_OP_INDEX32 (pos and
+ *                                                  out uint32) or SF_OP_INDEX64
+ * uses SF_INSTANTIATE_ALL(P, u8, ...) instead of SF_INSTANTIATE. */
+#define SF_ENTRY_POINTS_NULLS(P, TAG)                                                    \
+    static size_t P##_index32_valid_##TAG(const void *x, const uint8_t *v, size_t n,     \
+                                          const sf_range *r, uint32_t base,              \
+                                          uint32_t *out) {                               \
+        return P##_filter_valid(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, v, n, r, base, out); \
     }                                                                                    \
-    static size_t P##_index64_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
-                                          const sf_range *r, uint64_t base, uint64_t *out) { \
-        return P##_index64_valid(K, x, v, n, r, base, out);                              \
+    static size_t P##_index64_valid_##TAG(const void *x, const uint8_t *v, size_t n,     \
+                                          const sf_range *r, uint64_t base,              \
+                                          uint64_t *out) {                               \
+        return P##_filter_valid(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, v, n, r, base, out); \
     }                                                                                    \
-    static size_t P##_values_valid_##TAG(const void *x, const uint8_t *v, size_t n,        \
+    static size_t P##_values_valid_##TAG(const void *x, const uint8_t *v, size_t n,      \
                                          const sf_range *r, void *out) {                 \
-        return P##_values_valid(K, x, v, n, r, out);                                     \
+        return P##_filter_valid(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, v, n, r, 0, out);     \
     }                                                                                    \
-    static size_t P##_count_valid_##TAG(const void *x, const uint8_t *v, size_t n,         \
+    static size_t P##_count_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
                                         const sf_range *r) {                             \
-        return P##_count_valid(K, x, v, n, r);                                           \
+        return P##_count_valid(SF_ELEM_OF_##TAG, x, v, n, r);                            \
     }                                                                                    \
-    static size_t P##_within32_##TAG(const void *x, uint64_t base, const uint32_t *pos,    \
+    static size_t P##_within32_##TAG(const void *x, uint64_t base, const uint32_t *pos,  \
                                      size_t m, const sf_range *r, uint32_t *out) {       \
-        return P##_within32(K, x, base, pos, m, r, out);                                 \
+        return P##_within(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, base, pos, m, r, out);     \
     }                                                                                    \
-    static size_t P##_within64_##TAG(const void *x, uint64_t base, const uint64_t *pos,    \
+    static size_t P##_within64_##TAG(const void *x, uint64_t base, const uint64_t *pos,  \
                                      size_t m, const sf_range *r, uint64_t *out) {       \
-        return P##_within64(K, x, base, pos, m, r, out);                                 \
+        return P##_within(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, base, pos, m, r, out);     \
     }
+#define SF_TABLE_SLOTS_NULLS(P, TAG)                                                     \
+    .index32_valid[SF_ELEM_OF_##TAG] = P##_index32_valid_##TAG,                          \
+    .index64_valid[SF_ELEM_OF_##TAG] = P##_index64_valid_##TAG,                          \
+    .values_valid[SF_ELEM_OF_##TAG] = P##_values_valid_##TAG,                            \
+    .count_valid[SF_ELEM_OF_##TAG] = P##_count_valid_##TAG,                              \
+    .within32[SF_ELEM_OF_##TAG] = P##_within32_##TAG,                                    \
+    .within64[SF_ELEM_OF_##TAG] = P##_within64_##TAG,
 
-#define SF_INSTANTIATE_WITH_VALIDITY(P)                                                  \
-    SF_DEFINE_ONE_KIND(P, SF_U8, u8)                                                     \
-    SF_DEFINE_ONE_KIND(P, SF_U16, u16)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_U32, u32)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_U64, u64)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_F32, f32)                                                   \
-    SF_DEFINE_ONE_KIND(P, SF_F64, f64)                                                   \
-    SF_DEFINE_ONE_KIND_VALID(P, SF_U8, u8)                                               \
-    SF_DEFINE_ONE_KIND_VALID(P, SF_U16, u16)                                             \
-    SF_DEFINE_ONE_KIND_VALID(P, SF_U32, u32)                                             \
-    SF_DEFINE_ONE_KIND_VALID(P, SF_U64, u64)                                             \
-    SF_DEFINE_ONE_KIND_VALID(P, SF_F32, f32)                                             \
-    SF_DEFINE_ONE_KIND_VALID(P, SF_F64, f64)                                             \
-    const sf_kernel sf_kernel_##P = {                                                    \
-        .name = #P,                                                                      \
-        .index32 = SF_TABLE_ROW(P, index32),                                             \
-        .index64 = SF_TABLE_ROW(P, index64),                                             \
-        .values = SF_TABLE_ROW(P, values),                                               \
-        .count = SF_TABLE_ROW(P, count),                                                 \
-        .index32_valid = SF_TABLE_ROW(P, index32_valid),                                 \
-        .index64_valid = SF_TABLE_ROW(P, index64_valid),                                 \
-        .values_valid = SF_TABLE_ROW(P, values_valid),                                   \
-        .count_valid = SF_TABLE_ROW(P, count_valid),                                     \
-        .within32 = SF_TABLE_ROW(P, within32),                                           \
-        .within64 = SF_TABLE_ROW(P, within64),                                           \
-    };
+#define SF_INSTANTIATE_ALL(P, ...)                                                       \
+    SF_EACH(SF_ENTRY_POINTS, P, __VA_ARGS__)                                             \
+    SF_EACH(SF_ENTRY_POINTS_NULLS, P, __VA_ARGS__)                                       \
+    const sf_kernel sf_kernel_##P = {.name = #P, SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)   \
+                                         SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__)};
+
+/* ---- The range, as kernels compare with it ------------------------------------ */
 
 /* Unsigned bounds of an integer range, truncated to the element width:
  * x is kept when (x - lo) <= span, both computed modulo 2^width. */
 SF_INLINE uint64_t sf_span(const sf_range *r) { return r->hi - r->lo; }
 
-SF_INLINE int sf_is_float(sf_elem kind) { return kind == SF_F32 || kind == SF_F64; }
+SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F64; }
 
-/* Element size in bytes; folds to a constant for a constant kind. */
-SF_INLINE size_t sf_kind_size(sf_elem kind) {
-    switch (kind) {
-    case SF_U8: return 1;
-    case SF_U16: return 2;
-    case SF_U32: case SF_F32: return 4;
-    case SF_U64: case SF_F64: return 8;
-    default: return 0;
+/*
+ * The one switch on the element kind that turns a range into the two vectors a
+ * kernel compares with, for every ISA: A and B are assigned
+ *   integer kinds: lo and hi - lo, at the element width (x is kept when
+ *     x - lo <= hi - lo, unsigned, wrapping at the width); when FLIP, both with
+ *     the sign bit flipped, for ISAs whose integer compares are only signed:
+ *     (x - lo) <= span unsigned  <=>  ((x - lo) ^ sign) <= (span ^ sign) signed,
+ *     and flipping is adding 2^(w-1), so x - (lo ^ sign) already is (x - lo) ^ sign;
+ *   float kinds: flo and fhi (exact for f32: the contract makes both floats).
+ * P names the ISA, whose P_dup8, P_dup16, P_dup32, P_dup64, P_dupf32 and
+ * P_dupf64 broadcast one lane value.
+ */
+#define SF_BROADCAST_RANGE(P, elem, r, FLIP, A, B)                                       \
+    do {                                                                                 \
+        const uint64_t sf_flip_ =                                                        \
+            (FLIP) ? (uint64_t)1 << (8 * sf_elem_size(elem) - 1) : 0u;                   \
+        const uint64_t sf_lo_ = (r)->lo ^ sf_flip_, sf_span_ = sf_span(r) ^ sf_flip_;   \
+        switch (elem) {                                                                  \
+        case SF_U8:                                                                      \
+            (A) = SF_CAT(P, _dup8)((uint8_t)sf_lo_);                                     \
+            (B) = SF_CAT(P, _dup8)((uint8_t)sf_span_);                                   \
+            break;                                                                       \
+        case SF_U16:                                                                     \
+            (A) = SF_CAT(P, _dup16)((uint16_t)sf_lo_);                                   \
+            (B) = SF_CAT(P, _dup16)((uint16_t)sf_span_);                                 \
+            break;                                                                       \
+        case SF_U32:                                                                     \
+            (A) = SF_CAT(P, _dup32)((uint32_t)sf_lo_);                                   \
+            (B) = SF_CAT(P, _dup32)((uint32_t)sf_span_);                                 \
+            break;                                                                       \
+        case SF_U64:                                                                     \
+            (A) = SF_CAT(P, _dup64)(sf_lo_);                                             \
+            (B) = SF_CAT(P, _dup64)(sf_span_);                                           \
+            break;                                                                       \
+        case SF_F32:                                                                     \
+            (A) = SF_CAT(P, _dupf32)((float)(r)->flo);                                   \
+            (B) = SF_CAT(P, _dupf32)((float)(r)->fhi);                                   \
+            break;                                                                       \
+        default: /* SF_F64 */                                                            \
+            (A) = SF_CAT(P, _dupf64)((r)->flo);                                          \
+            (B) = SF_CAT(P, _dupf64)((r)->fhi);                                          \
+            break;                                                                       \
+        }                                                                                \
+    } while (0)
+
+/* The type P_bounds (the two vectors a and b above, of type VEC) and
+ * P_setup(elem, r), which builds them. */
+#define SF_DEFINE_BOUNDS(P, VEC, FLIP)                                                   \
+    typedef struct SF_CAT(P, _bounds) {                                                  \
+        VEC a, b;                                                                        \
+    } SF_CAT(P, _bounds);                                                                \
+    SF_INLINE SF_CAT(P, _bounds) SF_CAT(P, _setup)(sf_elem elem, const sf_range *r) {    \
+        SF_CAT(P, _bounds) c;                                                            \
+        SF_BROADCAST_RANGE(P, elem, r, FLIP, c.a, c.b);                                  \
+        return c;                                                                        \
     }
-}
 
 #endif

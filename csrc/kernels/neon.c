@@ -1,8 +1,8 @@
 /*
  * NEON (Advanced SIMD) kernel: the aarch64 baseline, compiled with no extra flag.
  *
- * The filter loops work on blocks of 16 elements whatever the kind (1, 2, 4 or 8
- * vectors of 16 bytes), so every kind produces the same thing per block: a 16-bit
+ * The filter loops work on blocks of 16 elements whatever the elem (1, 2, 4 or 8
+ * vectors of 16 bytes), so every elem produces the same thing per block: a 16-bit
  * mask, one bit per element. The compare masks are narrowed to bytes with UZP1
  * (one instruction per pair of vectors) and turned into bits with one AND, three
  * pairwise adds and one move to a general register: for four u32 vectors that
@@ -73,79 +73,49 @@ SF_INLINE size_t neon_pop4(unsigned m) {
     return (size_t)((UINT64_C(0x4332322132212110) >> (4 * m)) & 15);
 }
 
-/* ---- Per-kind primitives ------------------------------------------------- */
+/* ---- Per-elem primitives ------------------------------------------------- */
 
-/* Bounds broadcast once per call. Integer bounds are kept as bytes and
- * reinterpreted at the element width where used. */
-typedef struct neon_bounds {
-    uint8x16_t lo, span;
-    float32x4_t flo32, fhi32;
-    float64x2_t flo64, fhi64;
-} neon_bounds;
+/* The broadcasts SF_BROADCAST_RANGE builds the bounds with; every vector is
+ * kept as bytes and reinterpreted at the element width where used. */
+SF_INLINE uint8x16_t neon_dup8(uint8_t v) { return vdupq_n_u8(v); }
+SF_INLINE uint8x16_t neon_dup16(uint16_t v) { return vreinterpretq_u8_u16(vdupq_n_u16(v)); }
+SF_INLINE uint8x16_t neon_dup32(uint32_t v) { return vreinterpretq_u8_u32(vdupq_n_u32(v)); }
+SF_INLINE uint8x16_t neon_dup64(uint64_t v) { return vreinterpretq_u8_u64(vdupq_n_u64(v)); }
+SF_INLINE uint8x16_t neon_dupf32(float v) { return vreinterpretq_u8_f32(vdupq_n_f32(v)); }
+SF_INLINE uint8x16_t neon_dupf64(double v) { return vreinterpretq_u8_f64(vdupq_n_f64(v)); }
 
-SF_INLINE neon_bounds neon_setup(sf_elem kind, const sf_range *r) {
-    neon_bounds b;
-    const uint64_t lo = r->lo, span = sf_span(r);
-    b.lo = b.span = vdupq_n_u8(0);
-    b.flo32 = b.fhi32 = vdupq_n_f32(0.0f);
-    b.flo64 = b.fhi64 = vdupq_n_f64(0.0);
-    switch (kind) {
-    case SF_U8:
-        b.lo = vdupq_n_u8((uint8_t)lo);
-        b.span = vdupq_n_u8((uint8_t)span);
-        break;
-    case SF_U16:
-        b.lo = vreinterpretq_u8_u16(vdupq_n_u16((uint16_t)lo));
-        b.span = vreinterpretq_u8_u16(vdupq_n_u16((uint16_t)span));
-        break;
-    case SF_U32:
-        b.lo = vreinterpretq_u8_u32(vdupq_n_u32((uint32_t)lo));
-        b.span = vreinterpretq_u8_u32(vdupq_n_u32((uint32_t)span));
-        break;
-    case SF_U64:
-        b.lo = vreinterpretq_u8_u64(vdupq_n_u64(lo));
-        b.span = vreinterpretq_u8_u64(vdupq_n_u64(span));
-        break;
-    case SF_F32:
-        b.flo32 = vdupq_n_f32((float)r->flo);
-        b.fhi32 = vdupq_n_f32((float)r->fhi);
-        break;
-    case SF_F64:
-        b.flo64 = vdupq_n_f64(r->flo);
-        b.fhi64 = vdupq_n_f64(r->fhi);
-        break;
-    default:
-        break;
-    }
-    return b;
-}
+/* Bounds broadcast once per call, neon_bounds and neon_setup: lo and hi - lo
+ * for integers (unsigned compares: no sign flip), flo and fhi for floats. */
+SF_DEFINE_BOUNDS(neon, uint8x16_t, 0)
 
 /* All-ones lanes where the element is in range, at the element width. Integer
  * kinds use one unsigned compare (CMHS) of x - lo against hi - lo; float kinds
  * use ordered compares (FCMGE), which are false for NaN and treat -0.0 as 0.0. */
-SF_INLINE uint8x16_t neon_inside(sf_elem kind, uint8x16_t v, const neon_bounds *b) {
-    switch (kind) {
+SF_INLINE uint8x16_t neon_inside(sf_elem elem, uint8x16_t v, const neon_bounds *b) {
+    switch (elem) {
     case SF_U8:
-        return vcleq_u8(vsubq_u8(v, b->lo), b->span);
+        return vcleq_u8(vsubq_u8(v, b->a), b->b);
     case SF_U16:
         return vreinterpretq_u8_u16(
-            vcleq_u16(vsubq_u16(vreinterpretq_u16_u8(v), vreinterpretq_u16_u8(b->lo)),
-                      vreinterpretq_u16_u8(b->span)));
+            vcleq_u16(vsubq_u16(vreinterpretq_u16_u8(v), vreinterpretq_u16_u8(b->a)),
+                      vreinterpretq_u16_u8(b->b)));
     case SF_U32:
         return vreinterpretq_u8_u32(
-            vcleq_u32(vsubq_u32(vreinterpretq_u32_u8(v), vreinterpretq_u32_u8(b->lo)),
-                      vreinterpretq_u32_u8(b->span)));
+            vcleq_u32(vsubq_u32(vreinterpretq_u32_u8(v), vreinterpretq_u32_u8(b->a)),
+                      vreinterpretq_u32_u8(b->b)));
     case SF_U64:
         return vreinterpretq_u8_u64(
-            vcleq_u64(vsubq_u64(vreinterpretq_u64_u8(v), vreinterpretq_u64_u8(b->lo)),
-                      vreinterpretq_u64_u8(b->span)));
+            vcleq_u64(vsubq_u64(vreinterpretq_u64_u8(v), vreinterpretq_u64_u8(b->a)),
+                      vreinterpretq_u64_u8(b->b)));
     case SF_F32: {
         float32x4_t f = vreinterpretq_f32_u8(v);
-        return vreinterpretq_u8_u32(vandq_u32(vcgeq_f32(f, b->flo32), vcleq_f32(f, b->fhi32)));
+        return vreinterpretq_u8_u32(vandq_u32(vcgeq_f32(f, vreinterpretq_f32_u8(b->a)),
+                                               vcleq_f32(f, vreinterpretq_f32_u8(b->b))));
     }
     case SF_F64: {
         float64x2_t f = vreinterpretq_f64_u8(v);
-        return vreinterpretq_u8_u64(vandq_u64(vcgeq_f64(f, b->flo64), vcleq_f64(f, b->fhi64)));
+        return vreinterpretq_u8_u64(vandq_u64(vcgeq_f64(f, vreinterpretq_f64_u8(b->a)),
+                                               vcleq_f64(f, vreinterpretq_f64_u8(b->b))));
     }
     default:
         return vdupq_n_u8(0);
@@ -198,20 +168,20 @@ SF_INLINE uint8x16_t neon_narrow_w(size_t w, uint8x16_t a, uint8x16_t b) {
 
 #define NEON_BLOCK 16
 
-/* A block is sf_kind_size(kind) vectors of 16 bytes. */
-SF_INLINE void neon_load_block(sf_elem kind, const unsigned char *p, uint8x16_t *d) {
-    for (size_t v = 0; v < sf_kind_size(kind); v++)
+/* A block is sf_elem_size(elem) vectors of 16 bytes. */
+SF_INLINE void neon_load_block(sf_elem elem, const unsigned char *p, uint8x16_t *d) {
+    for (size_t v = 0; v < sf_elem_size(elem); v++)
         d[v] = vld1q_u8(p + 16 * v);
 }
 
 /* Bit e of the result is set when element e of the block is in range. */
-SF_INLINE unsigned neon_block_bits(sf_elem kind, const uint8x16_t *d, const neon_bounds *b) {
+SF_INLINE unsigned neon_block_bits(sf_elem elem, const uint8x16_t *d, const neon_bounds *b) {
     static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
                                         1, 2, 4, 8, 16, 32, 64, 128};
-    const size_t size = sf_kind_size(kind);
+    const size_t size = sf_elem_size(elem);
     uint8x16_t m[8];
     for (size_t v = 0; v < size; v++)
-        m[v] = neon_inside(kind, d[v], b);
+        m[v] = neon_inside(elem, d[v], b);
     /* `w` vectors of w-byte lanes become w/2 vectors of w/2-byte lanes. */
     for (size_t w = size; w > 1; w /= 2)
         for (size_t v = 0; v < w / 2; v++)
@@ -252,18 +222,11 @@ SF_INLINE void neon_pack_store(size_t w, uint8x16_t src0, uint8x16_t src1, unsig
     }
 }
 
-typedef enum neon_op { NEON_INDEX32, NEON_INDEX64, NEON_VALUES } neon_op;
-
-/* Bytes per output element. */
-SF_INLINE size_t neon_out_size(sf_elem kind, neon_op op) {
-    return op == NEON_INDEX32 ? 4 : op == NEON_INDEX64 ? 8 : sf_kind_size(kind);
-}
-
 /* Writes the kept elements of one block (positions pos, pos + 1, ... for the
  * index ops) at dst and returns how many were kept. Each group store writes 4
  * output lanes starting at the current count, so dst needs room for the count
  * before the group plus 4. */
-SF_INLINE size_t neon_emit_block(sf_elem kind, neon_op op, const uint8x16_t *d, unsigned bits,
+SF_INLINE size_t neon_emit_block(sf_op op, sf_elem elem, const uint8x16_t *d, unsigned bits,
                                  uint64_t pos, unsigned char *dst) {
     /* Lane offsets of the four groups: one broadcast of pos per block, then one
      * add of a loop-invariant constant per group. */
@@ -271,7 +234,7 @@ SF_INLINE size_t neon_emit_block(sf_elem kind, neon_op op, const uint8x16_t *d, 
                                                 8, 9, 10, 11, 12, 13, 14, 15};
     static const uint64_t ramp64[NEON_BLOCK] = {0, 1, 2, 3, 4, 5, 6, 7,
                                                 8, 9, 10, 11, 12, 13, 14, 15};
-    const size_t size = sf_kind_size(kind), w = neon_out_size(kind, op);
+    const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
     /* Wraps only in lanes past n (base + n <= 2^32), which are never kept. */
     const uint32x4_t pos32 = vdupq_n_u32((uint32_t)pos);
     const uint64x2_t pos64 = vdupq_n_u64(pos);
@@ -280,9 +243,9 @@ SF_INLINE size_t neon_emit_block(sf_elem kind, neon_op op, const uint8x16_t *d, 
         const unsigned m = (bits >> (4 * g)) & 15;
         uint8x16_t src0, src1 = vdupq_n_u8(0);
         unsigned off = 0;
-        if (op == NEON_INDEX32) {
+        if (op == SF_OP_INDEX32) {
             src0 = vreinterpretq_u8_u32(vaddq_u32(pos32, vld1q_u32(ramp32 + 4 * g)));
-        } else if (op == NEON_INDEX64) {
+        } else if (op == SF_OP_INDEX64) {
             src0 = vreinterpretq_u8_u64(vaddq_u64(pos64, vld1q_u64(ramp64 + 4 * g)));
             src1 = vreinterpretq_u8_u64(vaddq_u64(pos64, vld1q_u64(ramp64 + 4 * g + 2)));
         } else if (size == 8) {
@@ -299,19 +262,19 @@ SF_INLINE size_t neon_emit_block(sf_elem kind, neon_op op, const uint8x16_t *d, 
     return k;
 }
 
-/* index32, index64 and values: one loop for every kind and output. */
-SF_INLINE size_t neon_filter(sf_elem kind, neon_op op, const void *x, size_t n,
+/* index32, index64 and values: one loop for every elem and output. */
+SF_INLINE size_t neon_filter(sf_op op, sf_elem elem, const void *x, size_t n,
                              const sf_range *r, uint64_t base, void *out) {
-    const neon_bounds b = neon_setup(kind, r);
-    const size_t size = sf_kind_size(kind), w = neon_out_size(kind, op);
+    const neon_bounds b = neon_setup(elem, r);
+    const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
     const unsigned char *p = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
     size_t i = 0, k = 0;
     for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
         uint8x16_t d[8];
-        neon_load_block(kind, p, d);
-        const unsigned bits = neon_block_bits(kind, d, &b);
-        k += neon_emit_block(kind, op, d, bits, base + i, dst + k * w);
+        neon_load_block(elem, p, d);
+        const unsigned bits = neon_block_bits(elem, d, &b);
+        k += neon_emit_block(op, elem, d, bits, base + i, dst + k * w);
     }
     if (i < n) {
         /* The last 1..15 elements: padded copy in, exact copy out. */
@@ -319,38 +282,23 @@ SF_INLINE size_t neon_filter(sf_elem kind, neon_op op, const void *x, size_t n,
         unsigned char in[NEON_BLOCK * 8] = {0}, res[NEON_BLOCK * 8];
         uint8x16_t d[8];
         memcpy(in, p, rem * size);
-        neon_load_block(kind, in, d);
-        const unsigned bits = neon_block_bits(kind, d, &b) & ((1u << rem) - 1);
-        const size_t kept = neon_emit_block(kind, op, d, bits, base + i, res);
+        neon_load_block(elem, in, d);
+        const unsigned bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
+        const size_t kept = neon_emit_block(op, elem, d, bits, base + i, res);
         memcpy(dst + k * w, res, kept * w);
         k += kept;
     }
     return k;
 }
 
-SF_INLINE size_t neon_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                              uint32_t base, uint32_t *out) {
-    return neon_filter(kind, NEON_INDEX32, x, n, r, base, out);
-}
-
-SF_INLINE size_t neon_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                              uint64_t base, uint64_t *out) {
-    return neon_filter(kind, NEON_INDEX64, x, n, r, base, out);
-}
-
-SF_INLINE size_t neon_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                             void *out) {
-    return neon_filter(kind, NEON_VALUES, x, n, r, 0, out);
-}
-
 /* Per-lane sum of a block's compare masks: each lane holds minus the number of
- * kept elements it saw (at most sf_kind_size(kind), one per vector). */
-SF_INLINE uint8x16_t neon_block_minus_count(sf_elem kind, const unsigned char *p,
+ * kept elements it saw (at most sf_elem_size(elem), one per vector). */
+SF_INLINE uint8x16_t neon_block_minus_count(sf_elem elem, const unsigned char *p,
                                             const neon_bounds *b) {
-    const size_t size = sf_kind_size(kind);
+    const size_t size = sf_elem_size(elem);
     uint8x16_t m[8];
     for (size_t v = 0; v < size; v++)
-        m[v] = neon_inside(kind, vld1q_u8(p + 16 * v), b);
+        m[v] = neon_inside(elem, vld1q_u8(p + 16 * v), b);
     /* A tree, so the adds of the 8 vectors of a 64-bit block are not one chain. */
     for (size_t c = size; c > 1; c /= 2)
         for (size_t v = 0; v < c / 2; v++)
@@ -358,9 +306,9 @@ SF_INLINE uint8x16_t neon_block_minus_count(sf_elem kind, const unsigned char *p
     return m[0];
 }
 
-SF_INLINE size_t neon_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
-    const neon_bounds b = neon_setup(kind, r);
-    const size_t size = sf_kind_size(kind);
+SF_INLINE size_t neon_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    const neon_bounds b = neon_setup(elem, r);
+    const size_t size = sf_elem_size(elem);
     /* Blocks one lane counter can absorb before it could wrap: a block adds at
      * most `size` to each lane. */
     const uint64_t lane_max = size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
@@ -375,8 +323,8 @@ SF_INLINE size_t neon_count(sf_elem kind, const void *x, size_t n, const sf_rang
             pairs = chunk;
         uint8x16_t acc0 = vdupq_n_u8(0), acc1 = vdupq_n_u8(0);
         for (uint64_t j = 0; j < pairs; j++, p += 2 * NEON_BLOCK * size) {
-            acc0 = neon_sub_w(size, acc0, neon_block_minus_count(kind, p, &b));
-            acc1 = neon_sub_w(size, acc1, neon_block_minus_count(kind, p + NEON_BLOCK * size, &b));
+            acc0 = neon_sub_w(size, acc0, neon_block_minus_count(elem, p, &b));
+            acc1 = neon_sub_w(size, acc1, neon_block_minus_count(elem, p + NEON_BLOCK * size, &b));
         }
         total += neon_hsum_w(size, acc0) + neon_hsum_w(size, acc1);
         i += (size_t)pairs * 2 * NEON_BLOCK;
@@ -389,8 +337,8 @@ SF_INLINE size_t neon_count(sf_elem kind, const void *x, size_t n, const sf_rang
             const size_t rem = n - i < NEON_BLOCK ? n - i : NEON_BLOCK;
             memset(in, 0, sizeof in);
             memcpy(in, p, rem * size);
-            neon_load_block(kind, in, d);
-            const unsigned bits = neon_block_bits(kind, d, &b) & ((1u << rem) - 1);
+            neon_load_block(elem, in, d);
+            const unsigned bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
             for (unsigned g = 0; g < NEON_BLOCK / 4; g++)
                 total += neon_pop4((bits >> (4 * g)) & 15);
             i += rem;
@@ -400,4 +348,4 @@ SF_INLINE size_t neon_count(sf_elem kind, const void *x, size_t n, const sf_rang
     return (size_t)total;
 }
 
-SF_INSTANTIATE(neon)
+SF_INSTANTIATE(neon, u8, u16, u32, u64, f32, f64)

@@ -9,10 +9,10 @@
  */
 #include "kernel_common.h"
 
-/* The range test for element i, for one kind (a compile-time constant). */
-SF_INLINE int scalar_keep(sf_elem kind, const void *x, size_t i, uint64_t lo, uint64_t span,
+/* The range test for element i, for one element kind (a compile-time constant). */
+SF_INLINE int scalar_keep(sf_elem elem, const void *x, size_t i, uint64_t lo, uint64_t span,
                           double flo, double fhi) {
-    switch (kind) {
+    switch (elem) {
     case SF_U8:
         return (uint8_t)(((const uint8_t *)x)[i] - (uint8_t)lo) <= (uint8_t)span;
     case SF_U16:
@@ -34,127 +34,97 @@ SF_INLINE int scalar_keep(sf_elem kind, const void *x, size_t i, uint64_t lo, ui
     }
 }
 
-#define SCALAR_SETUP                                                                     \
-    const uint64_t lo = r->lo, span = sf_span(r);                                        \
-    const double flo = r->flo, fhi = r->fhi
-
-SF_INLINE size_t scalar_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                                uint32_t base, uint32_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[k] = base + (uint32_t)i;
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
-    }
-    return k;
-}
-
-SF_INLINE size_t scalar_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                                uint64_t base, uint64_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[k] = base + (uint64_t)i;
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
-    }
-    return k;
-}
-
-SF_INLINE size_t scalar_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                               void *out) {
-    SCALAR_SETUP;
-    const size_t size = sf_kind_size(kind);
+/* index32, index64 and values: one loop, the output chosen by `op`. */
+SF_INLINE size_t scalar_filter(sf_op op, sf_elem elem, const void *x, size_t n,
+                               const sf_range *r, uint64_t base, void *out) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
+    const size_t size = sf_elem_size(elem);
     const unsigned char *src = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        memcpy(dst + k * size, src + i * size, size);
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
+        if (op == SF_OP_VALUES) {
+            /* Tested before out[k] is written: the compiler cannot know that x
+             * and out do not overlap, and would read x[i] again after the
+             * store (one instruction per element more for u64). */
+            const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
+            memcpy(dst + k * size, src + i * size, size);
+            k += keep;
+            continue;
+        }
+        if (op == SF_OP_INDEX32)
+            ((uint32_t *)out)[k] = (uint32_t)base + (uint32_t)i;
+        else
+            ((uint64_t *)out)[k] = base + (uint64_t)i;
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
     }
     return k;
 }
 
-SF_INLINE size_t scalar_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
-    SCALAR_SETUP;
+SF_INLINE size_t scalar_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += (size_t)scalar_keep(kind, x, i, lo, span, flo, fhi);
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
     return k;
 }
 
-/* The same loops with nulls: a null element's test is ANDed to 0. */
+/* The same with nulls: a null element's test is ANDed to 0 before the cursor moves. */
 
-SF_INLINE int scalar_valid(const uint8_t *valid, size_t i) { return (valid[i / 8] >> (i % 8)) & 1; }
-
-SF_INLINE size_t scalar_index32_valid(sf_elem kind, const void *x, const uint8_t *valid,
-                                      size_t n, const sf_range *r, uint32_t base,
-                                      uint32_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[k] = base + (uint32_t)i;
-        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
-    }
-    return k;
+SF_INLINE size_t scalar_valid(const uint8_t *valid, size_t i) {
+    return (size_t)((valid[i / 8] >> (i % 8)) & 1);
 }
 
-SF_INLINE size_t scalar_index64_valid(sf_elem kind, const void *x, const uint8_t *valid,
-                                      size_t n, const sf_range *r, uint64_t base,
-                                      uint64_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        out[k] = base + (uint64_t)i;
-        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
-    }
-    return k;
-}
-
-SF_INLINE size_t scalar_values_valid(sf_elem kind, const void *x, const uint8_t *valid,
-                                     size_t n, const sf_range *r, void *out) {
-    SCALAR_SETUP;
-    const size_t size = sf_kind_size(kind);
+SF_INLINE size_t scalar_filter_valid(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                     size_t n, const sf_range *r, uint64_t base, void *out) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
+    const size_t size = sf_elem_size(elem);
     const unsigned char *src = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        memcpy(dst + k * size, src + i * size, size);
-        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
+        const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) &
+                            scalar_valid(valid, i);
+        if (op == SF_OP_VALUES)
+            memcpy(dst + k * size, src + i * size, size);
+        else if (op == SF_OP_INDEX32)
+            ((uint32_t *)out)[k] = (uint32_t)base + (uint32_t)i;
+        else
+            ((uint64_t *)out)[k] = base + (uint64_t)i;
+        k += keep;
     }
     return k;
 }
 
-SF_INLINE size_t scalar_count_valid(sf_elem kind, const void *x, const uint8_t *valid,
-                                    size_t n, const sf_range *r) {
-    SCALAR_SETUP;
+SF_INLINE size_t scalar_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                                    const sf_range *r) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += (size_t)(scalar_keep(kind, x, i, lo, span, flo, fhi) & scalar_valid(valid, i));
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) & scalar_valid(valid, i);
     return k;
 }
 
 /* Positions given: the value at each, tested; the position kept or not. */
-
-SF_INLINE size_t scalar_within32(sf_elem kind, const void *x, uint64_t base, const uint32_t *pos,
-                                 size_t m, const sf_range *r, uint32_t *out) {
-    SCALAR_SETUP;
+SF_INLINE size_t scalar_within(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                               const void *pos, size_t m, const sf_range *r, void *out) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
-        out[k] = pos[i];
-        k += (size_t)scalar_keep(kind, x, (size_t)(pos[i] - base), lo, span, flo, fhi);
+        const uint64_t p = op == SF_OP_INDEX32 ? ((const uint32_t *)pos)[i]
+                                               : ((const uint64_t *)pos)[i];
+        if (op == SF_OP_INDEX32)
+            ((uint32_t *)out)[k] = (uint32_t)p;
+        else
+            ((uint64_t *)out)[k] = p;
+        k += (size_t)scalar_keep(elem, x, (size_t)(p - base), lo, span, flo, fhi);
     }
     return k;
 }
 
-SF_INLINE size_t scalar_within64(sf_elem kind, const void *x, uint64_t base, const uint64_t *pos,
-                                 size_t m, const sf_range *r, uint64_t *out) {
-    SCALAR_SETUP;
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++) {
-        out[k] = pos[i];
-        k += (size_t)scalar_keep(kind, x, (size_t)(pos[i] - base), lo, span, flo, fhi);
-    }
-    return k;
-}
-
-SF_INSTANTIATE_WITH_VALIDITY(scalar)
+SF_INSTANTIATE_ALL(scalar, u8, u16, u32, u64, f32, f64)

@@ -2,7 +2,7 @@
  * SVE kernel, compiled with -march=armv8-a+sve only. Vector-length agnostic: it
  * never assumes a width (128 to 2048 bits), every step is svcnt*() elements.
  *
- * Each iteration loads one vector of the element kind under a svwhilelt
+ * Each iteration loads one vector of the element elem under a svwhilelt
  * predicate, so the last, partial vector needs no scalar tail: inactive lanes
  * are neither loaded (no fault past x[n-1]) nor kept.
  *
@@ -18,11 +18,11 @@
 
 #include "kernel_common.h"
 
-/* ---- Per-kind primitives ------------------------------------------------- */
+/* ---- Per-elem primitives ------------------------------------------------- */
 
-/* Elements of the kind in one vector. */
-SF_INLINE uint64_t sve_lanes(sf_elem kind) {
-    switch (sf_kind_size(kind)) {
+/* Elements of the elem in one vector. */
+SF_INLINE uint64_t sve_lanes(sf_elem elem) {
+    switch (sf_elem_size(elem)) {
     case 1: return svcntb();
     case 2: return svcnth();
     case 4: return svcntw();
@@ -30,9 +30,9 @@ SF_INLINE uint64_t sve_lanes(sf_elem kind) {
     }
 }
 
-/* Lanes [i, n) of the vector starting at element i, at the kind's width. */
-SF_INLINE svbool_t sve_whilelt(sf_elem kind, uint64_t i, uint64_t n) {
-    switch (sf_kind_size(kind)) {
+/* Lanes [i, n) of the vector starting at element i, at the elem's width. */
+SF_INLINE svbool_t sve_whilelt(sf_elem elem, uint64_t i, uint64_t n) {
+    switch (sf_elem_size(elem)) {
     case 1: return svwhilelt_b8_u64(i, n);
     case 2: return svwhilelt_b16_u64(i, n);
     case 4: return svwhilelt_b32_u64(i, n);
@@ -40,7 +40,7 @@ SF_INLINE svbool_t sve_whilelt(sf_elem kind, uint64_t i, uint64_t n) {
     }
 }
 
-/* Active elements of pred, counted at the kind's width. */
+/* Active elements of pred, counted at the elem's width. */
 SF_INLINE uint64_t sve_cntp(size_t width, svbool_t pg, svbool_t pred) {
     switch (width) {
     case 1: return svcntp_b8(pg, pred);
@@ -50,10 +50,10 @@ SF_INLINE uint64_t sve_cntp(size_t width, svbool_t pg, svbool_t pred) {
     }
 }
 
-/* One vector of the kind, loaded under pg; kept as raw bytes so one variable
- * type serves every kind (reinterpretation costs nothing). */
-SF_INLINE svuint8_t sve_load(sf_elem kind, svbool_t pg, const unsigned char *p) {
-    switch (sf_kind_size(kind)) {
+/* One vector of the elem, loaded under pg; kept as raw bytes so one variable
+ * type serves every elem (reinterpretation costs nothing). */
+SF_INLINE svuint8_t sve_load(sf_elem elem, svbool_t pg, const unsigned char *p) {
+    switch (sf_elem_size(elem)) {
     case 1: return svld1_u8(pg, p);
     case 2: return svreinterpret_u8_u16(svld1_u16(pg, (const uint16_t *)(const void *)p));
     case 4: return svreinterpret_u8_u32(svld1_u32(pg, (const uint32_t *)(const void *)p));
@@ -75,8 +75,8 @@ SF_INLINE sve_bounds sve_setup(const sf_range *r) {
 /* The in-range lanes among pg. Integer kinds: one unsigned compare (CMPLS) of
  * x - lo against hi - lo at the element width. Floats: ordered FCMGE then FCMLE
  * governed by the first result (the AND is free), false for NaN. */
-SF_INLINE svbool_t sve_inside(sf_elem kind, svbool_t pg, svuint8_t v, const sve_bounds *b) {
-    switch (kind) {
+SF_INLINE svbool_t sve_inside(sf_elem elem, svbool_t pg, svuint8_t v, const sve_bounds *b) {
+    switch (elem) {
     case SF_U8:
         return svcmple_n_u8(pg, svsub_n_u8_x(pg, v, (uint8_t)b->lo), (uint8_t)b->span);
     case SF_U16: {
@@ -113,8 +113,8 @@ SF_INLINE svbool_t sve_pred_piece(svbool_t p, unsigned levels, unsigned j) {
 }
 
 /* Piece j of the data, zero-extended to 32-bit lanes (8- and 16-bit kinds). */
-SF_INLINE svuint32_t sve_widen32(sf_elem kind, svuint8_t v, unsigned j) {
-    switch (sf_kind_size(kind)) {
+SF_INLINE svuint32_t sve_widen32(sf_elem elem, svuint8_t v, unsigned j) {
+    switch (sf_elem_size(elem)) {
     case 1: {
         svuint16_t h = (j & 2) ? svunpkhi_u16(v) : svunpklo_u16(v);
         return (j & 1) ? svunpkhi_u32(h) : svunpklo_u32(h);
@@ -149,43 +149,41 @@ SF_INLINE void sve_store64(size_t w, uint64_t cnt, svuint64_t c, unsigned char *
 
 /* ---- The loops ----------------------------------------------------------- */
 
-typedef enum sve_op { SVE_INDEX32, SVE_INDEX64, SVE_VALUES } sve_op;
-
-/* index32, index64 and values: one loop for every kind and output. */
-SF_INLINE size_t sve_filter(sf_elem kind, sve_op op, const void *x, size_t n,
+/* index32, index64 and values: one loop for every elem and output. */
+SF_INLINE size_t sve_filter(sf_op op, sf_elem elem, const void *x, size_t n,
                             const sf_range *r, uint64_t base, void *out) {
     const sve_bounds b = sve_setup(r);
-    const size_t size = sf_kind_size(kind);
-    const size_t w = op == SVE_INDEX32 ? 4 : op == SVE_INDEX64 ? 8 : size;
+    const size_t size = sf_elem_size(elem);
+    const size_t w = sf_result_size(op, elem);
     size_t cw = size > w ? size : w; /* compaction width */
     if (cw < 4)
         cw = 4;
     const unsigned levels = cw / size == 8 ? 3 : cw / size == 4 ? 2 : cw / size == 2 ? 1 : 0;
     const unsigned pieces = 1u << levels;
-    const uint64_t step = sve_lanes(kind);
+    const uint64_t step = sve_lanes(elem);
     const uint64_t piece_lanes = step >> levels;
     const unsigned char *src = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
     size_t k = 0;
     for (uint64_t i = 0; i < n; i += step) {
-        const svbool_t pg = sve_whilelt(kind, i, n);
-        const svuint8_t v = sve_load(kind, pg, src + i * size);
-        const svbool_t in = sve_inside(kind, pg, v, &b);
+        const svbool_t pg = sve_whilelt(elem, i, n);
+        const svuint8_t v = sve_load(elem, pg, src + i * size);
+        const svbool_t in = sve_inside(elem, pg, v, &b);
         for (unsigned j = 0; j < pieces; j++) {
             const svbool_t pj = sve_pred_piece(in, levels, j);
             const uint64_t first = base + i + j * piece_lanes;
             uint64_t cnt;
             if (cw == 4) {
                 svuint32_t s;
-                if (op == SVE_VALUES)
-                    s = sve_widen32(kind, v, j);
+                if (op == SF_OP_VALUES)
+                    s = sve_widen32(elem, v, j);
                 else /* wraps only in lanes past n (base + n <= 2^32), never kept */
                     s = svindex_u32((uint32_t)first, 1);
                 cnt = svcntp_b32(pj, pj);
                 sve_store32(w, cnt, svcompact_u32(pj, s), dst + k * w);
             } else {
                 svuint64_t s;
-                if (op == SVE_VALUES)
+                if (op == SF_OP_VALUES)
                     s = svreinterpret_u64_u8(v);
                 else
                     s = svindex_u64(first, 1);
@@ -198,33 +196,18 @@ SF_INLINE size_t sve_filter(sf_elem kind, sve_op op, const void *x, size_t n,
     return k;
 }
 
-SF_INLINE size_t sve_index32(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                             uint32_t base, uint32_t *out) {
-    return sve_filter(kind, SVE_INDEX32, x, n, r, base, out);
-}
-
-SF_INLINE size_t sve_index64(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                             uint64_t base, uint64_t *out) {
-    return sve_filter(kind, SVE_INDEX64, x, n, r, base, out);
-}
-
-SF_INLINE size_t sve_values(sf_elem kind, const void *x, size_t n, const sf_range *r,
-                            void *out) {
-    return sve_filter(kind, SVE_VALUES, x, n, r, 0, out);
-}
-
-SF_INLINE size_t sve_count(sf_elem kind, const void *x, size_t n, const sf_range *r) {
+SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
     const sve_bounds b = sve_setup(r);
-    const size_t size = sf_kind_size(kind);
-    const uint64_t step = sve_lanes(kind);
+    const size_t size = sf_elem_size(elem);
+    const uint64_t step = sve_lanes(elem);
     const unsigned char *src = (const unsigned char *)x;
     uint64_t total = 0;
     for (uint64_t i = 0; i < n; i += step) {
-        const svbool_t pg = sve_whilelt(kind, i, n);
-        const svbool_t in = sve_inside(kind, pg, sve_load(kind, pg, src + i * size), &b);
+        const svbool_t pg = sve_whilelt(elem, i, n);
+        const svbool_t in = sve_inside(elem, pg, sve_load(elem, pg, src + i * size), &b);
         total += sve_cntp(size, pg, in);
     }
     return (size_t)total;
 }
 
-SF_INSTANTIATE(sve)
+SF_INSTANTIATE(sve, u8, u16, u32, u64, f32, f64)

@@ -1,200 +1,201 @@
 /*
- * The only file that knows both that instruction sets exist and how to tell
- * which ones this CPU and OS can run. It holds the one piece of global state of
- * the library: the active kernel.
+ * The only file that knows both that instruction sets exist and which ones this
+ * CPU and OS can run (cpu_features.c reads the features). Every fact about an
+ * instruction set (name, architecture, required features) comes from
+ * kernels/isa.def. It holds the one piece of global state of the library: the
+ * process default kernel.
  *
- * setup.py defines SF_HAVE_<ISA> for every kernels/<isa>.c it compiled in.
+ * setup.py defines SF_HAVE_<name>=1, the name spelt as in isa.def (the
+ * preprocessor cannot change its case), for every kernels/<name>.c it compiled
+ * in; a kernel of architecture `any` is always built.
  */
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "simdfilter.h"
 
-extern const sf_kernel sf_kernel_scalar;
-#ifdef SF_HAVE_SSE41
-extern const sf_kernel sf_kernel_sse41;
-#endif
-#ifdef SF_HAVE_AVX2
-extern const sf_kernel sf_kernel_avx2;
-#endif
-#ifdef SF_HAVE_AVX512
-extern const sf_kernel sf_kernel_avx512;
-#endif
-#ifdef SF_HAVE_NEON
-extern const sf_kernel sf_kernel_neon;
-#endif
-#ifdef SF_HAVE_SVE
-extern const sf_kernel sf_kernel_sve;
-#endif
+/* ---- Which kernels of isa.def this build has, decided by the preprocessor --- */
 
-/* Slowest first: the best supported kernel is the last supported one. */
-static const sf_kernel *const all_kernels[] = {
-    &sf_kernel_scalar,
-#ifdef SF_HAVE_SSE41
-    &sf_kernel_sse41,
-#endif
-#ifdef SF_HAVE_AVX2
-    &sf_kernel_avx2,
-#endif
-#ifdef SF_HAVE_AVX512
-    &sf_kernel_avx512,
-#endif
-#ifdef SF_HAVE_NEON
-    &sf_kernel_neon,
-#endif
-#ifdef SF_HAVE_SVE
-    &sf_kernel_sve,
-#endif
+#define SF_CAT(a, b) SF_CAT_(a, b)
+#define SF_CAT_(a, b) a##b
+/* 1 if x expands to 1, else 0 (x undefined). */
+#define SF_PROBE_1 ~, 1
+#define SF_SECOND(a, b, ...) b
+#define SF_SECOND_(...) SF_SECOND(__VA_ARGS__)
+#define SF_IS_ONE(x) SF_IS_ONE_(x)
+#define SF_IS_ONE_(x) SF_SECOND_(SF_PROBE_##x, 0, ~)
+#define SF_OR(a, b) SF_CAT(SF_OR_, SF_CAT(a, b))
+#define SF_OR_00 0
+#define SF_OR_01 1
+#define SF_OR_10 1
+#define SF_OR_11 1
+#define SF_IF(c) SF_CAT(SF_IF_, c)
+#define SF_IF_1(then, otherwise) then
+#define SF_IF_0(then, otherwise) otherwise
+#define SF_NOTHING(...)
+#define SF_ARCH_ANY_any 1
+#define SF_BUILT(name, arch) SF_OR(SF_IS_ONE(SF_HAVE_##name), SF_IS_ONE(SF_ARCH_ANY_##arch))
+
+#define SF_DECLARE(name, features) extern const sf_kernel sf_kernel_##name;
+#define SF_ISA(name, arch, features, flags)                                              \
+    SF_IF(SF_BUILT(name, arch))(SF_DECLARE, SF_NOTHING)(name, features)
+#include "../kernels/isa.def"
+#undef SF_ISA
+
+/* isa.def's features column joins FEAT_* bits without their prefix (AVX|AVX2),
+ * or says NONE: in the scope of this enum those names are the bits. */
+#define SF_FEATURE_BARE(name, label) name = FEAT_##name,
+#define SF_ISA_FEATURE_NAMES                                                             \
+    enum { NONE = 0, SF_CPU_FEATURES(SF_FEATURE_BARE) }
+
+/* Every kernel the project knows, built here or not. */
+typedef struct known_isa {
+    const char *name, *arch;
+} known_isa;
+
+static const known_isa known[] = {
+#define SF_ISA(name, arch, features, flags) {#name, #arch},
+#include "../kernels/isa.def"
+#undef SF_ISA
 };
-#define KERNEL_COUNT ((int)(sizeof all_kernels / sizeof all_kernels[0]))
+#define KNOWN_COUNT ((int)(sizeof known / sizeof known[0]))
 
-/* ---- CPU and OS features ------------------------------------------------- */
+/* The kernels of this build, slowest first (isa.def's order): each kernel file's
+ * own table, whose slots may be NULL, and the features it needs. */
+typedef struct built_isa {
+    const sf_kernel *file;
+    unsigned need;
+} built_isa;
 
-enum {
-    FEAT_SSE41 = 1u << 0,
-    FEAT_POPCNT = 1u << 1,
-    FEAT_AVX = 1u << 2, /* CPU has it and the OS saves the YMM state */
-    FEAT_AVX2 = 1u << 3,
-    FEAT_BMI1 = 1u << 4,
-    FEAT_BMI2 = 1u << 5,
-    FEAT_AVX512F = 1u << 6, /* CPU has it and the OS saves the ZMM and mask state */
-    FEAT_AVX512VL = 1u << 7,
-    FEAT_AVX512BW = 1u << 8,
-    FEAT_AVX512DQ = 1u << 9,
-    FEAT_SVE = 1u << 10,
-};
-
-static const struct {
-    unsigned bit;
-    const char *name;
-} feature_names[] = {
-    {FEAT_SSE41, "sse4.1"},       {FEAT_POPCNT, "popcnt"},       {FEAT_AVX, "avx"},
-    {FEAT_AVX2, "avx2"},          {FEAT_BMI1, "bmi1"},           {FEAT_BMI2, "bmi2"},
-    {FEAT_AVX512F, "avx512f"},    {FEAT_AVX512VL, "avx512vl"},   {FEAT_AVX512BW, "avx512bw"},
-    {FEAT_AVX512DQ, "avx512dq"},  {FEAT_SVE, "sve"},
-};
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
-static unsigned long long read_xcr0(void) {
-    unsigned int eax, edx;
-    /* xgetbv by opcode bytes would also do; the mnemonic needs no -mxsave. */
-    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-    return ((unsigned long long)edx << 32) | eax;
+static const built_isa *built_isas(void) {
+    SF_ISA_FEATURE_NAMES;
+    static const built_isa built[] = {
+#define SF_ENTRY(name, features) {&sf_kernel_##name, (unsigned)(features)},
+#define SF_ISA(name, arch, features, flags)                                              \
+    SF_IF(SF_BUILT(name, arch))(SF_ENTRY, SF_NOTHING)(name, features)
+#include "../kernels/isa.def"
+#undef SF_ISA
+    };
+    return built;
 }
 
-static unsigned detect_features(void) {
-    unsigned int eax, ebx, ecx, edx, f = 0;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-        return 0;
-    if (ecx & (1u << 19))
-        f |= FEAT_SSE41;
-    if (ecx & (1u << 23))
-        f |= FEAT_POPCNT;
-    const int osxsave = (ecx & (1u << 27)) != 0, cpu_avx = (ecx & (1u << 28)) != 0;
-    unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
-    /* The CPU having AVX is not enough: the OS must save XMM|YMM (bits 1, 2) ... */
-    const int os_avx = osxsave && (xcr0 & 0x6) == 0x6;
-    /* ... and for AVX-512 also opmask, ZMM_Hi256 and Hi16_ZMM (bits 5, 6, 7). */
-    const int os_avx512 = osxsave && (xcr0 & 0xE6) == 0xE6;
-    if (cpu_avx && os_avx)
-        f |= FEAT_AVX;
-    unsigned int max_leaf = __get_cpuid_max(0, NULL);
-    if (max_leaf >= 7) {
-        __cpuid_count(7, 0, eax, ebx, ecx, edx);
-        if (ebx & (1u << 3))
-            f |= FEAT_BMI1;
-        if (ebx & (1u << 8))
-            f |= FEAT_BMI2;
-        if ((f & FEAT_AVX) && (ebx & (1u << 5)))
-            f |= FEAT_AVX2;
-        if ((f & FEAT_AVX) && os_avx512) {
-            if (ebx & (1u << 16))
-                f |= FEAT_AVX512F;
-            if (ebx & (1u << 17))
-                f |= FEAT_AVX512DQ;
-            if (ebx & (1u << 30))
-                f |= FEAT_AVX512BW;
-            if (ebx & (1u << 31))
-                f |= FEAT_AVX512VL;
+#define SF_ISA(name, arch, features, flags) +SF_BUILT(name, arch)
+enum { BUILT_COUNT = 0
+#include "../kernels/isa.def"
+};
+#undef SF_ISA
+
+/* ---- Full tables: every slot filled ------------------------------------------- */
+
+/* The tables dispatch hands out: kernel i's own slots, and for each NULL slot
+ * the entry of the nearest lower kernel that needs no feature kernel i does not
+ * (so it runs wherever kernel i runs; scalar, which needs none, fills every slot
+ * it has). Built once, by the first caller; the others wait the few nanoseconds. */
+static sf_kernel filled[BUILT_COUNT];
+static atomic_int filled_state; /* 0: not yet, 1: being filled, 2: ready */
+
+static void fill_tables(void) {
+    const built_isa *built = built_isas();
+    for (int i = 0; i < BUILT_COUNT; i++) {
+        sf_kernel *t = &filled[i];
+        *t = *built[i].file;
+        int j = i - 1;
+        while (j > 0 && (built[j].need & ~built[i].need))
+            j--;
+        if (j < 0)
+            continue;
+        const sf_kernel *lower = &filled[j];
+#define FILL(slot)                                                                       \
+    if (!t->slot[e])                                                                     \
+        t->slot[e] = lower->slot[e];
+        for (int e = 0; e < SF_ELEM_COUNT; e++) {
+            FILL(index32) FILL(index64) FILL(values) FILL(count)
+            FILL(index32_valid) FILL(index64_valid) FILL(values_valid) FILL(count_valid)
+            FILL(within32) FILL(within64)
+        }
+#undef FILL
+    }
+}
+
+static const sf_kernel *tables(void) {
+    if (atomic_load_explicit(&filled_state, memory_order_acquire) != 2) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong_explicit(&filled_state, &expected, 1,
+                                                    memory_order_acquire,
+                                                    memory_order_acquire)) {
+            fill_tables();
+            atomic_store_explicit(&filled_state, 2, memory_order_release);
+        } else {
+            while (atomic_load_explicit(&filled_state, memory_order_acquire) != 2)
+                ;
         }
     }
-    return f;
-}
-#elif defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
-#ifndef HWCAP_SVE
-#define HWCAP_SVE (1UL << 22)
-#endif
-static unsigned detect_features(void) {
-    return (getauxval(AT_HWCAP) & HWCAP_SVE) ? FEAT_SVE : 0;
-}
-#else
-static unsigned detect_features(void) { return 0; }
-#endif
-
-/* What each kernel needs; NEON is the aarch64 baseline. */
-static unsigned required_features(const sf_kernel *k) {
-    const char *n = k->name;
-    if (!strcmp(n, "sse41"))
-        return FEAT_SSE41;
-    if (!strcmp(n, "avx2"))
-        return FEAT_AVX | FEAT_AVX2 | FEAT_BMI1 | FEAT_BMI2 | FEAT_POPCNT;
-    if (!strcmp(n, "avx512"))
-        return FEAT_AVX | FEAT_AVX2 | FEAT_BMI1 | FEAT_BMI2 | FEAT_POPCNT | FEAT_AVX512F |
-               FEAT_AVX512VL | FEAT_AVX512BW | FEAT_AVX512DQ;
-    if (!strcmp(n, "sve"))
-        return FEAT_SVE;
-    return 0;
+    return filled;
 }
 
-/* Features are read once. FEATURES_KNOWN marks the cached value as set, so one
- * atomic word suffices; threads racing on the first call all store the same. */
-#define FEATURES_KNOWN (1u << 31)
-static _Atomic unsigned cached_features;
+/* Index of k among the built kernels (a table of ours, or a kernel file's own), or -1. */
+static int built_index(const sf_kernel *k) {
+    const sf_kernel *t = tables();
+    for (int i = 0; i < BUILT_COUNT; i++)
+        if (k == &t[i] || k == built_isas()[i].file)
+            return i;
+    return -1;
+}
 
-static unsigned features(void) {
-    unsigned f = atomic_load_explicit(&cached_features, memory_order_relaxed);
-    if (!f) {
-        f = detect_features() | FEATURES_KNOWN;
-        atomic_store_explicit(&cached_features, f, memory_order_relaxed);
-    }
-    return f & ~FEATURES_KNOWN;
+static int built_index_of_name(const char *name) {
+    for (int i = 0; name && i < BUILT_COUNT; i++)
+        if (!strcmp(built_isas()[i].file->name, name))
+            return i;
+    return -1;
 }
 
 /* ---- Public API ---------------------------------------------------------- */
 
-int sf_kernel_count(void) { return KERNEL_COUNT; }
+int sf_kernel_count(void) { return BUILT_COUNT; }
 
 const sf_kernel *sf_kernel_at(int i) {
-    return (i >= 0 && i < KERNEL_COUNT) ? all_kernels[i] : NULL;
+    return (i >= 0 && i < BUILT_COUNT) ? &tables()[i] : NULL;
 }
 
 const sf_kernel *sf_kernel_find(const char *name) {
-    if (!name)
-        return NULL;
-    for (int i = 0; i < KERNEL_COUNT; i++)
-        if (!strcmp(all_kernels[i]->name, name))
-            return all_kernels[i];
-    return NULL;
+    return sf_kernel_at(built_index_of_name(name));
 }
 
 int sf_kernel_supported(const sf_kernel *k) {
-    if (!k)
+    const int i = k ? built_index(k) : -1;
+    if (i < 0)
         return 0;
-    unsigned need = required_features(k);
-    return (features() & need) == need;
+    const unsigned need = built_isas()[i].need;
+    return (sf_cpu_feature_bits() & need) == need;
 }
 
 const sf_kernel *sf_best_kernel(void) {
-    for (int i = KERNEL_COUNT - 1; i > 0; i--)
-        if (sf_kernel_supported(all_kernels[i]))
-            return all_kernels[i];
-    return &sf_kernel_scalar;
+    for (int i = BUILT_COUNT - 1; i > 0; i--)
+        if (sf_kernel_supported(sf_kernel_at(i)))
+            return sf_kernel_at(i);
+    return sf_kernel_at(0);
 }
 
-/* The dispatch table: NULL until first use, then the chosen kernel. */
+const char *sf_kernel_arch(const char *name) {
+    for (int i = 0; name && i < KNOWN_COUNT; i++)
+        if (!strcmp(known[i].name, name))
+            return known[i].arch;
+    return NULL;
+}
+
+int sf_kernel_select(const char *name, const sf_kernel **out) {
+    const sf_kernel *k = sf_kernel_find(name);
+    if (!k)
+        return sf_kernel_arch(name) ? SF_ENOTBUILT : SF_EUNKNOWN;
+    if (!sf_kernel_supported(k))
+        return SF_EUNSUPPORTED;
+    if (out)
+        *out = k;
+    return SF_OK;
+}
+
+/* The process default: NULL until first use, then the chosen kernel. */
 static const sf_kernel *_Atomic active;
 
 const sf_kernel *sf_active_kernel(void) {
@@ -209,33 +210,14 @@ const sf_kernel *sf_active_kernel(void) {
 }
 
 int sf_use_kernel(const char *name) {
-    const sf_kernel *k = name ? sf_kernel_find(name) : sf_best_kernel();
-    if (!k)
-        return SF_EUNKNOWN;
-    if (!sf_kernel_supported(k))
-        return SF_EUNSUPPORTED;
+    const sf_kernel *k = sf_best_kernel();
+    if (name) {
+        const int status = sf_kernel_select(name, &k);
+        if (status != SF_OK)
+            return status;
+    }
     atomic_store_explicit(&active, k, memory_order_release);
     return SF_OK;
-}
-
-size_t sf_cpu_features(char *buf, size_t size) {
-    /* Written into the caller's buffer: a shared static one would be a data race
-     * between threads asking at the same time. */
-    const unsigned f = features();
-    size_t len = 0;
-    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
-        if (!(f & feature_names[i].bit))
-            continue;
-        for (const char *c = len ? " " : ""; *c; c++, len++)
-            if (len + 1 < size)
-                buf[len] = *c;
-        for (const char *c = feature_names[i].name; *c; c++, len++)
-            if (len + 1 < size)
-                buf[len] = *c;
-    }
-    if (size)
-        buf[len < size ? len : size - 1] = '\0';
-    return len;
 }
 
 /* ---- Convenience --------------------------------------------------------- */
@@ -264,25 +246,4 @@ size_t sf_count_in_range_u32(const uint32_t *x, size_t n, uint32_t lo, uint32_t 
     if (!u32_range(lo, hi, &r) || n == 0)
         return 0;
     return sf_active_kernel()->count[SF_U32](x, n, &r);
-}
-
-/* Interim (replaced by the isa.def-driven dispatch): names known to the project. */
-const char *sf_kernel_arch(const char *name) {
-    static const char *const known[][2] = {{"scalar", "any"},   {"sse41", "x86_64"},
-                                           {"avx2", "x86_64"},  {"avx512", "x86_64"},
-                                           {"neon", "aarch64"}, {"sve", "aarch64"}};
-    for (size_t i = 0; name && i < sizeof known / sizeof known[0]; i++)
-        if (!strcmp(known[i][0], name))
-            return known[i][1];
-    return NULL;
-}
-
-int sf_kernel_select(const char *name, const sf_kernel **out) {
-    const sf_kernel *k = sf_kernel_find(name);
-    if (!k)
-        return sf_kernel_arch(name) ? SF_ENOTBUILT : SF_EUNKNOWN;
-    if (!sf_kernel_supported(k))
-        return SF_EUNSUPPORTED;
-    *out = k;
-    return SF_OK;
 }

@@ -26,10 +26,6 @@ typedef struct plan {
 static size_t run_kernel(const plan *p, const void *x, const uint8_t *valid, size_t n,
                          uint64_t base, void *out) {
     const sf_kernel *k = p->kernel;
-    /* INTERIM: until dispatch fills NULL slots from lower kernels. */
-    extern const sf_kernel sf_kernel_scalar;
-    if (valid && !k->count_valid[p->elem])
-        k = &sf_kernel_scalar;
     if (valid) {
         switch (p->op) {
         case SF_OP_INDEX32:
@@ -202,9 +198,6 @@ static size_t within_block(const plan *p, const sf_query *q, const sf_run *run, 
     uint32_t stage[2 * WITHIN_BLOCK]; /* for count: m positions of either width */
     unsigned char *dst = p->op == SF_OP_COUNT ? (unsigned char *)stage : out;
     const sf_kernel *k = p->kernel;
-    extern const sf_kernel sf_kernel_scalar; /* INTERIM, as in run_kernel */
-    if (!k->within32[p->elem])
-        k = &sf_kernel_scalar;
     if (sf_run_is_direct(run, p->elem) && run->null_form == SF_NULLS_NONE)
         return wide ? k->within64[p->elem](run->data, run->base, (const uint64_t *)pos, m,
                                            p->range, (uint64_t *)dst)

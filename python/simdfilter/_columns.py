@@ -63,7 +63,8 @@ def _pandas_types() -> dict:
         "masked": found("IntegerArray", "FloatingArray", "BooleanArray"),
         "times": found("DatetimeArray", "TimedeltaArray"),
         "arrow": found("ArrowExtensionArray", "ArrowStringArray"),
-        "numpy": found("NumpyExtensionArray", "PandasArray"),
+        # The old name only if the new one is missing: pandas 2.1-2.x warn on touching it.
+        "numpy": found("NumpyExtensionArray") or found("PandasArray"),
     }
 
 

@@ -71,7 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 typedef struct {
-    sf_elem kind;
+    sf_elem elem;
     size_t n, size;
     sf_range r;
     uint32_t base32;
@@ -81,19 +81,19 @@ typedef struct {
 
 static void report(const char *kernel, int op, const fcase *c, const char *what) {
     fprintf(stderr,
-            "\nFAIL: kernel %s, op %s, kind %s, n = %zu: %s\n"
+            "\nFAIL: kernel %s, op %s, elem %s, n = %zu: %s\n"
             "  range lo=0x%" PRIx64 " hi=0x%" PRIx64 " flo=%.17g fhi=%.17g base32=%" PRIu32
             " base64=%" PRIu64 "\n",
-            kernel, op_names[op], sf_elem_name(c->kind), c->n, what, c->r.lo, c->r.hi, c->r.flo,
+            kernel, op_names[op], sf_elem_name(c->elem), c->n, what, c->r.lo, c->r.hi, c->r.flo,
             c->r.fhi, c->base32, c->base64);
 }
 
 static size_t call(const sf_kernel *k, int op, const fcase *c, void *out) {
     switch (op) {
-    case OP_INDEX32: return k->index32[c->kind](c->x, c->n, &c->r, c->base32, (uint32_t *)out);
-    case OP_INDEX64: return k->index64[c->kind](c->x, c->n, &c->r, c->base64, (uint64_t *)out);
-    case OP_VALUES: return k->values[c->kind](c->x, c->n, &c->r, out);
-    default: return k->count[c->kind](c->x, c->n, &c->r);
+    case SF_OP_INDEX32: return k->index32[c->elem](c->x, c->n, &c->r, c->base32, (uint32_t *)out);
+    case SF_OP_INDEX64: return k->index64[c->elem](c->x, c->n, &c->r, c->base64, (uint64_t *)out);
+    case SF_OP_VALUES: return k->values[c->elem](c->x, c->n, &c->r, out);
+    default: return k->count[c->elem](c->x, c->n, &c->r);
     }
 }
 
@@ -102,13 +102,13 @@ static void check_reference(int op, const fcase *c, size_t got, const void *out)
     size_t k = 0;
     for (size_t i = 0; i < c->n; i++) {
         const uint64_t v = load_uint(c->size, c->x, i);
-        if (!spec_keep(c->kind, v, &c->r))
+        if (!spec_keep(c->elem, v, &c->r))
             continue;
-        if (op != OP_COUNT && k < got) {
-            const uint64_t want = op == OP_INDEX32   ? (uint32_t)(c->base32 + (uint32_t)i)
-                                  : op == OP_INDEX64 ? c->base64 + i
+        if (op != SF_OP_COUNT && k < got) {
+            const uint64_t want = op == SF_OP_INDEX32   ? (uint32_t)(c->base32 + (uint32_t)i)
+                                  : op == SF_OP_INDEX64 ? c->base64 + i
                                                      : v;
-            const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : c->size;
+            const size_t osz = sf_result_size((sf_op)op, c->elem);
             if (load_uint(osz, out, k) != want) {
                 report("scalar", op, c, "the reference disagrees with the specification");
                 fprintf(stderr, "  out[%zu] should come from x[%zu]\n", k, i);
@@ -132,15 +132,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     fcase c;
     memset(&c, 0, sizeof c);
-    c.kind = (sf_elem)(h[0] % SF_ELEM_COUNT);
-    c.size = sf_elem_size(c.kind);
+    c.elem = (sf_elem)(h[0] % SF_ELEM_COUNT);
+    c.size = sf_elem_size(c.elem);
     c.n = payload_len / c.size;
     const size_t off = h[1] & 7, bytes = c.n * c.size;
 
     uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
-    if (is_float(c.kind)) {
-        const uint64_t m = width_mask(c.kind), sign = (m >> 1) + 1;
-        double flo = fval(c.kind, lo & m), fhi = fval(c.kind, hi & m);
+    if (is_float(c.elem)) {
+        const uint64_t m = width_mask(c.elem), sign = (m >> 1) + 1;
+        double flo = fval(c.elem, lo & m), fhi = fval(c.elem, hi & m);
         if (flo != flo)
             flo = (lo & sign) ? -INFINITY : INFINITY;
         if (fhi != fhi)
@@ -150,10 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         c.r.lo = hi; /* junk a float kernel must ignore */
         c.r.hi = lo;
     } else {
-        const uint64_t m = width_mask(c.kind);
+        const uint64_t m = width_mask(c.elem);
         lo &= m;
         hi &= m;
-        if (lo > hi && as_signed(c.kind, lo) > as_signed(c.kind, hi)) {
+        if (lo > hi && as_signed(c.elem, lo) > as_signed(c.elem, hi)) {
             uint64_t t = lo;
             lo = hi;
             hi = t;
@@ -180,9 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(xbuf + off * c.size, payload, bytes);
     c.x = xbuf + off * c.size;
 
-    for (int op = 0; op < OP_N; op++) {
-        const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : c.size;
-        const size_t obytes = op == OP_COUNT ? 0 : c.n * osz;
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
+        const size_t osz = sf_result_size((sf_op)op, c.elem);
+        const size_t obytes = op == SF_OP_COUNT ? 0 : c.n * osz;
         unsigned char *ref = malloc(obytes), *out = malloc(obytes);
         if ((!ref || !out) && obytes) {
             free(ref);
@@ -200,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fprintf(stderr, "  returned %zu, scalar returned %zu\n", got, want);
                 abort();
             }
-            if (op != OP_COUNT && got && memcmp(out, ref, got * osz)) {
+            if (op != SF_OP_COUNT && got && memcmp(out, ref, got * osz)) {
                 size_t j = 0;
                 while (load_uint(osz, out, j) == load_uint(osz, ref, j))
                     j++;
@@ -214,8 +214,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(out);
     }
     if (memcmp(c.x, payload, bytes)) {
-        fprintf(stderr, "\nFAIL: a kernel modified its input (kind %s, n = %zu)\n",
-                sf_elem_name(c.kind), c.n);
+        fprintf(stderr, "\nFAIL: a kernel modified its input (elem %s, n = %zu)\n",
+                sf_elem_name(c.elem), c.n);
         abort();
     }
     free(xbuf);

@@ -1,10 +1,10 @@
 /*
- * What the C test programs share: tests/c/harness.c, tests/c/driver_test.c and
- * tests/c/fuzz_kernels.c. Header-only (static inline), so each program stays a
+ * What the C test programs share: tests/c/test_kernels.c, tests/c/test_driver.c
+ * and tests/c/fuzz_kernels.c. Header-only (static inline), so each program stays a
  * single translation unit and the builds need nothing more than this file next
  * to them.
  *
- *   - the operations and their names, as the output lines print them;
+ *   - the names of the operations (sf_op), as the output lines print them;
  *   - a seeded random number generator (xoshiro256**, seeded through splitmix64);
  *   - element access: loading and storing unsigned integers of a size, or
  *     elements of a kind; float bits <-> double;
@@ -25,9 +25,10 @@
 
 #include "simdfilter.h"
 
-/* The four operations, in the order of sf_kernel's slots and of driver.h's sf_op. */
-enum { OP_INDEX32, OP_INDEX64, OP_VALUES, OP_COUNT, OP_N };
-static const char *const op_names[OP_N] = {"index32", "index64", "values", "count"};
+/* The operations' names, indexed by sf_op. */
+static const char *const op_names[SF_OP_COUNT_OF_OPS] = {
+    [SF_OP_INDEX32] = "index32", [SF_OP_INDEX64] = "index64",
+    [SF_OP_VALUES] = "values", [SF_OP_COUNT] = "count"};
 
 /* ---- Random numbers: xoshiro256**, seeded through splitmix64 -------------- */
 
@@ -65,7 +66,7 @@ static inline int chance(unsigned percent) { return below(100) < percent; }
 
 /* ---- Element access ---------------------------------------------------------- */
 
-static inline int is_float(sf_elem k) { return k == SF_F32 || k == SF_F64; }
+static inline int is_float(sf_elem e) { return e == SF_F32 || e == SF_F64; }
 
 /* The bits an element of kind k has: all ones in its low 8 * size bits. */
 static inline uint64_t width_mask(sf_elem k) {

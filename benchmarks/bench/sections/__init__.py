@@ -22,6 +22,9 @@ SECTIONS = [
     "memory",
     "overhead",
     "dtypes",
+    "columns",
+    "dask_cluster",
+    "queries",
 ]
 
 

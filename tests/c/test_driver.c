@@ -22,6 +22,8 @@
  *     2^18 - 1 to 2^20 + 77 with threads = 1, 2, 3, 8; pthread_create is wrapped
  *     (-Wl,--wrap=pthread_create) to prove the driver really split, and to make
  *     some creations fail so its do-it-on-this-thread fallback runs too;
+ *   - nulls, on half the inputs: a validity bitmap at a bit offset of 0..15 or
+ *     mask bytes at a stride of 1 or 3, at densities 0, 1%, 50% and 100%;
  *   - sources of one run and (one thread) of 2 to 4 runs cut at random places,
  *     positions continuing; sf_execute's cancel callback stopping a long call;
  *   - outputs with room for n, exactly the count, and below it
@@ -61,7 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "library.h"
+#include "lib/library.h"
 #include "simdfilter.h"
 #include "test_common.h"
 
@@ -107,6 +109,25 @@ static double now(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Nulls of an input: a validity bitmap at a bit offset, or mask bytes with a stride. */
+typedef struct nulls_desc {
+    sf_nulls form;
+    guarded_mem mem;
+    const uint8_t *nulls;
+    uint64_t bit;
+    ptrdiff_t stride;
+} nulls_desc;
+
+static int is_null(const nulls_desc *z, size_t i) {
+    if (z->form == SF_NULLS_BITMAP)
+        return !((z->nulls[(z->bit + i) / 8] >> ((z->bit + i) % 8)) & 1);
+    if (z->form == SF_NULLS_BYTES)
+        return z->nulls[(ptrdiff_t)i * z->stride] != 0;
+    return 0;
+}
+
+static unsigned g_place; /* alternates placement against the upper / lower guard */
+
 /* Everything that describes one call, for the report. */
 typedef struct {
     const char *kernel, *layout, *fn;
@@ -118,6 +139,7 @@ typedef struct {
     uint64_t base;
     sf_range range;
     size_t pieces;
+    const struct nulls_desc *nulls;
 } call_desc;
 
 static void describe(const call_desc *c) {
@@ -126,6 +148,10 @@ static void describe(const call_desc *c) {
     if (strcmp(c->fn, "sf_execute, bounded") == 0)
         printf(", capacity=%zu", c->capacity);
     printf(", runs=%zu", c->pieces);
+    if (c->nulls && c->nulls->form == SF_NULLS_BITMAP)
+        printf(", validity bitmap from bit %" PRIu64, c->nulls->bit);
+    else if (c->nulls && c->nulls->form == SF_NULLS_BYTES)
+        printf(", null mask bytes, stride %td", c->nulls->stride);
     printf(")\n  layout:  %s, stride=%td bytes, byteswap=%d, data %% size = %d, base=%" PRIu64 "\n",
            c->layout, c->stride, c->swap, c->misalign, c->base);
     if (is_float(c->kind))
@@ -199,7 +225,7 @@ typedef struct {
 } expected;
 
 static void reference(const unsigned char *data, size_t n, ptrdiff_t stride, size_t size, int swap,
-                      sf_elem kind, const sf_range *r, expected *e) {
+                      sf_elem kind, const sf_range *r, const nulls_desc *z, expected *e) {
     e->count = 0;
     e->pos = malloc((n ? n : 1) * sizeof *e->pos);
     e->bits = malloc((n ? n : 1) * sizeof *e->bits);
@@ -207,7 +233,7 @@ static void reference(const unsigned char *data, size_t n, ptrdiff_t stride, siz
         fail(NULL, "out of memory for %zu expected results", n);
     for (size_t i = 0; i < n; i++) {
         uint64_t v = load_elem(data + (ptrdiff_t)i * stride, size, swap);
-        if (spec_keep(kind, v, r)) {
+        if (spec_keep(kind, v, r) && !is_null(z, i)) {
             e->pos[e->count] = i;
             e->bits[e->count] = v;
             e->count++;
@@ -361,12 +387,49 @@ typedef struct {
     sf_elem kind;
     sf_range range;
     const char *layout;
+    nulls_desc nulls;
     expected exp;
 } input;
 
-static unsigned g_place; /* alternates placement against the upper / lower guard */
+/* Nulls for n elements, half the time: a bitmap at a random bit offset or mask
+ * bytes (stride 1 or 3, other bytes nonzero junk), at a random density, in a
+ * read-only guarded region of their own. */
+static void nulls_make(nulls_desc *z, size_t n, int allow) {
+    memset(z, 0, sizeof *z);
+    if (!allow || n == 0 || below(2))
+        return;
+    static const unsigned per_mille[] = {0, 10, 500, 1000};
+    const unsigned density = per_mille[below(4)];
+    if (below(2)) {
+        z->form = SF_NULLS_BITMAP;
+        z->bit = below(16);
+        z->mem = region_new((z->bit + n + 7) / 8);
+        uint8_t *b = g_place % 2 ? z->mem.base : z->mem.base + z->mem.size - (z->bit + n + 7) / 8;
+        for (size_t i = 0; i < (z->bit + n + 7) / 8; i++)
+            b[i] = (uint8_t)rnd();
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t k = z->bit + i;
+            b[k / 8] = (uint8_t)((b[k / 8] & ~(1u << (k % 8))) | ((below(1000) >= density) << (k % 8)));
+        }
+        z->nulls = b;
+    } else {
+        z->form = SF_NULLS_BYTES;
+        z->stride = below(2) ? 1 : 3;
+        const size_t span = (n - 1) * (size_t)z->stride + 1;
+        z->mem = region_new(span);
+        uint8_t *b = g_place % 2 ? z->mem.base : z->mem.base + z->mem.size - span;
+        for (size_t i = 0; i < span; i++)
+            b[i] = (uint8_t)(rnd() | 1); /* junk between the mask bytes: nonzero */
+        for (size_t i = 0; i < n; i++)
+            b[i * (size_t)z->stride] = below(1000) < density ? (uint8_t)(1 + below(255)) : 0;
+        z->nulls = b;
+    }
+    region_protect(&z->mem, PROT_READ);
+}
 
-static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int swap) {
+
+static void input_make_nulls(input *in, sf_elem kind, const layout *l, size_t n, int swap,
+                             int with_nulls) {
     size_t size = sf_elem_size(kind);
     ptrdiff_t stride = stride_of(l, size);
     size_t astride = (size_t)(stride < 0 ? -stride : stride);
@@ -398,12 +461,19 @@ static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int s
     in->misalign = mis;
     in->kind = kind;
     in->layout = l->name;
+    nulls_make(&in->nulls, n, with_nulls);
     /* Read back from memory: overlapping and zero strides mean later stores win. */
-    reference(data, n, stride, size, swap, kind, &in->range, &in->exp);
+    reference(data, n, stride, size, swap, kind, &in->range, &in->nulls, &in->exp);
+}
+
+static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int swap) {
+    input_make_nulls(in, kind, l, n, swap, 1);
 }
 
 static void input_free(input *in) {
     guarded_free(&in->mem, page_size);
+    if (in->nulls.form != SF_NULLS_NONE)
+        guarded_free(&in->nulls.mem, page_size);
     expected_free(&in->exp);
 }
 
@@ -411,7 +481,7 @@ static void input_free(input *in) {
 
 static region g_out; /* outputs end exactly at its upper guard */
 static long g_runs;
-static long g_checked[SF_ELEM_COUNT][OP_N];
+static long g_checked[SF_ELEM_COUNT][SF_OP_COUNT_OF_OPS];
 
 static size_t result_size(sf_op op, size_t size) {
     return op == SF_OP_INDEX32 ? 4 : op == SF_OP_INDEX64 ? 8 : op == SF_OP_VALUES ? size : 0;
@@ -454,6 +524,10 @@ static int pieces_next(sf_source *self, sf_run *run) {
     run->data = (const char *)s->whole.data + (ptrdiff_t)a * s->whole.stride;
     run->n = b - a;
     run->base = s->whole.base + a;
+    if (run->null_form == SF_NULLS_BITMAP)
+        run->null_bit = s->whole.null_bit + a;
+    else if (run->null_form == SF_NULLS_BYTES)
+        run->nulls = s->whole.nulls + (ptrdiff_t)a * s->whole.null_stride;
     s->next++;
     return 1;
 }
@@ -483,11 +557,13 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     q.elem = in->kind;
     q.range = in->range;
     sf_run run = {.data = in->data, .n = in->n, .stride = in->stride, .byteswap = in->swap,
-                  .base = pick_base(op, in->n)};
+                  .base = pick_base(op, in->n), .null_form = in->nulls.form,
+                  .nulls = in->nulls.nulls, .null_bit = in->nulls.bit,
+                  .null_stride = in->nulls.stride};
 
     call_desc c = {k->name, in->layout, bounded ? "sf_execute, bounded" : "sf_execute", in->kind,
                    op, in->n, capacity, in->stride, in->swap, threads, in->misalign, run.base,
-                   in->range, pieces};
+                   in->range, pieces, &in->nulls};
     if (sf_result_size(op, in->kind) != rsize)
         fail(&c, "sf_result_size is %zu, expected %zu", sf_result_size(op, in->kind), rsize);
 
@@ -570,7 +646,7 @@ static void check_call(const input *in, const sf_kernel *k, sf_op op, int thread
 
 /* Every op of one input: room for n results, then bounded at and below the count. */
 static void check_all_ops(const input *in, const sf_kernel *k, int threads, int with_bounded) {
-    for (int op = 0; op < OP_N; op++) {
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
         check_call(in, k, (sf_op)op, threads, 0, 0);
         if (!with_bounded)
             continue;
@@ -627,7 +703,7 @@ static void cancel_case(const sf_kernel *k) {
     sf_query q = {.kernel = k, .op = SF_OP_INDEX32, .elem = SF_U8};
     sf_run run = {.data = zeros, .n = n, .stride = 1};
     const sf_exec opts = {1, cancel_at_once, NULL};
-    for (int op = 0; op < OP_N; op++) {
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
         sf_run_source one;
         size_t found = 0;
         q.op = (sf_op)op;
@@ -752,11 +828,11 @@ int main(int argc, char **argv) {
                  * driver's run-it-here fallback is exercised. */
                 g_fail_every = rotate % 3 == 0 ? 2 : 0;
                 g_create_calls = 0;
-                for (int op = 0; op < OP_N; op++) {
+                for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
                     check_call(&in, k, (sf_op)op, threads, 0, 0);
                     call_desc c = {k->name, in.layout, "sf_execute", in.kind, (sf_op)op,
                                    in.n, 0, in.stride, in.swap, threads, in.misalign, 0,
-                                   in.range, 1};
+                                   in.range, 1, &in.nulls};
                     int split = may_split(in.n, threads);
                     if (split && g_created + g_refused == 0)
                         fail(&c, "did not split %zu elements across %d threads", in.n, threads);
@@ -790,7 +866,7 @@ int main(int argc, char **argv) {
     cancel_case(kernels[nk - 1]);
 
     for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
-        for (int op = 0; op < OP_N; op++)
+        for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
             printf("checked %s %s: runs=%ld\n", sf_elem_name((sf_elem)kind), op_names[op],
                    g_checked[kind][op]);
     printf("TOTAL runs=%ld kernels=", g_runs);

@@ -2,7 +2,7 @@
  * Differential test of every kernel compiled into this build against the scalar
  * kernel, through the public C API only (simdfilter.h). No Python.
  *
- *   harness [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]
+ *   test_kernels [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]
  *           [--max-len N] [--list]
  *
  * Every case is checked three ways: the scalar kernel against a specification
@@ -20,6 +20,8 @@
  *
  * Output lines the pytest driver parses (keep them stable):
  *   kernel NAME: reference|supported|unsupported|not selected
+ *   known NAME arch=ARCH: built|not built        (every kernel of isa.def)
+ *   slot NAME OP ELEM: from LOWER                (a slot dispatch filled from LOWER)
  *   compared NAME KIND: index32=A index64=B values=C count=D total=T
  *   TOTAL comparisons=N cases=C kernels=a,b time=S status=OK
  */
@@ -42,6 +44,7 @@
 #endif
 
 #include "simdfilter.h"
+#include "test_cases.h"
 #include "test_common.h"
 
 #define MAX_KERNELS 16
@@ -77,7 +80,7 @@ static void die(const char *fmt, ...) {
  * SIGSEGV, and the report must say which kernel, operation and case did it. */
 static const char *volatile cur_kernel = "(setup)";
 static const char *volatile cur_call = ""; /* a public function around the kernel, if any */
-static volatile sig_atomic_t cur_op = -1, cur_kind = -1, cur_case = -1;
+static volatile sig_atomic_t cur_op = -1, cur_elem = -1, cur_case = -1;
 static volatile long cur_n = -1;
 static struct sigaction old_segv, old_bus, old_ill, old_fpe;
 
@@ -114,13 +117,13 @@ static void on_crash(int sig) {
     put_str(" in kernel ");
     put_str(cur_kernel);
     put_str(cur_call);
-    if (cur_op >= 0 && cur_op < OP_N) {
+    if (cur_op >= 0 && cur_op < SF_OP_COUNT_OF_OPS) {
         put_str(" op ");
         put_str(op_names[cur_op]);
     }
-    if (cur_kind >= 0 && cur_kind < SF_ELEM_COUNT) {
-        put_str(" kind ");
-        put_str(sf_elem_name((sf_elem)cur_kind));
+    if (cur_elem >= 0 && cur_elem < SF_ELEM_COUNT) {
+        put_str(" elem ");
+        put_str(sf_elem_name((sf_elem)cur_elem));
     }
     put_str(" n=");
     put_num(cur_n);
@@ -217,199 +220,12 @@ static long canary_check(const arena *a, unsigned char *p, size_t bytes) {
 
 static size_t esize(sf_elem k) { return sf_elem_size(k); }
 
-/* ---- Float values worth having ------------------------------------------- */
-
-static int fis_nan(sf_elem k, uint64_t b) {
-    return k == SF_F32 ? (b & 0x7FFFFFFFu) > 0x7F800000u
-                       : (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
-}
-
-/* The next float above (dir > 0) or below, by bits; infinities stay put. */
-static uint64_t fstep(sf_elem k, uint64_t b, int dir) {
-    const uint64_t sign = k == SF_F32 ? 0x80000000u : 0x8000000000000000ull;
-    const uint64_t inf = k == SF_F32 ? 0x7F800000u : 0x7FF0000000000000ull;
-    if ((b & ~sign) == inf)
-        return b;
-    if (dir < 0)
-        return fstep(k, b ^ sign, 1) ^ sign; /* down(x) = -up(-x) */
-    if (b == sign)
-        return 1; /* up from -0.0 is the smallest positive subnormal */
-    return (b & sign) ? b - 1 : b + 1;
-}
-
-/* Bits of a special value: signed zeros, infinities, subnormals, extremes. */
-static uint64_t fspecial(sf_elem k, int include_nan) {
-    static const uint32_t s32[] = {
-        0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x00000001u, 0x80000001u,
-        0x007FFFFFu, 0x807FFFFFu, 0x00800000u, 0x80800000u, 0x7F7FFFFFu, 0xFF7FFFFFu,
-        0x3F800000u, 0xBF800000u, 0x00400000u, 0x4F000000u /* 2^31 */, 0x4F800000u /* 2^32 */};
-    static const uint64_t s64[] = {
-        0x0000000000000000ull, 0x8000000000000000ull, 0x7FF0000000000000ull,
-        0xFFF0000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull,
-        0x000FFFFFFFFFFFFFull, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull,
-        0x8010000000000000ull, 0x7FEFFFFFFFFFFFFFull, 0xFFEFFFFFFFFFFFFFull,
-        0x3FF0000000000000ull, 0xBFF0000000000000ull, 0x0008000000000000ull,
-        0x41DFFFFFFFC00000ull /* 2^31 - 1 */, 0x41F0000000000000ull /* 2^32 */};
-    static const uint32_t n32[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0x7FFFFFFFu, 0xFFFFFFFFu};
-    static const uint64_t n64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull,
-                                   0x7FF0000000000001ull, 0x7FFFFFFFFFFFFFFFull,
-                                   0xFFFFFFFFFFFFFFFFull};
-    if (include_nan && chance(25))
-        return k == SF_F32 ? n32[below(5)] : n64[below(5)];
-    return k == SF_F32 ? s32[below(sizeof s32 / sizeof s32[0])]
-                       : s64[below(sizeof s64 / sizeof s64[0])];
-}
-
-/* Any float, NaN included: specials, small "human" numbers, or random bits
- * (which span every exponent). */
-static uint64_t fany(sf_elem k) {
-    switch (below(4)) {
-    case 0: return fspecial(k, 1);
-    case 1: return fbits(k, ((double)below(2001) - 1000.0) / 8.0);
-    default: return rnd() & width_mask(k);
-    }
-}
-
-/* ---- Test cases ----------------------------------------------------------- */
-
-static uint64_t int_bound(sf_elem k) {
-    const uint64_t m = width_mask(k), s = (m >> 1) + 1; /* s: the sign bit */
-    const uint64_t pool[] = {0, 1, 2, m, m - 1, m - 2, s, s - 1, s + 1,
-                             0x7FFFFFFFull, 0x80000000ull, 0xFFFFFFFFull, 0x100000000ull};
-    switch (below(3)) {
-    case 0: return pool[below(sizeof pool / sizeof pool[0])] & m;
-    case 1: return below(300) & m;
-    default: return rnd() & m;
-    }
-}
-
-/* A non-empty range in the data's own order: unsigned data, or signed data
- * (whose bit patterns may have lo > hi as unsigned), or floats. The unused half
- * of sf_range holds junk: a kernel must not read it. */
-static void make_range(sf_elem k, sf_range *r, const char **shape) {
-    memset(r, 0, sizeof *r);
-    if (!is_float(k)) {
-        const uint64_t m = width_mask(k);
-        uint64_t lo = int_bound(k), hi = chance(15) ? lo : int_bound(k);
-        int sign_order = chance(40);
-        if (chance(5)) {
-            lo = sign_order ? (m >> 1) + 1 : 0; /* the whole domain */
-            hi = sign_order ? m >> 1 : m;
-        } else if (chance(15)) {
-            hi = (lo + below(40)) & m; /* narrow: the typical case */
-        }
-        if (sign_order ? as_signed(k, lo) > as_signed(k, hi) : lo > hi) {
-            uint64_t t = lo;
-            lo = hi;
-            hi = t;
-        }
-        r->lo = lo;
-        r->hi = hi;
-        r->flo = fval(SF_F64, rnd()); /* junk, maybe NaN */
-        r->fhi = fval(SF_F64, rnd());
-        *shape = lo == hi ? "lo == hi" : sign_order ? "signed order" : "unsigned order";
-        return;
-    }
-    uint64_t a, b;
-    switch (below(10)) {
-    case 0: a = fspecial(k, 0), b = a; break;
-    case 1: a = fbits(k, 0.0), b = fbits(k, -0.0); break; /* [+0, -0]: equal, not empty */
-    case 2: a = fbits(k, -0.0), b = fbits(k, 0.0); break;
-    case 3: a = fspecial(k, 0), b = fspecial(k, 0); break;
-    case 4: a = fstep(k, fspecial(k, 0), chance(50) ? 1 : -1), b = fany(k); break;
-    default: a = fany(k), b = chance(15) ? a : fany(k); break;
-    }
-    if (fis_nan(k, a))
-        a = fspecial(k, 0);
-    if (fis_nan(k, b))
-        b = fspecial(k, 0);
-    if (fval(k, a) > fval(k, b)) {
-        uint64_t t = a;
-        a = b;
-        b = t;
-    }
-    r->flo = fval(k, a);
-    r->fhi = fval(k, b);
-    r->lo = rnd(); /* junk */
-    r->hi = rnd();
-    *shape = a == b ? "lo == hi" : "float";
-}
-
-/* One element that the range keeps (want_in) or rejects, biased toward the
- * bounds and their neighbours; falls back to the other kind of element only
- * when none exists (an integer range covering everything). */
-static uint64_t make_elem(sf_elem k, const sf_range *r, int want_in) {
-    if (!is_float(k)) {
-        const uint64_t m = width_mask(k), span = (r->hi - r->lo) & m;
-        if (want_in || span == m) {
-            if (chance(20))
-                return chance(50) ? r->lo & m : r->hi & m;
-            return (r->lo + (span == ~0ull ? rnd() : below(span + 1))) & m;
-        }
-        if (chance(20))
-            return chance(50) ? (r->lo - 1) & m : (r->hi + 1) & m;
-        return (r->hi + 1 + below(m - span)) & m; /* m - span = number of outsiders */
-    }
-    const uint64_t lo = fbits(k, r->flo), hi = fbits(k, r->fhi);
-    for (int tries = 0; tries < 6; tries++) {
-        uint64_t c;
-        if (want_in) {
-            switch (below(6)) {
-            case 0: c = lo; break;
-            case 1: c = hi; break;
-            case 2: c = fstep(k, lo, 1); break;
-            case 3: c = fstep(k, hi, -1); break;
-            case 4: c = chance(50) ? fbits(k, 0.0) : fbits(k, -0.0); break;
-            default: {
-                double u = (double)below(1u << 20) / (double)(1u << 20);
-                c = fbits(k, r->flo * (1.0 - u) + r->fhi * u);
-                break;
-            }
-            }
-        } else {
-            switch (below(5)) {
-            case 0: c = fspecial(k, 1); break;
-            case 1: c = fstep(k, lo, -1); break;
-            case 2: c = fstep(k, hi, 1); break;
-            default: c = fany(k); break;
-            }
-        }
-        if (spec_keep(k, c, r) == want_in)
-            return c;
-    }
-    return want_in ? lo : (k == SF_F32 ? 0x7FC00000u : 0x7FF8000000000000ull);
-}
-
-/* Fill x[0, n) with a selectivity drawn per case, sometimes in long runs (which
- * exercise all-in / all-out whole-vector paths), sometimes sprinkled with
- * specials regardless of the range. */
-static void fill_data(sf_elem k, void *x, size_t n, const sf_range *r, char *desc, size_t cap) {
-    static const unsigned pct[] = {0, 1, 5, 25, 50, 75, 95, 99, 100};
-    const unsigned p = pct[below(sizeof pct / sizeof pct[0])];
-    const int runs = chance(20), sprinkle = is_float(k) ? chance(50) : chance(10);
-    int in = chance(p);
-    for (size_t i = 0; i < n; i++) {
-        if (runs) {
-            if (below(64) == 0)
-                in = !in;
-        } else {
-            in = chance(p);
-        }
-        uint64_t v = make_elem(k, r, in);
-        if (sprinkle && chance(5))
-            v = is_float(k) ? fspecial(k, 1) : int_bound(k);
-        store_bits(k, x, i, v);
-    }
-    snprintf(desc, cap, "%s%u%% in range%s", runs ? "runs, " : "", runs ? 50 : p,
-             sprinkle ? ", specials sprinkled" : "");
-}
-
 /* ---- Running and comparing ------------------------------------------------ */
 
 typedef struct {
     const sf_kernel *k;
     int supported;
-    unsigned long long cmp[SF_ELEM_COUNT][OP_N];
+    unsigned long long cmp[SF_ELEM_COUNT][SF_OP_COUNT_OF_OPS];
 } kstate;
 
 static kstate kernels[MAX_KERNELS];
@@ -420,7 +236,7 @@ static arena in_arena, out_arena;
 static size_t *expect; /* positions the specification keeps, for the current case */
 
 typedef struct {
-    sf_elem kind;
+    sf_elem elem;
     size_t n;
     sf_range r;
     uint32_t base32;
@@ -443,15 +259,15 @@ static void describe_value(sf_elem k, uint64_t bits, char *buf, size_t cap) {
 
 static void print_case(const tcase *c) {
     char lo[96], hi[96];
-    if (is_float(c->kind)) {
+    if (is_float(c->elem)) {
         snprintf(lo, sizeof lo, "%.17g (%a)", c->r.flo, c->r.flo);
         snprintf(hi, sizeof hi, "%.17g (%a)", c->r.fhi, c->r.fhi);
     } else {
-        describe_value(c->kind, c->r.lo, lo, sizeof lo);
-        describe_value(c->kind, c->r.hi, hi, sizeof hi);
+        describe_value(c->elem, c->r.lo, lo, sizeof lo);
+        describe_value(c->elem, c->r.hi, hi, sizeof hi);
     }
-    printf("  case #%llu: kind %s, n = %zu, range [%s, %s] (%s)\n", total_cases,
-           sf_elem_name(c->kind), c->n, lo, hi, c->shape);
+    printf("  case #%llu: elem %s, n = %zu, range [%s, %s] (%s)\n", total_cases,
+           sf_elem_name(c->elem), c->n, lo, hi, c->shape);
     printf("  data: %s; %zu of %zu kept by the specification\n", c->data_desc, c->kept, c->n);
     printf("  input %s, start address %% 64 = %u; output %s; index32 base %" PRIu32
            ", index64 base %" PRIu64 "\n",
@@ -463,16 +279,16 @@ static void print_neighbourhood(const tcase *c, size_t i) {
     size_t from = i >= 3 ? i - 3 : 0, to = i + 4 < c->n ? i + 4 : c->n;
     for (size_t j = from; j < to; j++) {
         char v[96];
-        uint64_t b = load_bits(c->kind, c->x, j);
-        describe_value(c->kind, b, v, sizeof v);
-        printf("    x[%zu] = %s  %s\n", j, v, spec_keep(c->kind, b, &c->r) ? "IN" : "out");
+        uint64_t b = load_bits(c->elem, c->x, j);
+        describe_value(c->elem, b, v, sizeof v);
+        printf("    x[%zu] = %s  %s\n", j, v, spec_keep(c->elem, b, &c->r) ? "IN" : "out");
     }
 }
 
 static void fail_header(const kstate *ks, int op, const tcase *c, const char *what) {
     fflush(stdout);
-    printf("\nFAIL: kernel %s, op %s, kind %s: %s\n", ks->k->name, op_names[op],
-           sf_elem_name(c->kind), what);
+    printf("\nFAIL: kernel %s, op %s, elem %s: %s\n", ks->k->name, op_names[op],
+           sf_elem_name(c->elem), what);
     if (strcmp(ks->k->name, "scalar"))
         printf("  (the scalar kernel agreed with the specification on this case)\n");
     else
@@ -490,17 +306,18 @@ static void fail_footer(void) {
 /* Expected output element j of operation op. */
 static uint64_t expected_at(const tcase *c, int op, size_t j) {
     switch (op) {
-    case OP_INDEX32: return (uint32_t)(c->base32 + (uint32_t)expect[j]);
-    case OP_INDEX64: return c->base64 + expect[j];
-    default: return load_bits(c->kind, c->x, expect[j]);
+    case SF_OP_INDEX32: return (uint32_t)(c->base32 + (uint32_t)expect[j]);
+    case SF_OP_INDEX64: return c->base64 + expect[j];
+    default: return load_bits(c->elem, c->x, expect[j]);
     }
 }
 
 static void run_one(kstate *ks, int op, const tcase *c) {
     const sf_kernel *k = ks->k;
-    const sf_elem kind = c->kind;
-    const size_t osz = op == OP_INDEX32 ? 4 : op == OP_INDEX64 ? 8 : esize(kind);
-    const size_t bytes = op == OP_COUNT ? 0 : c->n * osz;
+    const sf_elem elem = c->elem;
+    /* count writes nothing; its (empty) output is placed as the elements would be */
+    const size_t osz = op == SF_OP_COUNT ? esize(elem) : sf_result_size((sf_op)op, elem);
+    const size_t bytes = op == SF_OP_COUNT ? 0 : c->n * osz;
     unsigned char *out = arena_place(&out_arena, c->out_place, bytes, osz, c->out_shift);
     size_t got;
 
@@ -510,10 +327,10 @@ static void run_one(kstate *ks, int op, const tcase *c) {
     cur_kernel = k->name;
     cur_op = op;
     switch (op) {
-    case OP_INDEX32: got = k->index32[kind](c->x, c->n, &c->r, c->base32, (uint32_t *)(void *)out); break;
-    case OP_INDEX64: got = k->index64[kind](c->x, c->n, &c->r, c->base64, (uint64_t *)(void *)out); break;
-    case OP_VALUES: got = k->values[kind](c->x, c->n, &c->r, out); break;
-    default: got = k->count[kind](c->x, c->n, &c->r); break;
+    case SF_OP_INDEX32: got = k->index32[elem](c->x, c->n, &c->r, c->base32, (uint32_t *)(void *)out); break;
+    case SF_OP_INDEX64: got = k->index64[elem](c->x, c->n, &c->r, c->base64, (uint64_t *)(void *)out); break;
+    case SF_OP_VALUES: got = k->values[elem](c->x, c->n, &c->r, out); break;
+    default: got = k->count[elem](c->x, c->n, &c->r); break;
     }
     cur_op = -1;
     cur_kernel = "(harness)";
@@ -528,18 +345,18 @@ static void run_one(kstate *ks, int op, const tcase *c) {
     if (got != c->kept) {
         fail_header(ks, op, c, "wrong count");
         printf("  returned %zu, expected %zu\n", got, c->kept);
-        if (op != OP_COUNT && got <= c->n) {
+        if (op != SF_OP_COUNT && got <= c->n) {
             /* Point at the element it missed or invented: the first output that differs. */
-            const sf_elem ok = op == OP_INDEX32 ? SF_U32 : op == OP_INDEX64 ? SF_U64 : kind;
+            const sf_elem ok = op == SF_OP_INDEX32 ? SF_U32 : op == SF_OP_INDEX64 ? SF_U64 : elem;
             size_t j = 0, m = got < c->kept ? got : c->kept;
             while (j < m && load_bits(ok, out, j) == expected_at(c, op, j))
                 j++;
             if (j < c->kept) {
                 printf("  out[%zu] should come from x[%zu]:\n", j, expect[j]);
                 print_neighbourhood(c, expect[j]);
-            } else if (op != OP_VALUES) {
-                const uint64_t mask = op == OP_INDEX32 ? UINT32_MAX : UINT64_MAX;
-                const uint64_t pos = (load_bits(ok, out, j) - (op == OP_INDEX32 ? c->base32 : c->base64)) & mask;
+            } else if (op != SF_OP_VALUES) {
+                const uint64_t mask = op == SF_OP_INDEX32 ? UINT32_MAX : UINT64_MAX;
+                const uint64_t pos = (load_bits(ok, out, j) - (op == SF_OP_INDEX32 ? c->base32 : c->base64)) & mask;
                 printf("  out[%zu] is position %" PRIu64 ", which the specification rejects:\n", j, pos);
                 if (pos < c->n)
                     print_neighbourhood(c, (size_t)pos);
@@ -547,8 +364,8 @@ static void run_one(kstate *ks, int op, const tcase *c) {
         }
         fail_footer();
     }
-    for (size_t j = 0; op != OP_COUNT && j < got; j++) {
-        const sf_elem ok = op == OP_INDEX32 ? SF_U32 : op == OP_INDEX64 ? SF_U64 : kind;
+    for (size_t j = 0; op != SF_OP_COUNT && j < got; j++) {
+        const sf_elem ok = op == SF_OP_INDEX32 ? SF_U32 : op == SF_OP_INDEX64 ? SF_U64 : elem;
         uint64_t have = load_bits(ok, out, j), want = expected_at(c, op, j);
         if (have != want) {
             char hv[96], wv[96];
@@ -560,17 +377,17 @@ static void run_one(kstate *ks, int op, const tcase *c) {
             fail_footer();
         }
     }
-    ks->cmp[kind][op]++;
+    ks->cmp[elem][op]++;
     total_cmp++;
 }
 
-static void run_case(sf_elem kind, size_t n) {
+static void run_case(sf_elem elem, size_t n) {
     tcase c;
-    const size_t sz = esize(kind);
+    const size_t sz = esize(elem);
     memset(&c, 0, sizeof c);
-    c.kind = kind;
+    c.elem = elem;
     c.n = n;
-    make_range(kind, &c.r, &c.shape);
+    make_range(elem, &c.r, &c.shape);
 
     switch (below(4)) {
     case 0: c.base32 = 0; break;
@@ -591,18 +408,18 @@ static void run_case(sf_elem kind, size_t n) {
     c.out_shift = (size_t)below(64);
     unsigned char *x = arena_place(&in_arena, c.in_place, n * sz, sz, (size_t)below(64));
     c.x = x;
-    fill_data(kind, x, n, &c.r, c.data_desc, sizeof c.data_desc);
+    fill_data(elem, x, n, &c.r, c.data_desc, sizeof c.data_desc);
     for (size_t i = 0; i < n; i++)
-        if (spec_keep(kind, load_bits(kind, x, i), &c.r))
+        if (spec_keep(elem, load_bits(elem, x, i), &c.r))
             expect[c.kept++] = i;
 
-    cur_kind = kind;
+    cur_elem = elem;
     cur_n = (long)n;
     cur_case = (sig_atomic_t)total_cases;
     arena_protect(x, n * sz, PROT_READ); /* a kernel that writes its input faults */
     for (int ki = 0; ki < nkernels; ki++)
         if (kernels[ki].supported)
-            for (int op = 0; op < OP_N; op++)
+            for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
                 run_one(&kernels[ki], op, &c);
     arena_protect(x, n * sz, PROT_READ | PROT_WRITE);
     total_cases++;
@@ -619,7 +436,31 @@ static unsigned long long api_checks;
             die(__VA_ARGS__);                                                                \
     } while (0)
 
+/* Every kernel the project knows, from the table dispatch reads too (read here
+ * as plain data, to check dispatch's answers against it). */
+static const struct {
+    const char *name, *arch;
+} known_kernels[] = {
+#define SF_ISA(name, arch, features, flags) {#name, #arch},
+#include "kernels/isa.def"
+#undef SF_ISA
+};
+#define KNOWN_KERNELS ((int)(sizeof known_kernels / sizeof known_kernels[0]))
+
+typedef void (*any_fn)(void); /* the type -Wcast-function-type lets any function pointer become */
+
+/* Slot (op, e) of k, as one pointer type, only to compare it with others. */
+static any_fn slot_of(const sf_kernel *k, int op, int e) {
+    switch (op) {
+    case SF_OP_INDEX32: return (any_fn)k->index32[e];
+    case SF_OP_INDEX64: return (any_fn)k->index64[e];
+    case SF_OP_VALUES: return (any_fn)k->values[e];
+    default: return (any_fn)k->count[e];
+    }
+}
+
 static void check_table(void) {
+    const sf_kernel *sel = NULL;
     API_CHECK(sf_kernel_count() >= 1 && sf_kernel_count() <= MAX_KERNELS, "sf_kernel_count() = %d",
               sf_kernel_count());
     API_CHECK(sf_kernel_at(0) && !strcmp(sf_kernel_at(0)->name, "scalar"),
@@ -628,20 +469,55 @@ static void check_table(void) {
     API_CHECK(!sf_kernel_find("no-such-kernel") && !sf_kernel_find(NULL), "sf_kernel_find of an unknown name");
     API_CHECK(!sf_kernel_supported(NULL), "sf_kernel_supported(NULL) != 0");
     API_CHECK(sf_use_kernel("no-such-kernel") == SF_EUNKNOWN, "sf_use_kernel of an unknown name");
+    API_CHECK(sf_kernel_select("no-such-kernel", &sel) == SF_EUNKNOWN && !sel &&
+                  sf_kernel_select(NULL, &sel) == SF_EUNKNOWN && !sel,
+              "sf_kernel_select of an unknown name");
+    API_CHECK(!sf_kernel_arch("no-such-kernel") && !sf_kernel_arch(NULL), "sf_kernel_arch of an unknown name");
     for (int e = 0; e < SF_ELEM_COUNT; e++)
         API_CHECK(sf_elem_name((sf_elem)e) && sf_elem_size((sf_elem)e), "sf_elem_name/size(%d)", e);
     API_CHECK(!sf_elem_name(SF_ELEM_COUNT) && !sf_elem_size(SF_ELEM_COUNT), "invalid sf_elem accepted");
+    API_CHECK(sf_result_size(SF_OP_INDEX32, SF_U8) == 4 && sf_result_size(SF_OP_INDEX64, SF_U8) == 8 &&
+                  sf_result_size(SF_OP_VALUES, SF_U16) == 2 && sf_result_size(SF_OP_VALUES, SF_F64) == 8 &&
+                  sf_result_size(SF_OP_COUNT, SF_U64) == 0,
+              "sf_result_size");
     for (int i = 0; i < sf_kernel_count(); i++) {
         const sf_kernel *k = sf_kernel_at(i);
         API_CHECK(k && k->name, "sf_kernel_at(%d) has no name", i);
         API_CHECK(sf_kernel_find(k->name) == k, "sf_kernel_find(\"%s\") is not sf_kernel_at(%d)", k->name, i);
         for (int e = 0; e < SF_ELEM_COUNT; e++)
             API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e],
-                      "kernel %s has an empty slot for kind %s", k->name, sf_elem_name((sf_elem)e));
-        if (!sf_kernel_supported(k))
-            API_CHECK(sf_use_kernel(k->name) == SF_EUNSUPPORTED,
-                      "sf_use_kernel(\"%s\") accepted a kernel this CPU cannot run", k->name);
+                      "kernel %s has an empty slot for elem %s", k->name, sf_elem_name((sf_elem)e));
+        const int want = sf_kernel_supported(k) ? SF_OK : SF_EUNSUPPORTED;
+        sel = NULL;
+        API_CHECK(sf_kernel_select(k->name, &sel) == want && sel == (want == SF_OK ? k : NULL),
+                  "sf_kernel_select(\"%s\") is not %d", k->name, want);
+        API_CHECK(sf_use_kernel(k->name) == want, "sf_use_kernel(\"%s\") is not %d", k->name, want);
+        /* A slot that is a lower kernel's function came from dispatch's fallback. */
+        for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
+            for (int e = 0; e < SF_ELEM_COUNT; e++)
+                for (int j = 0; j < i; j++)
+                    if (slot_of(sf_kernel_at(j), op, e) == slot_of(k, op, e)) {
+                        printf("slot %s %s %s: from %s\n", k->name, op_names[op],
+                               sf_elem_name((sf_elem)e), sf_kernel_at(j)->name);
+                        break;
+                    }
     }
+    for (int i = 0; i < KNOWN_KERNELS; i++) {
+        const char *name = known_kernels[i].name, *arch = sf_kernel_arch(name);
+        const int built = sf_kernel_find(name) != NULL;
+        API_CHECK(arch && !strcmp(arch, known_kernels[i].arch),
+                  "sf_kernel_arch(\"%s\") = %s, isa.def says %s", name, arch ? arch : "NULL",
+                  known_kernels[i].arch);
+        if (!built) {
+            sel = NULL;
+            API_CHECK(sf_kernel_select(name, &sel) == SF_ENOTBUILT && !sel &&
+                          sf_use_kernel(name) == SF_ENOTBUILT,
+                      "kernel %s is not in this build: select/use must say SF_ENOTBUILT", name);
+        }
+        printf("known %s arch=%s: %s\n", name, arch, built ? "built" : "not built");
+    }
+    API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
+              "sf_use_kernel(NULL) did not restore the best kernel");
     API_CHECK(sf_kernel_supported(sf_kernel_at(0)), "scalar reported unsupported");
     API_CHECK(sf_kernel_supported(sf_best_kernel()), "the best kernel is not supported");
 }
@@ -661,7 +537,7 @@ static void check_convenience(void) {
                   "sf_use_kernel(\"%s\") did not make it active", k->name);
         cur_kernel = k->name;
         cur_call = " via sf_filter_indexes_u32 / sf_count_in_range_u32";
-        cur_kind = SF_U32;
+        cur_elem = SF_U32;
         for (size_t n = 0; n <= 67; n += (n < 20 ? 1 : 47)) {
             cur_n = (long)n;
             uint32_t *x = (uint32_t *)(void *)(in_arena.base + in_arena.size - n * 4);
@@ -741,7 +617,7 @@ static void usage(const char *argv0) {
             "usage: %s [--seed N] [--quick] [--kernel NAME] [--rounds R] [--mid M] [--large L]\n"
             "          [--max-len N] [--list]\n"
             "  --quick      fewer cases (for emulators): still every length 0..300 for every\n"
-            "               kind and operation, plus a few longer and a few large lengths\n"
+            "               element kind and operation, plus a few longer and a few large lengths\n"
             "  --kernel     compare only this kernel with scalar\n"
             "  --rounds R   random cases per length 0..300 per kind (default 6, quick 2)\n"
             "  --mid M      random lengths in 301..4096 per kind (default 60, quick 8)\n"

@@ -1,0 +1,223 @@
+/*
+ * The loops of kernels/sse41.c and kernels/avx2.c, written once for any vector
+ * width. Each of those files defines its ISA's primitives, then includes this
+ * file, which defines the ISA's P_filter and P_count (P = its prefix) for
+ * SF_INSTANTIATE. Every operation is one loop over blocks of a few vectors:
+ *
+ *   1. compare a vector with the range, giving one mask lane per element;
+ *   2. movemask that into one bit per element (bit i = element i is kept);
+ *   3. compact: for each group of output lanes, look the group's bits up in a
+ *      table of lane permutations (x86_tables.h), permute the position vector
+ *      (or the data itself, for values), store the whole vector at out + k and
+ *      advance k by the popcount of the bits;
+ *   count instead subtracts the all-ones compare result from lane counters and
+ *   folds them into a scalar before a lane could wrap (no movemask, no popcount).
+ *
+ * The whole-vector stores in step 3 stay inside out[0, n): a group of G inputs
+ * starts at some i with k <= i (we never keep more than we have read), its
+ * store covers out[k, k + G) and k + G <= i + G <= n. The last partial block
+ * runs the same step on a zero-padded copy of the input, into a scratch
+ * buffer, so nothing is read past x[n-1] or written past out[n-1].
+ *
+ * The including file defines, before #include:
+ *   X86_ISA      its prefix (sse41, avx2): every function here is named X86_FN(name),
+ *                that is P_name, like the file's own
+ *   X86_BYTES    the vector width in bytes; X86_VEC the integer vector type
+ *   X86_MM(f)    an intrinsic of that width (X86_MM(sub_epi8): _mm_sub_epi8 ...)
+ *   X86_SI(f)    a whole-register one (X86_SI(loadu): _mm_loadu_si128 ...)
+ * and the SF_INLINE functions
+ *   P_hits(elem, a, b, x)         all-ones lanes where x hits (see P_hits_outside),
+ *                                 for the bounds a, b of P_setup
+ *   P_bits(elem, h)               one bit per element of a hit vector
+ *   P_popcount(m)                 the bits set in m (at most 32)
+ *   P_emit_ids(w, out, k, ids, m) append the positions (w-byte lanes of ids)
+ *                                 selected by m; return the new k
+ *   P_emit_values(elem, out, k, x, m)  the same for the elements of x
+ *   P_fold128(v)                  the two 128-bit halves of v added as 64-bit lanes
+ */
+#ifndef X86_ISA
+#error "define X86_ISA and the primitives before including x86_skeleton.h"
+#endif
+
+#define X86_FN(name) SF_CAT(X86_ISA, SF_CAT(_, name))
+
+/* The broadcasts SF_BROADCAST_RANGE builds the bounds with. */
+SF_INLINE X86_VEC X86_FN(dup8)(uint8_t v) { return X86_MM(set1_epi8)((char)v); }
+SF_INLINE X86_VEC X86_FN(dup16)(uint16_t v) { return X86_MM(set1_epi16)((short)v); }
+SF_INLINE X86_VEC X86_FN(dup32)(uint32_t v) { return X86_MM(set1_epi32)((int)v); }
+SF_INLINE X86_VEC X86_FN(dup64)(uint64_t v) { return X86_MM(set1_epi64x)((long long)v); }
+SF_INLINE X86_VEC X86_FN(dupf32)(float v) { return X86_SI(castps)(X86_MM(set1_ps)(v)); }
+SF_INLINE X86_VEC X86_FN(dupf64)(double v) { return X86_SI(castpd)(X86_MM(set1_pd)(v)); }
+
+/* The range, broadcast: `a` = lo and `b` = hi - lo with the sign bit flipped
+ * (x86 has only signed integer compares before AVX-512), or the float bounds:
+ * P_bounds and P_setup. */
+SF_DEFINE_BOUNDS(X86_ISA, X86_VEC, 1)
+
+SF_INLINE size_t X86_FN(lanes)(sf_elem elem) { return X86_BYTES / sf_elem_size(elem); }
+
+/* Integer kinds compare for "outside": the signed greater-than is one
+ * instruction, while "inside" would need span + 1, which wraps for the full
+ * range. Float kinds compare for "inside" with ordered compares (NaN fails). */
+SF_INLINE int X86_FN(hits_outside)(sf_elem elem) { return !sf_is_float(elem); }
+
+SF_INLINE X86_VEC X86_FN(load)(const unsigned char *p) {
+    return X86_SI(loadu)((const X86_VEC *)(const void *)p);
+}
+
+/* Kept-element bits of nvec consecutive vectors (at most 32 elements). */
+SF_INLINE uint32_t X86_FN(keep)(sf_elem elem, const X86_FN(bounds) *c, const unsigned char *p,
+                                size_t nvec) {
+    const size_t lanes = X86_FN(lanes)(elem), nbits = nvec * lanes;
+    uint32_t m = 0;
+    for (size_t v = 0; v < nvec; v++)
+        m |= X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, X86_FN(load)(p + X86_BYTES * v)))
+             << (v * lanes);
+    if (X86_FN(hits_outside)(elem))
+        m ^= nbits >= 32 ? 0xffffffffu : (1u << nbits) - 1u;
+    return m;
+}
+
+/* Elements per step: one vector, or two for 64-bit data with 32-bit positions
+ * so that a step fills a whole vector of positions. */
+SF_INLINE size_t X86_FN(block)(sf_op op, sf_elem elem) {
+    const size_t lanes = X86_FN(lanes)(elem), ids = X86_BYTES / 4;
+    return (op == SF_OP_INDEX32 && lanes < ids) ? ids : lanes;
+}
+
+/*
+ * One block of P_block(op, elem) elements at p: append what it keeps to out
+ * (k results so far) and return the new k. `ids` holds the positions of the
+ * next output group and moves on with it. `valid` masks off the padding lanes
+ * of the last, partial block.
+ */
+SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
+                              const unsigned char *p, X86_VEC *ids, unsigned char *out,
+                              size_t k, uint32_t valid) {
+    if (op == SF_OP_VALUES) {
+        const X86_VEC x = X86_FN(load)(p);
+        uint32_t m = X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, x));
+        if (X86_FN(hits_outside)(elem))
+            m = ~m;
+        return X86_FN(emit_values)(elem, out, k, x, m & valid);
+    }
+    /* Positions of w bytes, g to a vector. */
+    const size_t lanes = X86_FN(lanes)(elem), block = X86_FN(block)(op, elem);
+    const size_t w = sf_result_size(op, elem), g = X86_BYTES / w;
+    const uint32_t m = X86_FN(keep)(elem, c, p, block / lanes) & valid;
+    for (size_t j = 0; j < block / g; j++) {
+        k = X86_FN(emit_ids)(w, out, k, *ids, (m >> (g * j)) & ((1u << g) - 1u));
+        *ids = w == 4 ? X86_MM(add_epi32)(*ids, X86_MM(set1_epi32)((int)g))
+                      : X86_MM(add_epi64)(*ids, X86_MM(set1_epi64x)((long long)g));
+    }
+    return k;
+}
+
+/* 0, 1, 2, ... as the first vector of positions. */
+static const uint32_t X86_FN(iota32)[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+static const uint64_t X86_FN(iota64)[4] = {0, 1, 2, 3};
+
+/*
+ * The compaction loop behind index32, index64 and values, unrolled by two (see
+ * the ISA file for what that bought).
+ */
+SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
+                                const sf_range *r, uint64_t base, void *out_) {
+    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+    const size_t size = sf_elem_size(elem), osize = sf_result_size(op, elem);
+    const size_t block = X86_FN(block)(op, elem);
+    const uint32_t all = block >= 32 ? 0xffffffffu : (1u << block) - 1u;
+    const unsigned char *p = (const unsigned char *)x;
+    unsigned char *out = (unsigned char *)out_;
+    X86_VEC ids = op == SF_OP_INDEX32
+                      ? X86_MM(add_epi32)(X86_MM(set1_epi32)((int)(uint32_t)base),
+                                          X86_FN(load)((const unsigned char *)X86_FN(iota32)))
+                      : X86_MM(add_epi64)(X86_MM(set1_epi64x)((long long)base),
+                                          X86_FN(load)((const unsigned char *)X86_FN(iota64)));
+    size_t i = 0, k = 0;
+    for (; n - i >= 2 * block; i += 2 * block) {
+        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, all);
+        k = X86_FN(step)(op, elem, &c, p + (i + block) * size, &ids, out, k, all);
+    }
+    if (n - i >= block) {
+        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, all);
+        i += block;
+    }
+    if (i < n) {
+        /* Fewer than `block` elements left: the same step on a zero-padded
+         * copy, into scratch, then copy out what was kept. */
+        _Alignas(X86_BYTES) unsigned char in[2 * X86_BYTES] = {0}; /* block * size */
+        _Alignas(X86_BYTES) unsigned char tmp[8 * X86_BYTES];      /* block * osize */
+        const size_t rest = n - i;
+        memcpy(in, p + i * size, rest * size);
+        const size_t t = X86_FN(step)(op, elem, &c, in, &ids, tmp, 0, (1u << rest) - 1u);
+        memcpy(out + k * osize, tmp, t * osize);
+        k += t;
+    }
+    return k;
+}
+
+/* ---- count: no movemask, no popcount in the loop -------------------------- */
+
+/* acc - hits: each lane counts its own hits (a hit lane is -1). */
+SF_INLINE X86_VEC X86_FN(count_lanes)(sf_elem elem, X86_VEC acc, X86_VEC h) {
+    switch (sf_elem_size(elem)) {
+    case 1: return X86_MM(sub_epi8)(acc, h);
+    case 2: return X86_MM(sub_epi16)(acc, h);
+    case 4: return X86_MM(sub_epi32)(acc, h);
+    default: return X86_MM(sub_epi64)(acc, h);
+    }
+}
+
+/* Sum of the lane counters, widened so that none can overflow. */
+SF_INLINE uint64_t X86_FN(sum_lanes)(sf_elem elem, X86_VEC acc) {
+    const size_t size = sf_elem_size(elem);
+    if (size == 1)
+        acc = X86_MM(sad_epu8)(acc, X86_SI(setzero)());
+    if (size == 2)
+        acc = X86_MM(add_epi32)(X86_SI(and)(acc, X86_MM(set1_epi32)(0xffff)),
+                                X86_MM(srli_epi32)(acc, 16));
+    if (size == 2 || size == 4)
+        acc = X86_MM(add_epi64)(X86_SI(and)(acc, X86_MM(set1_epi64x)(0xffffffff)),
+                                X86_MM(srli_epi64)(acc, 32));
+    const __m128i s = X86_FN(fold128)(acc);
+    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
+}
+
+SF_INLINE size_t X86_FN(count)(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+    const size_t size = sf_elem_size(elem), lanes = X86_FN(lanes)(elem);
+    /* Vectors per round before a lane counter could wrap (two counters). */
+    const size_t round = size == 1 ? 2 * 255 : size == 2 ? 2 * 65535 : (size_t)1 << 30;
+    const unsigned char *p = (const unsigned char *)x;
+    size_t i = 0;
+    uint64_t hits = 0;
+    while (n - i >= lanes) {
+        size_t nvec = (n - i) / lanes;
+        if (nvec > round)
+            nvec = round;
+        /* Two counters: one would make the loop wait on its 1-cycle add. */
+        X86_VEC acc0 = X86_SI(setzero)(), acc1 = X86_SI(setzero)();
+        size_t v = 0;
+        for (; v + 2 <= nvec; v += 2) {
+            acc0 = X86_FN(count_lanes)(
+                elem, acc0, X86_FN(hits)(elem, c.a, c.b, X86_FN(load)(p + X86_BYTES * v)));
+            acc1 = X86_FN(count_lanes)(
+                elem, acc1, X86_FN(hits)(elem, c.a, c.b, X86_FN(load)(p + X86_BYTES * (v + 1))));
+        }
+        if (v < nvec)
+            acc0 = X86_FN(count_lanes)(
+                elem, acc0, X86_FN(hits)(elem, c.a, c.b, X86_FN(load)(p + X86_BYTES * v)));
+        hits += X86_FN(sum_lanes)(elem, acc0) + X86_FN(sum_lanes)(elem, acc1);
+        p += X86_BYTES * nvec;
+        i += lanes * nvec;
+    }
+    size_t kept = X86_FN(hits_outside)(elem) ? i - (size_t)hits : (size_t)hits;
+    if (i < n) {
+        _Alignas(X86_BYTES) unsigned char in[X86_BYTES] = {0};
+        const size_t rest = n - i;
+        memcpy(in, p, rest * size);
+        kept += X86_FN(popcount)(X86_FN(keep)(elem, &c, in, 1) & ((1u << rest) - 1u));
+    }
+    return kept;
+}

@@ -1,0 +1,352 @@
+"""The ``sf`` accessor on pandas Series and DataFrames.
+
+``import simdfilter.pandas`` registers it (pandas stays an optional dependency):
+
+>>> import pandas as pd, simdfilter.pandas
+>>> s = pd.Series([1992, 2018, 1934, 2002, 2022, 1998], name="year")
+>>> s.sf.indexes(1982, 2000)
+array([0, 5], dtype=uint32)
+>>> s.sf.count(1982, 2000)
+2
+>>> df = pd.DataFrame({"year": s, "score": [3.5, 1.0, None, 2.0, 4.0, 9.5]})
+>>> df.sf.filter(year=(1982, 2000), score=(None, 5))
+   year  score
+0  1992    3.5
+
+``between``, ``filter`` and ``count`` are drop-ins for pandas' own
+expressions (``s.between``, ``s[s.between(...)]``, ``s.between(...).sum()``):
+the same values, dtype, index and name. Accelerated columns (read in place by
+the SIMD kernels): bool, int8..uint64, float32, float64, datetime64 (naive or
+tz-aware) and timedelta64, NumPy-backed, nullable (``Int64``, ``Float64``,
+``boolean``, ...) or Arrow-backed (``int64[pyarrow]``, ...). Any other column
+(object, strings, categorical, Period, intervals) is computed by pandas
+itself, so the answer is always pandas' answer; ``indexes`` raises TypeError
+for such a column instead, as ``simdfilter.filter_indexes`` does.
+A None end is unbounded (pandas has no such bound; the kernels do). Strings
+bound datetime columns as pandas reads them (in the column's zone when it is
+tz-aware), Arrow-backed timestamp columns included, where pandas itself
+refuses strings.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+try:
+    import pandas as pd
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(
+        "simdfilter.pandas needs pandas, which is not installed: pip install pandas"
+    ) from exc
+
+import simdfilter as _sf
+
+__all__ = ["SeriesAccessor", "DataFrameAccessor"]
+
+_INCLUSIVE = ("both", "left", "right", "neither")
+# pandas' own message for a bad `inclusive`, so the drop-in raises what pandas raises.
+_BAD_INCLUSIVE = 'Inclusive has to be either string of "both","left", "right", or "neither".'
+
+# Below this many rows a conjunction is evaluated in the order given: a
+# selectivity estimate would cost more than it saves.
+_ORDER_MIN_ROWS = 1 << 16
+_SAMPLE = 1024
+
+_MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
+
+
+def _check_inclusive(inclusive: Any) -> str:
+    if not isinstance(inclusive, str) or inclusive not in _INCLUSIVE:
+        raise ValueError(_BAD_INCLUSIVE)
+    return inclusive
+
+
+def _zone_of(s: "pd.Series") -> Any:
+    """The time zone of a tz-aware datetime column (NumPy- or Arrow-backed), else None."""
+    dtype = s.dtype
+    tz = getattr(dtype, "tz", None)
+    if tz is not None:
+        return tz
+    pa_type = getattr(dtype, "pyarrow_dtype", None)
+    return getattr(pa_type, "tz", None) if pa_type is not None else None
+
+
+def _utc_bound(bound: Any, tz: Any) -> Any:
+    """A bound on a tz-aware column as the naive UTC instant the column stores.
+
+    pandas reads a string bound in the column's own zone and compares aware
+    datetimes as instants; the kernels compare the stored UTC values, so the
+    bound goes in as that instant. A naive datetime is left alone: pandas
+    refuses it, and so does the fallback that then runs.
+    """
+    if bound is None:
+        return None
+    if isinstance(bound, str):
+        ts = pd.Timestamp(bound)
+        if ts is pd.NaT:
+            return np.datetime64("NaT")
+        if ts.tzinfo is None:
+            ts = ts.tz_localize(tz)
+    elif isinstance(bound, _dt.datetime) and bound.tzinfo is not None:
+        ts = pd.Timestamp(bound)
+    elif isinstance(bound, (_dt.datetime, np.datetime64)):
+        # pandas will not compare naive and aware times: neither do we.
+        raise TypeError(f"a naive {type(bound).__name__} cannot bound tz-aware data")
+    else:
+        return bound
+    return ts.tz_convert("UTC").tz_localize(None).to_datetime64()  # the instant, exactly
+
+
+def _bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
+    tz = _zone_of(s)
+    if tz is None:
+        return lo, hi
+    return _utc_bound(lo, tz), _utc_bound(hi, tz)
+
+
+def _positions(s: "pd.Series", lo: Any, hi: Any, inclusive: str,
+               within: Optional[np.ndarray] = None) -> np.ndarray:
+    """filter_indexes on the column; TypeError/ValueError as the kernel raises them."""
+    lo, hi = _bounds(s, lo, hi)
+    if within is None:
+        return _sf.filter_indexes(s, lo, hi, inclusive=inclusive)
+    return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
+
+
+def _null_mask(s: "pd.Series") -> Optional[np.ndarray]:
+    """True at the NA of a nullable or Arrow-backed column, or None if it has none."""
+    if not s.hasnans:
+        return None
+    return s.isna().to_numpy()
+
+
+def _result_array(s: "pd.Series", mask: np.ndarray) -> Any:
+    """`mask` in the dtype pandas' between gives for `s`: ``boolean`` with NA for
+    nullable columns, ``bool[pyarrow]`` with nulls for Arrow-backed ones, else bool."""
+    if isinstance(s.array, _MASKED):
+        nulls = _null_mask(s)
+        return pd.arrays.BooleanArray(mask, nulls if nulls is not None else np.zeros(len(mask), bool))
+    if isinstance(s.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        nulls = _null_mask(s)
+        return pd.array(pa.array(mask, type=pa.bool_(), mask=nulls), dtype=pd.ArrowDtype(pa.bool_()))
+    return mask
+
+
+def _series_like(values: Any, s: "pd.Series") -> "pd.Series":
+    """A Series of `values` with the index and name of `s`.
+
+    Built from a block manager, pandas' internal route: the public constructor
+    costs more than the whole filter on a small Series (2.4x this here), and
+    groupby-apply pipelines call it once per small group. A pandas without
+    that route gets the public constructor, the same Series.
+    """
+    try:
+        from pandas.core.internals import SingleBlockManager
+
+        mgr = SingleBlockManager.from_array(values, s.index)
+        out = pd.Series._from_mgr(mgr, mgr.axes)
+        out.name = s.name
+        return out
+    except (ImportError, AttributeError, TypeError):
+        return pd.Series(values, index=s.index, name=s.name, copy=False)
+
+
+class SeriesAccessor:
+    """``s.sf``: range queries on one column through simdfilter's kernels.
+
+    Accelerated dtypes: bool, int8..uint64, float32, float64, datetime64 (naive
+    or tz-aware) and timedelta64, NumPy-backed, nullable or Arrow-backed. Other
+    columns go to pandas itself in `between`, `filter` and `count`; `indexes`
+    raises TypeError for them. NA, NaN and NaT never match.
+    """
+
+    def __init__(self, series: "pd.Series") -> None:
+        self._s = series
+
+    def indexes(self, lo: Any, hi: Any, inclusive: str = "both") -> np.ndarray:
+        """Positions (``iloc``) of the elements in range, ascending.
+
+        Parameters
+        ----------
+        lo, hi : scalar or None
+            Bounds; None is unbounded. On datetime columns: datetime-likes or
+            strings, read as pandas reads them (in the column's zone if tz-aware).
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+
+        Returns
+        -------
+        numpy.ndarray
+            uint32 positions (int64 from 2**32 rows on), as ``simdfilter.filter_indexes``.
+
+        Raises
+        ------
+        TypeError
+            A column no kernel reads (object, strings, categorical, Period,
+            intervals), or bounds of the wrong kind.
+        ValueError
+            Bad `inclusive`.
+        """
+        inclusive = _check_inclusive(inclusive)
+        return _positions(self._s, lo, hi, inclusive)
+
+    def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
+        """A drop-in for ``s.between(lo, hi, inclusive)``.
+
+        Returns
+        -------
+        pandas.Series
+            Same index and name as ``s``; dtype bool, or ``boolean`` with NA at
+            the NA of a nullable column (``bool[pyarrow]`` for Arrow-backed
+            ones), as pandas gives it.
+        """
+        s = self._s
+        inclusive = _check_inclusive(inclusive)
+        try:
+            idx = _positions(s, lo, hi, inclusive)
+        except (TypeError, ValueError):
+            return s.between(lo, hi, inclusive=inclusive)  # pandas' answer, or its error
+        mask = np.zeros(len(s), dtype=bool)
+        mask[idx] = True
+        return _series_like(_result_array(s, mask), s)
+
+    def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
+        """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``."""
+        s = self._s
+        inclusive = _check_inclusive(inclusive)
+        try:
+            idx = _positions(s, lo, hi, inclusive)
+        except (TypeError, ValueError):
+            return s[s.between(lo, hi, inclusive=inclusive)]
+        return s.iloc[idx]
+
+    def count(self, lo: Any, hi: Any, inclusive: str = "both") -> int:
+        """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``."""
+        s = self._s
+        inclusive = _check_inclusive(inclusive)
+        try:
+            a, b = _bounds(s, lo, hi)
+            return _sf.count_in_range(s, a, b, inclusive=inclusive)
+        except (TypeError, ValueError):
+            return int(s.between(lo, hi, inclusive=inclusive).sum())
+
+
+def _ranges(df: "pd.DataFrame", ranges: Dict[str, Any]) -> List[Tuple[str, "pd.Series", Any, Any]]:
+    if not ranges:
+        raise TypeError("give at least one range, as column=(lo, hi)")
+    out = []
+    for name, rng in ranges.items():
+        if name not in df.columns:
+            raise KeyError(name)
+        col = df[name]
+        if isinstance(col, pd.DataFrame):
+            raise ValueError(f"column label {name!r} is not unique")
+        try:
+            lo, hi = rng
+        except (TypeError, ValueError):
+            raise TypeError(f"the range of {name!r} must be a pair (lo, hi), not {rng!r}") from None
+        out.append((name, col, lo, hi))
+    return out
+
+
+def _estimate(col: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Optional[int]:
+    """Hits among an evenly spaced sample of rows, or None if no kernel reads the column."""
+    n = len(col)
+    sample = np.arange(0, n, max(1, n // _SAMPLE), dtype=np.intp)
+    a, b = _bounds(col, lo, hi)
+    try:
+        return _sf.count_in_range(col, a, b, inclusive=inclusive, within=sample)
+    except (TypeError, ValueError):
+        return None
+
+
+def _conjunction(df: "pd.DataFrame", inclusive: str, ranges: Dict[str, Any],
+                 pandas_fallback: bool) -> np.ndarray:
+    """Positions of the rows in every range: the first range through the kernel,
+    each further one only at the rows still standing (``within=``)."""
+    inclusive = _check_inclusive(inclusive)
+    plan = _ranges(df, ranges)
+    if len(plan) > 1 and len(df) >= _ORDER_MIN_ROWS:
+        # Most selective first: the later passes then read fewer rows. Columns
+        # no kernel reads go last. The order changes the cost, never the rows.
+        est = [_estimate(col, lo, hi, inclusive) for _, col, lo, hi in plan]
+        order = sorted(range(len(plan)), key=lambda i: (est[i] is None, est[i] or 0, i))
+        plan = [plan[i] for i in order]
+    idx: Optional[np.ndarray] = None
+    for name, col, lo, hi in plan:
+        if idx is not None and len(idx) == 0:
+            break
+        try:
+            idx = _positions(col, lo, hi, inclusive, within=idx)
+            continue
+        except TypeError as exc:
+            if not pandas_fallback:
+                raise TypeError(f"column {name!r}: {exc}") from exc
+        except ValueError:
+            if not pandas_fallback:
+                raise
+        mask = col.between(lo, hi, inclusive=inclusive)
+        mask = np.asarray(mask.fillna(False).astype(bool).to_numpy(), dtype=bool)
+        if idx is None:
+            idx = np.flatnonzero(mask).astype(np.uint32 if len(df) < 2**32 else np.int64)
+        else:
+            idx = idx[mask[idx]]
+    assert idx is not None
+    return idx
+
+
+class DataFrameAccessor:
+    """``df.sf``: multi-column range queries without a boolean mask per column.
+
+    ``df.sf.filter(a=(lo, hi), b=(lo, hi))`` equals
+    ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The first range is
+    evaluated through the kernel over the whole column, each further one only
+    at the surviving rows. Accelerated columns as in ``s.sf``.
+    """
+
+    def __init__(self, frame: "pd.DataFrame") -> None:
+        self._df = frame
+
+    def indexes(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> np.ndarray:
+        """Positions (``iloc``) of the rows where every named column is in its range.
+
+        Parameters
+        ----------
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+            Applies to every range.
+        **ranges : (lo, hi)
+            One pair per column; a None end is unbounded.
+
+        Raises
+        ------
+        KeyError
+            An unknown column.
+        TypeError
+            A column no kernel reads, or bounds of the wrong kind.
+        ValueError
+            Bad `inclusive`.
+        """
+        return _conjunction(self._df, inclusive, ranges, pandas_fallback=False)
+
+    def filter(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> "pd.DataFrame":
+        """The rows where every named column is in its range, index kept.
+
+        A drop-in for ``df[df.a.between(...) & df.b.between(...)]``; a column no
+        kernel reads is evaluated by pandas (``between``), at the rows left.
+
+        Raises
+        ------
+        KeyError
+            An unknown column.
+        ValueError
+            Bad `inclusive`.
+        """
+        return self._df.iloc[_conjunction(self._df, inclusive, ranges, pandas_fallback=True)]
+
+
+pd.api.extensions.register_series_accessor("sf")(SeriesAccessor)
+pd.api.extensions.register_dataframe_accessor("sf")(DataFrameAccessor)

@@ -1,0 +1,293 @@
+"""Building the C test programs (tests/c/) and the extension, for tests/test_c_harness.py.
+
+Everything a C build needs comes from setup.py (imported, never copied): the
+ISA table (csrc/kernels/isa.def), each kernel file's flags, the library's
+sources (every C file under csrc/lib, and the scalar kernel) and the include
+directories. A test program is linked against that one library:
+
+    binary, compiled = build(cc, arch, out_dir, [TESTS_C / "test_kernels.c"], cflags=...)
+
+Compiles run in parallel, and the library's objects are cached per (compiler,
+architecture, flags) for the session, so the kernel test and the driver test of
+one configuration (say gcc with ASan+UBSan) share a single build of the library.
+
+Environment:
+  SIMDFILTER_SOURCE_ROOT   tree holding setup.py and csrc/ (default: this repo)
+  SIMDFILTER_REQUIRE_ALL=1 a missing cross compiler, qemu or libFuzzer fails
+                           instead of skipping (CI sets it: CI must never skip)
+"""
+
+import concurrent.futures
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+TESTS_C = Path(__file__).resolve().parent / "c"
+ROOT = Path(os.environ.get("SIMDFILTER_SOURCE_ROOT") or Path(__file__).resolve().parent.parent)
+REQUIRE_ALL = os.environ.get("SIMDFILTER_REQUIRE_ALL") == "1"
+
+WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+SAN_CFLAGS = ["-O1", "-g", "-fno-omit-frame-pointer"]
+SANITIZER_ENV = {
+    "ASAN_OPTIONS": "abort_on_error=0:detect_leaks=1:halt_on_error=1",
+    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+}
+# The library starts threads (the driver) and may call libm (bounds).
+LIBRARY_LDFLAGS = ["-pthread", "-lm"]
+
+CROSS_CC = "aarch64-linux-gnu-gcc"
+QEMU = "qemu-aarch64"
+CROSS_INSTALL = "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+
+# How /proc/cpuinfo spells the features isa.def names (its "flags" line on x86,
+# "Features" on aarch64): so that a test notices a dispatcher that detects too
+# little, independently of dispatch's own CPUID and HWCAP code.
+CPUINFO_FLAG = {
+    "SSE41": "sse4_1", "POPCNT": "popcnt", "AVX": "avx", "AVX2": "avx2", "BMI1": "bmi1",
+    "BMI2": "bmi2", "AVX512F": "avx512f", "AVX512VL": "avx512vl", "AVX512BW": "avx512bw",
+    "AVX512DQ": "avx512dq", "SVE": "sve",
+}
+ELEMS = ["u8", "u16", "u32", "u64", "f32", "f64"]
+OPS = ["index32", "index64", "values", "count"]
+
+
+def _load_setup():
+    spec = importlib.util.spec_from_file_location("simdfilter_setup_for_tests", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # setup() runs only under __main__
+    return module
+
+
+SETUP = _load_setup()
+
+
+def skip_or_fail(message):
+    if REQUIRE_ALL:
+        pytest.fail(message + " (SIMDFILTER_REQUIRE_ALL=1 forbids skipping)")
+    pytest.skip(message)
+
+
+def run(cmd, timeout, env=None, cwd=None):
+    full_env = dict(os.environ, **(env or {}))
+    try:
+        return subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, errors="replace", timeout=timeout, env=full_env, cwd=cwd)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout if isinstance(e.stdout, str) else (e.stdout or b"").decode(errors="replace")
+        pytest.fail("timed out after %ss: %s\n%s" % (timeout, " ".join(map(str, cmd)), out[-20000:]))
+
+
+def have(tool):
+    return shutil.which(tool) is not None
+
+
+def require(tool, install=None):
+    if not have(tool):
+        skip_or_fail("%s not found: %s" % (tool, install or "apt-get install %s" % tool))
+
+
+def c_compiler():
+    for cc in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if cc and have(cc):
+            return cc
+    pytest.fail("no C compiler (cc, gcc or clang) on PATH")
+
+
+# ---- the ISA table ----------------------------------------------------------------
+
+def isa_features():
+    """{isa: set of isa.def feature names} (NONE: the empty set)."""
+    return {name: set(f for f in feats if f != "NONE") for name, _, feats, _ in SETUP.isa_table(str(ROOT))}
+
+
+def kernel_sources(arch):
+    """[(isa, absolute path, flags)] from setup.py for the kernel files present."""
+    return [(isa, ROOT / path, flags) for isa, path, flags in SETUP.kernel_sources(arch, str(ROOT))]
+
+
+# ---- compiling and linking --------------------------------------------------------
+
+_JOBS = max(1, os.cpu_count() or 1)
+_library_cache = {}
+_library_lock = threading.Lock()
+
+
+def _compile_all(cc, arch, units, common, out_dir):
+    """Compile [(source, extra flags)] in parallel into out_dir; a file that does not
+    compile fails the test naming that file, with the compiler's message."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def one(i, src, extra):
+        obj = out_dir / ("%02d_%s.o" % (i, src.stem))
+        cmd = [cc] + common + list(extra) + ["-c", src, "-o", obj]
+        return obj, cmd, run(cmd, timeout=300)
+
+    with concurrent.futures.ThreadPoolExecutor(_JOBS) as pool:
+        results = list(pool.map(lambda a: one(*a), [(i, s, e) for i, (s, e) in enumerate(units)]))
+    for _, cmd, r in results:
+        if r.returncode:
+            pytest.fail("%s does not compile for %s:\n$ %s\n%s"
+                        % (cmd[-3], arch, " ".join(map(str, cmd)), r.stdout))
+    return [obj for obj, _, _ in results]
+
+
+def _common_flags(arch, cflags):
+    return (list(SETUP.C_STD) + WARNINGS + list(cflags)
+            + ["-I%s" % (ROOT / d) for d in SETUP.INCLUDE_DIRS]
+            + ["-D%s=%s" % (name, value) for name, value in SETUP.kernel_macros(arch, str(ROOT))])
+
+
+def library(cc, arch, cflags, cache_dir):
+    """(objects, [isa names compiled in]) of the library for this configuration,
+    compiled once per session: every csrc/lib C file and the scalar kernel for the
+    baseline, each kernel file with its own flags."""
+    key = (cc, arch, tuple(cflags))
+    with _library_lock:
+        if key not in _library_cache:
+            kernels = kernel_sources(arch)
+            units = [(ROOT / s, []) for s in SETUP.library_sources(str(ROOT))]
+            units += [(path, flags) for _, path, flags in kernels]
+            out = Path(cache_dir) / ("lib-%s-%s-%d" % (Path(cc).name, arch, len(_library_cache)))
+            objects = _compile_all(cc, arch, units, _common_flags(arch, cflags), out)
+            _library_cache[key] = (objects, [isa for isa, _, _ in kernels])
+        return _library_cache[key]
+
+
+def build(cc, arch, out_dir, main_sources, cflags=(), ldflags=(), cache_dir=None):
+    """Compile the test program(s) main_sources and link them with the library.
+
+    Returns (binary, [isa names compiled in]).
+    """
+    out_dir = Path(out_dir)
+    lib_objects, compiled = library(cc, arch, list(cflags), cache_dir or out_dir)
+    # The test programs share tests/c/test_common.h (header-only).
+    mains = [(Path(s), ["-I%s" % TESTS_C]) for s in main_sources]
+    objects = _compile_all(cc, arch, mains, _common_flags(arch, cflags), out_dir / "main")
+    binary = out_dir / "prog"
+    cmd = [cc] + list(cflags) + objects + lib_objects + list(ldflags) + LIBRARY_LDFLAGS + ["-o", binary]
+    r = run(cmd, timeout=300)
+    if r.returncode:
+        pytest.fail("link failed for %s:\n$ %s\n%s" % (arch, " ".join(map(str, cmd)), r.stdout))
+    return binary, compiled
+
+
+# ---- what this machine must run ----------------------------------------------------
+
+def native_cpu_flags():
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    m = re.search(r"^(?:flags|Features)\s*:(.*)$", text, re.M)
+    return set(m.group(1).split()) if m else None
+
+
+def native_expectations():
+    """(kernels compiled, kernels this CPU must run, kernels it must refuse)."""
+    arch = SETUP.normalize_arch()
+    compiled = [isa for isa, _, _ in kernel_sources(arch)]
+    if not compiled:
+        pytest.fail("setup.py finds no kernel file for %s under %s/csrc/kernels: "
+                    "nothing SIMD to test" % (arch, ROOT))
+    flags = native_cpu_flags()
+    if flags is None:  # no /proc/cpuinfo: trust dispatch, but something SIMD must run
+        return compiled, None, []
+    needs = isa_features()
+    runs = [isa for isa in compiled if {CPUINFO_FLAG[f] for f in needs[isa]} <= flags]
+    return compiled, runs, [isa for isa in compiled if isa not in runs]
+
+
+# ---- probes for optional toolchains -------------------------------------------------
+
+def probe_cross(work):
+    """Skip (or fail) unless the aarch64 cross compiler and qemu can build and run."""
+    missing = [t for t in (CROSS_CC, QEMU) if not have(t)]
+    if missing:
+        skip_or_fail("%s not found: %s" % (" and ".join(missing), CROSS_INSTALL))
+    (work / "p.c").write_text("#include <stdio.h>\nint main(void) { return puts(\"ok\") < 0; }\n")
+    r = run([CROSS_CC, "-static", work / "p.c", "-o", work / "p"], timeout=120)
+    if r.returncode:
+        skip_or_fail("%s cannot link a static program (no aarch64 libc?): %s\n%s"
+                     % (CROSS_CC, CROSS_INSTALL, r.stdout))
+
+
+def clang_rt_hint():
+    r = run(["clang", "--version"], timeout=60)
+    m = re.search(r"clang version (\d+)", r.stdout)
+    return "apt-get install clang libclang-rt-%s-dev" % (m.group(1) if m else "<version>")
+
+
+def probe_libfuzzer(work):
+    require("clang", "apt-get install clang libclang-rt-dev (libFuzzer)")
+    (work / "probe.c").write_text(
+        "#include <stddef.h>\n#include <stdint.h>\n"
+        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\n"
+        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n")
+    r = run(["clang", "-fsanitize=fuzzer,address,undefined", work / "probe.c", "-o", work / "probe"],
+            timeout=120)
+    if r.returncode:
+        skip_or_fail("clang cannot link a libFuzzer target: %s\n%s" % (clang_rt_hint(), r.stdout))
+
+
+TSAN = ["-fsanitize=thread"]
+
+
+def tsan_works(cc, work):
+    """None if a threaded TSan program builds and runs here, else why not."""
+    src = work / "tsan_probe.c"
+    src.write_text("#include <pthread.h>\n"
+                   "static void *f(void *a) { return a; }\n"
+                   "int main(void) { pthread_t t; void *r;\n"
+                   "  if (pthread_create(&t, 0, f, 0)) return 1;\n"
+                   "  return pthread_join(t, &r); }\n")
+    r = run([cc] + TSAN + ["-pthread", src, "-o", work / "tsan_probe"], timeout=120)
+    if r.returncode:
+        return "%s -fsanitize=thread cannot build a program here:\n%s" % (cc, r.stdout)
+    r = run([work / "tsan_probe"], timeout=60)
+    if r.returncode:
+        # Typically "FATAL: ThreadSanitizer: unexpected memory mapping" on kernels
+        # with vm.mmap_rnd_bits > 28 (TSan's fixed shadow layout), or no ptrace/personality.
+        return "a ThreadSanitizer program built by %s does not run here (status %d):\n%s" % (
+            cc, r.returncode, r.stdout[-3000:])
+    return None
+
+
+# ---- the extension, built from a copy of the sources --------------------------------
+
+def build_extension(tmp_path, cc, cflags=(), ldflags=(), werror=False):
+    """Build the extension with `cc` from a copy of the sources into a run tree
+    (package + tests + pyproject.toml) under tmp_path; returns (run_dir, .so).
+    Nothing is written under ROOT."""
+    # The build tree holds no pyproject.toml: setuptools < 77 rejects its
+    # `license = "MIT"`, and build_ext needs nothing from it.
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ROOT / "setup.py", src)
+    shutil.copytree(ROOT / "csrc", src / "csrc")
+    # The run tree: the package (python files + the built .so), the tests, and
+    # pyproject.toml for the pytest configuration (filterwarnings=error...).
+    run_dir = tmp_path / "run"
+    ignore = shutil.ignore_patterns("*.so", "__pycache__")
+    shutil.copytree(ROOT / "python" / "simdfilter", run_dir / "python" / "simdfilter", ignore=ignore)
+    shutil.copytree(ROOT / "tests", run_dir / "tests", ignore=shutil.ignore_patterns("__pycache__", "c"))
+    shutil.copy(ROOT / "pyproject.toml", run_dir)
+
+    env = {"CC": cc, "CFLAGS": " ".join(cflags), "LDFLAGS": " ".join(ldflags),
+           "PYTHONDONTWRITEBYTECODE": "1", "SIMDFILTER_WERROR": "1" if werror else "0"}
+    cmd = [sys.executable, "setup.py", "build_ext", "--build-lib", run_dir / "python",
+           "--build-temp", tmp_path / "obj"]
+    r = run(cmd, timeout=600, env=env, cwd=src)
+    if r.returncode:
+        pytest.fail("extension build with %s failed:\n$ %s\n%s"
+                    % (cc, " ".join(map(str, cmd)), r.stdout[-20000:]), pytrace=False)
+    built = list((run_dir / "python" / "simdfilter").glob("_core*.so"))
+    assert len(built) == 1, built
+    return run_dir, built[0]
