@@ -190,8 +190,10 @@ fn main() {
     for dir in [&include, &lib, &kernels] {
         common.push(format!("-I{}", dir.display()));
     }
+    // SF_HAVE_<name>, the name spelt as in isa.def (dispatch.c pastes it
+    // with the preprocessor, which cannot change its case), as setup.py does.
     for isa in &built {
-        common.push(format!("-DSF_HAVE_{}=1", isa.name.to_ascii_uppercase()));
+        common.push(format!("-DSF_HAVE_{}=1", isa.name));
     }
 
     let obj_dir = out_dir.join("obj");
