@@ -1,0 +1,671 @@
+//! The C library's API (`csrc/include/simdfilter.h`) and safe wrappers over
+//! it. Every `unsafe` of the crate is in this module, each with the reason it
+//! is sound next to it; the rest of the crate is `#![forbid(unsafe_code)]`
+//! apart from this module.
+//!
+//! The `#[repr(C)]` declarations restate the header; the `layout` test checks
+//! them against the sizes and offsets the C compiler reports (layout.c).
+
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+use std::ffi::{CStr, CString};
+use std::mem::size_of;
+use std::os::raw::{c_char, c_int, c_void};
+
+// ---- Declarations (restating simdfilter.h) ---------------------------------
+
+/// `sf_elem`: the element kinds the kernels know.
+pub const SF_U8: c_int = 0;
+pub const SF_U16: c_int = 1;
+pub const SF_U32: c_int = 2;
+pub const SF_U64: c_int = 3;
+pub const SF_F32: c_int = 4;
+pub const SF_F64: c_int = 5;
+#[cfg(test)]
+const SF_ELEM_COUNT: c_int = 6;
+
+/// `sf_type`: what the values mean (the domain a bound is compared in).
+pub const SF_T_I8: c_int = 1;
+pub const SF_T_U8: c_int = 2;
+pub const SF_T_I16: c_int = 3;
+pub const SF_T_U16: c_int = 4;
+pub const SF_T_I32: c_int = 5;
+pub const SF_T_U32: c_int = 6;
+pub const SF_T_I64: c_int = 7;
+pub const SF_T_U64: c_int = 8;
+pub const SF_T_F32: c_int = 9;
+pub const SF_T_F64: c_int = 10;
+#[cfg(test)]
+const SF_TYPE_COUNT: c_int = 12;
+
+/// `sf_op`.
+const SF_OP_INDEX32: c_int = 0;
+const SF_OP_INDEX64: c_int = 1;
+const SF_OP_VALUES: c_int = 2;
+const SF_OP_COUNT: c_int = 3;
+
+/// `sf_bound_kind`.
+const SF_BOUND_NONE: c_int = 0;
+const SF_BOUND_INT: c_int = 1;
+const SF_BOUND_UINT: c_int = 2;
+const SF_BOUND_FLOAT: c_int = 3;
+
+/// `sf_resolve_range` results.
+const SF_RANGE_EMPTY: c_int = 0;
+const SF_RANGE_OK: c_int = 1;
+
+/// Status codes of dispatch and `sf_execute`.
+pub const SF_OK: c_int = 0;
+pub const SF_EUNKNOWN: c_int = -1;
+pub const SF_EUNSUPPORTED: c_int = -2;
+pub const SF_ENOTBUILT: c_int = -3;
+
+/// The most threads one call uses.
+pub const SF_MAX_THREADS: usize = 256;
+
+/// `sf_range`: an inclusive, non-empty range in the element's own domain.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SfRange {
+    lo: u64,
+    hi: u64,
+    flo: f64,
+    fhi: f64,
+}
+
+/// `sf_bound`: one end of a range, in the data's units.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SfBound {
+    kind: c_int,
+    i: i64,
+    u: u64,
+    f: f64,
+}
+
+impl SfBound {
+    /// Unbounded on this side.
+    pub fn none() -> SfBound {
+        SfBound { kind: SF_BOUND_NONE, i: 0, u: 0, f: 0.0 }
+    }
+    pub fn int(i: i64) -> SfBound {
+        SfBound { kind: SF_BOUND_INT, i, u: 0, f: 0.0 }
+    }
+    /// A u64; values that fit in i64 go as SF_BOUND_INT, the others as SF_BOUND_UINT.
+    pub fn uint(u: u64) -> SfBound {
+        if u <= i64::MAX as u64 {
+            SfBound::int(u as i64)
+        } else {
+            SfBound { kind: SF_BOUND_UINT, i: 0, u, f: 0.0 }
+        }
+    }
+    pub fn float(f: f64) -> SfBound {
+        SfBound { kind: SF_BOUND_FLOAT, i: 0, u: 0, f }
+    }
+}
+
+/// `sf_kernel`, of which only `name`, its first field, is read from Rust;
+/// the function tables that follow it are C's business.
+#[repr(C)]
+pub struct SfKernel {
+    name: *const c_char,
+}
+
+#[repr(C)]
+struct SfQuery {
+    kernel: *const SfKernel,
+    op: c_int,
+    elem: c_int,
+    range: SfRange,
+    // Positions to look at: unused here (null: every element).
+    within: *const c_void,
+    within_count: usize,
+    within_wide: c_int,
+}
+
+#[repr(C)]
+struct SfRun {
+    data: *const c_void,
+    n: usize,
+    stride: isize,
+    byteswap: c_int,
+    base: u64,
+    // Nulls and bit-packed bools: unused here (zero: none, not packed).
+    null_form: c_int,
+    nulls: *const u8,
+    null_bit: u64,
+    null_stride: isize,
+    bit_packed: c_int,
+    data_bit: u64,
+}
+
+impl SfRun {
+    /// `n` elements of `stride` bytes from `data`, native byte order,
+    /// positions from 0, no nulls.
+    fn new(data: *const c_void, n: usize, stride: isize) -> SfRun {
+        SfRun {
+            data,
+            n,
+            stride,
+            byteswap: 0,
+            base: 0,
+            null_form: 0,
+            nulls: std::ptr::null(),
+            null_bit: 0,
+            null_stride: 0,
+            bit_packed: 0,
+            data_bit: 0,
+        }
+    }
+}
+
+#[repr(C)]
+struct SfSource {
+    next: Option<unsafe extern "C" fn(*mut SfSource, *mut SfRun) -> c_int>,
+}
+
+#[repr(C)]
+struct SfRunSource {
+    source: SfSource,
+    run: SfRun,
+    taken: c_int,
+}
+
+#[repr(C)]
+struct SfExec {
+    threads: c_int,
+    cancel: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+    cancel_ctx: *mut c_void,
+}
+
+extern "C" {
+    fn sf_resolve_range(
+        t: c_int,
+        lo: *const SfBound,
+        lo_closed: c_int,
+        hi: *const SfBound,
+        hi_closed: c_int,
+        out: *mut SfRange,
+    ) -> c_int;
+
+    fn sf_kernel_count() -> c_int;
+    fn sf_kernel_at(i: c_int) -> *const SfKernel;
+    fn sf_kernel_supported(k: *const SfKernel) -> c_int;
+    fn sf_active_kernel() -> *const SfKernel;
+    fn sf_kernel_arch(name: *const c_char) -> *const c_char;
+    fn sf_kernel_select(name: *const c_char, out: *mut *const SfKernel) -> c_int;
+    fn sf_use_kernel(name: *const c_char) -> c_int;
+    fn sf_cpu_features(buf: *mut c_char, size: usize) -> usize;
+
+    fn sf_run_source_init(s: *mut SfRunSource, run: *const SfRun) -> *mut SfSource;
+    fn sf_execute(
+        q: *const SfQuery,
+        src: *mut SfSource,
+        out: *mut c_void,
+        capacity: usize,
+        opts: *const SfExec,
+        found: *mut usize,
+    ) -> c_int;
+
+    // layout.c
+    #[cfg(test)]
+    fn sf_rust_layout(len: *mut usize) -> *const usize;
+}
+
+// ---- Element types ---------------------------------------------------------
+
+/// Plain numbers: every bit pattern of their size is a valid value, so memory
+/// the C library filled with results of their size may be read as them.
+///
+/// # Safety
+/// Implement only for types with no padding, no invalid bit patterns and no
+/// drop glue.
+pub unsafe trait Plain: Copy + 'static {}
+
+// SAFETY: fixed-size integers and IEEE floats: every bit pattern is a value,
+// no padding, no Drop.
+unsafe impl Plain for u8 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u16 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u32 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u64 {}
+// SAFETY: as for u8.
+unsafe impl Plain for i8 {}
+// SAFETY: as for u8.
+unsafe impl Plain for i16 {}
+// SAFETY: as for u8.
+unsafe impl Plain for i32 {}
+// SAFETY: as for u8.
+unsafe impl Plain for i64 {}
+// SAFETY: as for u8.
+unsafe impl Plain for f32 {}
+// SAFETY: as for u8.
+unsafe impl Plain for f64 {}
+
+/// Size in bytes of one element of kind `elem` (`sf_elem_size`).
+fn elem_size(elem: c_int) -> usize {
+    match elem {
+        SF_U8 => 1,
+        SF_U16 => 2,
+        SF_U32 | SF_F32 => 4,
+        SF_U64 | SF_F64 => 8,
+        _ => 0,
+    }
+}
+
+// ---- Bounds ----------------------------------------------------------------
+
+/// `sf_resolve_range`: `Some(range)`, or `None` when no value of the type can
+/// be in range.
+///
+/// # Panics
+/// On a result the crate never asks for (a bad type or bound kind, or an
+/// integer bound on float data).
+pub fn resolve_range(
+    ty: c_int,
+    lo: &SfBound,
+    lo_closed: bool,
+    hi: &SfBound,
+    hi_closed: bool,
+) -> Option<SfRange> {
+    let mut out = SfRange::default();
+    // SAFETY: `lo`, `hi` and `out` are valid for the duration of the call;
+    // the function reads the bounds and writes only *out.
+    let rc = unsafe {
+        sf_resolve_range(ty, lo, lo_closed as c_int, hi, hi_closed as c_int, &mut out)
+    };
+    match rc {
+        SF_RANGE_OK => Some(out),
+        SF_RANGE_EMPTY => None,
+        other => panic!(
+            "simdfilter: sf_resolve_range(type {}, {:?}, {:?}) returned {}",
+            ty, lo, hi, other
+        ),
+    }
+}
+
+// ---- Dispatch ---------------------------------------------------------------
+
+/// A kernel table compiled into the library: a `'static` C struct.
+#[derive(Clone, Copy)]
+pub struct KernelRef(&'static SfKernel);
+
+// SAFETY: the kernel tables are immutable statics of the C library (a name
+// and function pointers); sharing or sending a reference to one is as safe as
+// sharing a `&'static str`.
+unsafe impl Send for KernelRef {}
+// SAFETY: as for Send.
+unsafe impl Sync for KernelRef {}
+
+impl KernelRef {
+    fn from_ptr(p: *const SfKernel) -> Option<KernelRef> {
+        // SAFETY: every non-null kernel pointer the library hands out points
+        // to one of its static tables, which live as long as the program.
+        unsafe { p.as_ref() }.map(KernelRef)
+    }
+
+    /// The kernel's name ("scalar", "avx2", ...).
+    pub fn name(self) -> &'static str {
+        // SAFETY: `name` is a NUL-terminated string literal in the static
+        // table; its lifetime is the program's.
+        let name = unsafe { CStr::from_ptr(self.0.name) };
+        name.to_str().expect("kernel names are ASCII")
+    }
+
+    /// Whether this CPU and OS can run it.
+    pub fn supported(self) -> bool {
+        // SAFETY: the pointer is one of the library's kernel tables.
+        unsafe { sf_kernel_supported(self.0) != 0 }
+    }
+
+    fn as_ptr(self) -> *const SfKernel {
+        self.0
+    }
+}
+
+impl PartialEq for KernelRef {
+    fn eq(&self, other: &KernelRef) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+impl Eq for KernelRef {}
+
+/// The kernels compiled into this build, slowest first.
+pub fn compiled_kernels() -> Vec<KernelRef> {
+    // SAFETY: no arguments; returns a count.
+    let n = unsafe { sf_kernel_count() };
+    (0..n)
+        // SAFETY: any index is accepted (NULL out of range).
+        .filter_map(|i| KernelRef::from_ptr(unsafe { sf_kernel_at(i) }))
+        .collect()
+}
+
+/// The process default kernel.
+pub fn active_kernel() -> KernelRef {
+    // SAFETY: no arguments; never NULL (falls back to scalar).
+    KernelRef::from_ptr(unsafe { sf_active_kernel() }).expect("sf_active_kernel returned NULL")
+}
+
+/// The runnable kernel called `name`, or an SF_E* code. A name with a NUL in
+/// it is no kernel's.
+pub fn kernel_select(name: &str) -> Result<KernelRef, c_int> {
+    let cname = CString::new(name).map_err(|_| SF_EUNKNOWN)?;
+    let mut out: *const SfKernel = std::ptr::null();
+    // SAFETY: `cname` is NUL-terminated and outlives the call; `out` is a
+    // valid place for one pointer.
+    let rc = unsafe { sf_kernel_select(cname.as_ptr(), &mut out) };
+    if rc != SF_OK {
+        return Err(rc);
+    }
+    KernelRef::from_ptr(out).ok_or(SF_EUNKNOWN)
+}
+
+/// Make `name` the process default: SF_OK or an SF_E* code.
+pub fn use_kernel(name: &str) -> c_int {
+    match CString::new(name) {
+        // SAFETY: NUL-terminated and alive for the call; the library copies
+        // nothing from it but compares it with its kernel names.
+        Ok(cname) => unsafe { sf_use_kernel(cname.as_ptr()) },
+        Err(_) => SF_EUNKNOWN,
+    }
+}
+
+/// The architecture of a kernel the project knows ("x86_64", "aarch64",
+/// "any"), built here or not; `None` for an unknown name.
+pub fn kernel_arch(name: &str) -> Option<&'static str> {
+    let cname = CString::new(name).ok()?;
+    // SAFETY: `cname` is NUL-terminated and alive for the call.
+    let p = unsafe { sf_kernel_arch(cname.as_ptr()) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-null results are string literals of the library.
+    unsafe { CStr::from_ptr(p) }.to_str().ok()
+}
+
+/// The CPU features dispatch looked at, space-separated.
+pub fn cpu_features() -> String {
+    let mut buf: Vec<u8> = vec![0; 256];
+    loop {
+        // SAFETY: `buf` has room for buf.len() bytes; the function writes at
+        // most that many, NUL included, and returns the full length.
+        let len = unsafe { sf_cpu_features(buf.as_mut_ptr() as *mut c_char, buf.len()) };
+        if len < buf.len() {
+            buf.truncate(len);
+            return String::from_utf8_lossy(&buf).into_owned();
+        }
+        buf.resize(len + 1, 0);
+    }
+}
+
+// ---- Execution --------------------------------------------------------------
+
+/// What to compute, without the operation: kernel (None for the process
+/// default), element kind and a non-empty range.
+#[derive(Clone, Copy)]
+pub struct Query {
+    pub kernel: Option<KernelRef>,
+    pub elem: c_int,
+    pub range: SfRange,
+}
+
+/// An `sf_execute` failure: the status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecError(pub c_int);
+
+/// Runs `op` over all of `data` and returns `found`. `out` is null for count,
+/// otherwise room for `data.len()` results.
+///
+/// Not public: its callers below pair each op with its result type.
+fn execute<T: Plain>(
+    q: &Query,
+    op: c_int,
+    data: &[T],
+    threads: usize,
+    out: *mut c_void,
+) -> Result<usize, ExecError> {
+    assert_eq!(elem_size(q.elem), size_of::<T>(), "element kind and type disagree");
+    let query = SfQuery {
+        kernel: q.kernel.map_or(std::ptr::null(), KernelRef::as_ptr),
+        op,
+        elem: q.elem,
+        range: q.range,
+        within: std::ptr::null(),
+        within_count: 0,
+        within_wide: 0,
+    };
+    let run = SfRun::new(data.as_ptr() as *const c_void, data.len(), size_of::<T>() as isize);
+    let mut source = SfRunSource {
+        source: SfSource { next: None },
+        run: SfRun::new(std::ptr::null(), 0, 0),
+        taken: 0,
+    };
+    let opts = SfExec {
+        threads: threads.min(SF_MAX_THREADS) as c_int,
+        cancel: None,
+        cancel_ctx: std::ptr::null_mut(),
+    };
+    let capacity = if out.is_null() { 0 } else { data.len() };
+    let mut found: usize = 0;
+    // SAFETY: `source` is a place for an sf_run_source, which the call fills
+    // in; it copies `run` (so `run` need not outlive it) and returns a
+    // pointer into `source`, which lives until the end of this function.
+    let src = unsafe { sf_run_source_init(&mut source, &run) };
+    // SAFETY:
+    // - `src` is the source just initialised; it yields the one run, which
+    //   describes `data` exactly (pointer, length, its element size as
+    //   stride, native byte order). `data` is borrowed, so it stays valid and
+    //   unmodified for the whole call, including on the library's worker
+    //   threads, which sf_execute joins before it returns.
+    // - `out` is null with capacity 0 (count), or the caller guarantees room
+    //   for `data.len()` results of the op's size, properly aligned; the
+    //   library writes nothing past `capacity` results.
+    // - `query`, `opts` and `found` are valid for the call; the query's
+    //   kernel is null or one of the library's tables.
+    let rc = unsafe { sf_execute(&query, src, out, capacity, &opts, &mut found) };
+    if rc != SF_OK {
+        return Err(ExecError(rc));
+    }
+    if !out.is_null() {
+        // The set_len below relies on it: the library promises found <= n.
+        assert!(
+            found <= data.len(),
+            "sf_execute reported {} results for {} elements",
+            found,
+            data.len()
+        );
+    }
+    Ok(found)
+}
+
+/// Runs `op`, whose results are of type `R`, writing them into `out`'s memory
+/// from its start, and sets `out`'s length to the number found. `out` is
+/// cleared first; it grows to `data.len()` capacity only if it is smaller.
+fn execute_into<T: Plain, R: Plain>(
+    q: &Query,
+    op: c_int,
+    data: &[T],
+    threads: usize,
+    out: &mut Vec<R>,
+) -> Result<usize, ExecError> {
+    out.clear();
+    if data.is_empty() {
+        return Ok(0);
+    }
+    // Kernels store whole vectors anywhere in out[0, n): room for all n.
+    out.reserve(data.len());
+    // Never a &mut [R] over this memory: it is uninitialised until the C
+    // library writes it. A raw pointer into the spare capacity it is.
+    let dst = out.spare_capacity_mut().as_mut_ptr() as *mut c_void;
+    let found = execute(q, op, data, threads, dst)?;
+    // SAFETY: `out` has capacity >= data.len() >= found (checked in execute);
+    // sf_execute returned SF_OK, so the first `found` results are written,
+    // each a valid R (Plain: any bit pattern is a value).
+    unsafe { out.set_len(found) };
+    Ok(found)
+}
+
+/// Positions of the matching elements, as u32. The caller has checked that
+/// `data.len() <= u32::MAX`.
+pub fn index32<T: Plain>(
+    q: &Query,
+    data: &[T],
+    threads: usize,
+    out: &mut Vec<u32>,
+) -> Result<usize, ExecError> {
+    assert!(data.len() as u64 <= u64::from(u32::MAX), "positions past u32::MAX");
+    execute_into(q, SF_OP_INDEX32, data, threads, out)
+}
+
+/// Positions of the matching elements, as u64.
+pub fn index64<T: Plain>(
+    q: &Query,
+    data: &[T],
+    threads: usize,
+    out: &mut Vec<u64>,
+) -> Result<usize, ExecError> {
+    execute_into(q, SF_OP_INDEX64, data, threads, out)
+}
+
+/// The matching elements themselves.
+pub fn values<T: Plain>(
+    q: &Query,
+    data: &[T],
+    threads: usize,
+    out: &mut Vec<T>,
+) -> Result<usize, ExecError> {
+    execute_into(q, SF_OP_VALUES, data, threads, out)
+}
+
+/// How many elements match.
+pub fn count<T: Plain>(q: &Query, data: &[T], threads: usize) -> Result<usize, ExecError> {
+    if data.is_empty() {
+        return Ok(0);
+    }
+    execute(q, SF_OP_COUNT, data, threads, std::ptr::null_mut())
+}
+
+// ---- Layout check -------------------------------------------------------------
+
+/// The sizes and offsets layout.c computed with the C compiler.
+#[cfg(test)]
+fn layout_from_c() -> Vec<usize> {
+    let mut len = 0;
+    // SAFETY: writes the array's length into `len` and returns it, a static
+    // array of that many size_t in layout.c.
+    let p = unsafe { sf_rust_layout(&mut len) };
+    // SAFETY: `p` points to `len` initialised, immutable size_t.
+    unsafe { std::slice::from_raw_parts(p, len) }.to_vec()
+}
+
+/// The same facts about this module's declarations, in layout.c's order.
+#[cfg(test)]
+fn layout_from_rust() -> Vec<usize> {
+    fn off<S, F>(s: &S, f: &F) -> usize {
+        f as *const F as usize - s as *const S as usize
+    }
+    let r = SfRange::default();
+    let b = SfBound::none();
+    let q = SfQuery {
+        kernel: std::ptr::null(),
+        op: 0,
+        elem: 0,
+        range: r,
+        within: std::ptr::null(),
+        within_count: 0,
+        within_wide: 0,
+    };
+    let run = SfRun::new(std::ptr::null(), 0, 0);
+    let rs = SfRunSource {
+        source: SfSource { next: None },
+        run: SfRun::new(std::ptr::null(), 0, 0),
+        taken: 0,
+    };
+    let e = SfExec { threads: 0, cancel: None, cancel_ctx: std::ptr::null_mut() };
+    let mut v = vec![
+        size_of::<SfRange>(),
+        off(&r, &r.lo),
+        off(&r, &r.hi),
+        off(&r, &r.flo),
+        off(&r, &r.fhi),
+        size_of::<SfBound>(),
+        off(&b, &b.kind),
+        off(&b, &b.i),
+        off(&b, &b.u),
+        off(&b, &b.f),
+        size_of::<SfQuery>(),
+        off(&q, &q.kernel),
+        off(&q, &q.op),
+        off(&q, &q.elem),
+        off(&q, &q.range),
+        off(&q, &q.within),
+        off(&q, &q.within_count),
+        off(&q, &q.within_wide),
+        size_of::<SfRun>(),
+        off(&run, &run.data),
+        off(&run, &run.n),
+        off(&run, &run.stride),
+        off(&run, &run.byteswap),
+        off(&run, &run.base),
+        off(&run, &run.null_form),
+        off(&run, &run.nulls),
+        off(&run, &run.null_bit),
+        off(&run, &run.null_stride),
+        off(&run, &run.bit_packed),
+        off(&run, &run.data_bit),
+        size_of::<SfSource>(),
+        size_of::<SfRunSource>(),
+        off(&rs, &rs.source),
+        off(&rs, &rs.run),
+        off(&rs, &rs.taken),
+        size_of::<SfExec>(),
+        off(&e, &e.threads),
+        off(&e, &e.cancel),
+        off(&e, &e.cancel_ctx),
+    ];
+    // sf_kernel: Rust declares the name only, so what is checked is where
+    // the name is, and that the C struct is a whole number of pointers.
+    let c_kernel_size = layout_from_c()[v.len()];
+    assert_eq!(c_kernel_size % size_of::<*const c_void>(), 0);
+    assert!(c_kernel_size > size_of::<SfKernel>());
+    v.extend([
+        c_kernel_size,
+        0,
+        size_of::<c_int>(),
+        size_of::<c_int>(),
+        size_of::<c_int>(),
+        size_of::<c_int>(),
+        size_of::<c_int>(),
+        SF_ELEM_COUNT as usize,
+        SF_TYPE_COUNT as usize,
+        SF_MAX_THREADS,
+    ]);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_matches_the_header() {
+        assert_eq!(layout_from_rust(), layout_from_c());
+    }
+
+
+    #[test]
+    fn uint_bounds_above_i64_max_use_the_uint_kind() {
+        assert_eq!(SfBound::uint(5).kind, SF_BOUND_INT);
+        assert_eq!(SfBound::uint(u64::MAX).kind, SF_BOUND_UINT);
+        assert_eq!(SfBound::uint(u64::MAX).u, u64::MAX);
+    }
+
+    #[test]
+    fn result_sizes() {
+        assert_eq!(elem_size(SF_U8), 1);
+        assert_eq!(elem_size(SF_F64), 8);
+        assert_eq!(elem_size(SF_ELEM_COUNT), 0);
+    }
+}

@@ -1,0 +1,240 @@
+//! Kernels: which are compiled in and runnable, which one is the process
+//! default, and the `SIMDFILTER_KERNEL` environment variable.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
+
+use crate::ffi::{self, KernelRef};
+
+/// One instruction set's kernels, runnable on this CPU and OS.
+///
+/// Every `Kernel` value is runnable here: the only ways to get one are
+/// [`available_kernels`], [`active_kernel`] and [`Kernel::get`], which check.
+/// Pin one for a call with [`Filter::kernel`](crate::Filter::kernel), or make
+/// it the process default with [`use_kernel`].
+///
+/// ```
+/// let scalar = simdfilter::Kernel::get("scalar").unwrap();
+/// assert_eq!(scalar.name(), "scalar");
+/// assert_eq!(scalar.to_string(), "scalar");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Kernel(pub(crate) KernelRef);
+
+impl Kernel {
+    /// The runnable kernel called `name`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownKernel`], [`Error::UnsupportedKernel`] or
+    /// [`Error::KernelNotBuilt`], as for [`use_kernel`].
+    ///
+    /// ```
+    /// use simdfilter::{Error, Kernel};
+    ///
+    /// assert_eq!(Kernel::get("scalar").unwrap().name(), "scalar");
+    /// assert!(matches!(Kernel::get("mmx"), Err(Error::UnknownKernel(_))));
+    /// ```
+    pub fn get(name: &str) -> Result<Kernel, Error> {
+        ffi::kernel_select(name).map(Kernel).map_err(|rc| Error::from_code(rc, name))
+    }
+
+    /// The kernel's name: `"scalar"`, `"sse41"`, `"avx2"`, `"avx512"`,
+    /// `"neon"` or `"sve"`.
+    ///
+    /// ```
+    /// println!("filtering with {}", simdfilter::active_kernel().name());
+    /// ```
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({:?})", self.name())
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a kernel name was refused. Its message lists the kernels that are
+/// available.
+///
+/// ```
+/// use simdfilter::{use_kernel, Error};
+///
+/// match use_kernel("avx1024") {
+///     Err(Error::UnknownKernel(name)) => assert_eq!(name, "avx1024"),
+///     other => panic!("{:?}", other),
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No kernel of the project has this name.
+    UnknownKernel(String),
+    /// The kernel is compiled in, but this CPU or OS cannot run it.
+    UnsupportedKernel(String),
+    /// A kernel of the project that this build does not contain: it is for
+    /// another architecture, or the build left it out
+    /// (`SIMDFILTER_DISABLE_KERNELS`).
+    KernelNotBuilt(String),
+}
+
+impl Error {
+    fn from_code(rc: std::os::raw::c_int, name: &str) -> Error {
+        let name = name.to_string();
+        match rc {
+            ffi::SF_EUNSUPPORTED => Error::UnsupportedKernel(name),
+            ffi::SF_ENOTBUILT => Error::KernelNotBuilt(name),
+            _ => Error::UnknownKernel(name),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownKernel(name) => write!(f, "unknown kernel {:?}", name)?,
+            Error::UnsupportedKernel(name) => {
+                write!(f, "this CPU or OS cannot run the kernel {:?}", name)?
+            }
+            Error::KernelNotBuilt(name) => {
+                write!(f, "the kernel {:?} is not in this build", name)?;
+                if let Some(arch) = ffi::kernel_arch(name) {
+                    write!(f, " (it is an {} kernel)", arch)?;
+                }
+            }
+        }
+        let names: Vec<&str> = available_kernels().iter().map(|k| k.name()).collect();
+        write!(f, "; available kernels: {}", names.join(", "))
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The kernels this CPU and OS can run, slowest first (the first is always
+/// `scalar`).
+///
+/// ```
+/// let kernels = simdfilter::available_kernels();
+/// assert_eq!(kernels[0].name(), "scalar");
+/// assert!(kernels.contains(&simdfilter::active_kernel()));
+/// ```
+pub fn available_kernels() -> Vec<Kernel> {
+    ffi::compiled_kernels()
+        .into_iter()
+        .filter(|k| k.supported())
+        .map(Kernel)
+        .collect()
+}
+
+/// The names of the kernels compiled into this build, slowest first, whether
+/// or not this CPU can run them.
+///
+/// ```
+/// let compiled = simdfilter::compiled_kernels();
+/// for k in simdfilter::available_kernels() {
+///     assert!(compiled.contains(&k.name()));
+/// }
+/// ```
+pub fn compiled_kernels() -> Vec<&'static str> {
+    ffi::compiled_kernels().into_iter().map(KernelRef::name).collect()
+}
+
+/// The process default kernel: the best one this CPU and OS support, unless
+/// `SIMDFILTER_KERNEL` or [`use_kernel`] chose another.
+///
+/// # Panics
+/// If `SIMDFILTER_KERNEL` names no runnable kernel (see the crate docs).
+///
+/// ```
+/// let k = simdfilter::active_kernel();
+/// assert!(simdfilter::available_kernels().contains(&k));
+/// ```
+pub fn active_kernel() -> Kernel {
+    apply_environment();
+    Kernel(ffi::active_kernel())
+}
+
+/// Make the kernel called `name` the process default, for every thread.
+///
+/// To use a kernel for some calls only, without touching the default that
+/// other threads see, pin it with [`Filter::kernel`](crate::Filter::kernel).
+///
+/// # Errors
+/// [`Error::UnknownKernel`] for a name no kernel has,
+/// [`Error::UnsupportedKernel`] for a kernel this CPU or OS cannot run, and
+/// [`Error::KernelNotBuilt`] for one of another architecture; the default is
+/// unchanged then. The error's message lists the available kernels.
+///
+/// # Panics
+/// If `SIMDFILTER_KERNEL` names no runnable kernel (see the crate docs).
+///
+/// ```
+/// simdfilter::use_kernel("scalar").unwrap();
+/// assert_eq!(simdfilter::active_kernel().name(), "scalar");
+///
+/// let err = simdfilter::use_kernel("mmx").unwrap_err();
+/// assert!(err.to_string().starts_with("unknown kernel \"mmx\"; available kernels: scalar"));
+/// ```
+pub fn use_kernel(name: &str) -> Result<(), Error> {
+    apply_environment();
+    use_kernel_unchecked(name)
+}
+
+/// The CPU features dispatch detected and the OS enabled (`"sse4.1"`,
+/// `"avx2"`, `"avx512f"`, ..., or `"sve"`), in the library's order.
+///
+/// ```
+/// println!("{:?}", simdfilter::cpu_features());
+/// ```
+pub fn cpu_features() -> Vec<String> {
+    ffi::cpu_features().split_whitespace().map(String::from).collect()
+}
+
+/// The name of the environment variable that picks the default kernel.
+pub(crate) const ENV_VAR: &str = "SIMDFILTER_KERNEL";
+
+static ENV_ONCE: Once = Once::new();
+static ENV_FAILED: AtomicBool = AtomicBool::new(false);
+static ENV_ERROR: Mutex<String> = Mutex::new(String::new());
+
+/// Applies `SIMDFILTER_KERNEL`, once, at the first call that uses the process
+/// default; afterwards, only checks that it worked. A name that is no runnable
+/// kernel panics, in that call and every later one, as the Python package
+/// refuses to import.
+pub(crate) fn apply_environment() {
+    ENV_ONCE.call_once(|| {
+        let value = std::env::var_os(ENV_VAR).unwrap_or_default();
+        let value = value.to_string_lossy();
+        let name = value.trim();
+        if name.is_empty() {
+            return;
+        }
+        if let Err(e) = use_kernel_unchecked(name) {
+            *ENV_ERROR.lock().unwrap_or_else(|p| p.into_inner()) =
+                format!("{}={:?}: {}", ENV_VAR, name, e);
+            ENV_FAILED.store(true, Ordering::Release);
+        }
+    });
+    if ENV_FAILED.load(Ordering::Acquire) {
+        let message = ENV_ERROR.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        panic!("simdfilter: {}", message);
+    }
+}
+
+fn use_kernel_unchecked(name: &str) -> Result<(), Error> {
+    // Selecting first gives the precise error (sf_kernel_select tells a
+    // kernel of another architecture from an unknown name).
+    let kernel = Kernel::get(name)?;
+    match ffi::use_kernel(kernel.name()) {
+        ffi::SF_OK => Ok(()),
+        rc => Err(Error::from_code(rc, name)),
+    }
+}
