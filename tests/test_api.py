@@ -2,7 +2,6 @@
 
 import os
 import subprocess
-import sys
 import threading
 import time
 import tracemalloc
@@ -162,7 +161,7 @@ def test_uint32_positions_refused_beyond_2_32(monkeypatch):
     assert simdfilter.filter_indexes(big, 300, 400).dtype == np.int64  # empty, but typed right
 
 
-def test_falls_back_to_count_then_fill_when_memory_is_short():
+def test_falls_back_to_count_then_fill_when_memory_is_short(fresh_python):
     """Under an address-space limit too small for the worst-case result buffer,
     the call still succeeds (counting first, then filling an exact-size result)."""
     code = '''
@@ -181,7 +180,7 @@ except MemoryError:
     assert v.size == 300_000 and (v == 7).all()
     print("ok")
 '''
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     if out.stdout.strip() == "limit-ineffective":
         pytest.skip("RLIMIT_AS did not stop a 1.2 GB allocation here; cannot provoke the fallback")
@@ -230,17 +229,17 @@ def test_use_kernel_rejects_unknown_and_unsupported():
 
 
 @pytest.mark.parametrize("name", KERNELS)
-def test_environment_variable(name):
+def test_environment_variable(name, fresh_python):
     code = "import simdfilter; print(simdfilter.active_kernel())"
     env = dict(os.environ, SIMDFILTER_KERNEL=name)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run([fresh_python, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == name
 
 
-def test_environment_variable_rejects_bad_names():
+def test_environment_variable_rejects_bad_names(fresh_python):
     env = dict(os.environ, SIMDFILTER_KERNEL="bogus")
-    out = subprocess.run([sys.executable, "-c", "import simdfilter"], env=env,
+    out = subprocess.run([fresh_python, "-c", "import simdfilter"], env=env,
                          capture_output=True, text=True)
     assert out.returncode != 0
     assert "SIMDFILTER_KERNEL='bogus'" in out.stderr and "available kernels" in out.stderr
@@ -301,10 +300,10 @@ print(peak, res.nbytes, res.size / n)
 """
 
 
-def _peak_in_fresh_process(which):
+def _peak_in_fresh_process(fresh_python, which):
     # A fresh process: freed-but-resident heap memory from other tests would hide
     # new allocations from the RSS high-water mark.
-    out = subprocess.run([sys.executable, "-c", _PEAK_SCRIPT, which], capture_output=True, text=True)
+    out = subprocess.run([fresh_python, "-c", _PEAK_SCRIPT, which], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     peak, nbytes, frac = out.stdout.split()
     return int(peak), int(nbytes), float(frac)
@@ -312,14 +311,14 @@ def _peak_in_fresh_process(which):
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"),
                     reason="peak RSS needs Linux /proc/self/clear_refs")
-def test_peak_memory_is_about_the_result():
-    peak, nbytes, frac = _peak_in_fresh_process("simdfilter")
+def test_peak_memory_is_about_the_result(fresh_python):
+    peak, nbytes, frac = _peak_in_fresh_process(fresh_python, "simdfilter")
     assert 0.009 < frac < 0.011
     # Untouched pages of the 256 MiB worst-case buffer never became resident. The
     # slack covers transparent huge pages (NumPy madvises large buffers, so the
     # result is faulted in 2 MiB pieces) and the kernel's lazy RSS accounting.
     assert peak < nbytes + 8 * 2**20, f"peak {peak / 2**20:.1f} MiB for a {nbytes / 2**20:.1f} MiB result"
-    np_peak, _, _ = _peak_in_fresh_process("numpy")
+    np_peak, _, _ = _peak_in_fresh_process(fresh_python, "numpy")
     # NumPy holds two n-byte masks at once: the comparison shows what is saved.
     assert np_peak > 2 * 64 * 2**20, f"NumPy's peak was only {np_peak / 2**20:.1f} MiB"
 
