@@ -2,7 +2,7 @@
 # The whole Python suite on an aarch64 build of simdfilter, under qemu-user, from
 # an x86-64 Debian machine (README: "aarch64 under qemu").
 #
-#   tests/aarch64/run.sh [-n WORKERS] [CONFIG...]
+#   tests/aarch64/run.sh [-n WORKERS] [CONFIG...] [-- PYTEST_ARGS...]
 #
 # CONFIG is CPU-NUMPY with CPU one of
 #   neon     -cpu max,sve=off                       (neon is the best kernel)
@@ -51,7 +51,10 @@ while [ $# -gt 0 ]; do
         *) break ;;
     esac
 done
-configs=("$@")
+configs=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do configs+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+pytest_args=("$@")  # after --: given to pytest as they are, e.g. -k kernel
 [ ${#configs[@]} -gt 0 ] || configs=(neon-numpy2 sve128-numpy2 sve512-numpy2
                                      neon-numpy1.23 sve128-numpy1.23 sve512-numpy1.23)
 
@@ -255,7 +258,7 @@ print(simdfilter.available_kernels(), "none" if vl < 0 else vl & 0xffff, numpy._
     set +e
     TIMEFORMAT="%R %U %S"
     { time (cd "$repo" && "$launcher" -m pytest -q -p no:cacheprovider -p qemu_plugin --durations=10 "${xdist[@]}" tests \
-        --ignore=tests/test_c_harness.py 2>&1 | tee "$work/pytest-$config.log"
+        --ignore=tests/test_c_harness.py ${pytest_args[@]+"${pytest_args[@]}"} 2>&1 | tee "$work/pytest-$config.log"
         exit "${PIPESTATUS[0]}") ; } 2> "$work/time-$config"
     rc=$?
     set -e
