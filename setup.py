@@ -13,7 +13,9 @@ import os
 import platform
 import re
 import shlex
+import subprocess
 import sys
+import sysconfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -35,9 +37,32 @@ def isa_table(root=HERE):
     return rows
 
 
+def target_machine():
+    """The machine the extension is built FOR, which need not be the one building it.
+
+    sysconfig.get_platform() is the host's 'linux-x86_64' in a native build and
+    follows _PYTHON_HOST_PLATFORM (say 'linux-aarch64') in a cross build; it is
+    also what names the wheel, so the kernel files and the wheel tag agree.
+    """
+    machine = sysconfig.get_platform().rsplit("-", 1)[-1]
+    # 'win32', or macOS's 'universal2': no single target to read off.
+    return machine if normalize_arch(machine) in ("x86_64", "aarch64") else platform.machine()
+
+
+def compiler_target_arch(compiler_cmd):
+    """The architecture `compiler_cmd` (argv list) generates code for, or None if it cannot say."""
+    try:
+        out = subprocess.run(list(compiler_cmd) + ["-dumpmachine"], capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    triple = out.stdout.strip()
+    return normalize_arch(triple.split("-", 1)[0]) if out.returncode == 0 and triple else None
+
+
 def normalize_arch(machine=None):
-    """'x86_64', 'aarch64' or the raw machine name for anything else."""
-    m = (machine or platform.machine()).lower()
+    """'x86_64', 'aarch64' or the raw machine name for anything else (default: the target's)."""
+    m = (machine or target_machine()).lower()
     if m in ("x86_64", "amd64", "x64"):
         return "x86_64"
     if m in ("aarch64", "arm64"):
@@ -120,6 +145,19 @@ def main():
         def build_extension(self, ext):
             if self.compiler.compiler_type == "msvc":
                 raise RuntimeError("simdfilter builds with GCC or Clang; MSVC is not supported yet")
+            # A cross build needs both CC and the target's sysconfig (README,
+            # "aarch64 under qemu"); one without the other would compile one
+            # architecture's kernel files with the other's compiler.
+            cc = self.compiler.compiler_so
+            # The command before its first flag: "ccache aarch64-linux-gnu-gcc" too.
+            cc = cc[:next((i for i, a in enumerate(cc) if a.startswith("-")), len(cc))]
+            cc_arch = compiler_target_arch(cc)
+            if cc_arch is not None and cc_arch != normalize_arch():
+                raise RuntimeError(
+                    "the compiler %r builds for %s, but the target platform is %s (%s): set CC "
+                    "and _PYTHON_HOST_PLATFORM for the same architecture"
+                    % (" ".join(cc), cc_arch, normalize_arch(),
+                       sysconfig.get_platform()))
             objects = []
             for isa, path, flags in kernel_sources():
                 objects += self.compiler.compile(

@@ -3,6 +3,8 @@
 Inputs come from tests/arrays.py, shared assertions from tests/agree.py.
 """
 
+import os
+import sys
 import zlib
 
 import numpy as np
@@ -36,6 +38,18 @@ def kernel(request):
     """Pin each available kernel in turn for the duration of a test."""
     with simdfilter.use_kernel(request.param):
         yield request.param
+
+
+@pytest.fixture
+def fresh_python():
+    """The command that starts a fresh Python with this one's simdfilter and NumPy.
+
+    sys.executable, except where this Python runs under an emulator that the
+    system cannot start by itself (qemu-user without binfmt_misc, as in
+    tests/aarch64/run.sh): there SIMDFILTER_TEST_PYTHON names a launcher that
+    starts the same interpreter through the same emulator.
+    """
+    return os.environ.get("SIMDFILTER_TEST_PYTHON") or sys.executable
 
 
 @pytest.fixture

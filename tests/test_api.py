@@ -3,7 +3,6 @@
 import os
 import platform
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -84,17 +83,17 @@ def test_use_kernel_rejects_unknown_and_unsupported():
 
 
 @pytest.mark.parametrize("name", KERNELS)
-def test_environment_variable(name):
+def test_environment_variable(name, fresh_python):
     code = "import simdfilter; print(simdfilter.active_kernel())"
     env = dict(os.environ, SIMDFILTER_KERNEL=name)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run([fresh_python, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == name
 
 
-def test_environment_variable_rejects_bad_names():
+def test_environment_variable_rejects_bad_names(fresh_python):
     env = dict(os.environ, SIMDFILTER_KERNEL="bogus")
-    out = subprocess.run([sys.executable, "-c", "import simdfilter"], env=env,
+    out = subprocess.run([fresh_python, "-c", "import simdfilter"], env=env,
                          capture_output=True, text=True)
     assert out.returncode != 0
     assert "SIMDFILTER_KERNEL='bogus'" in out.stderr and "available kernels" in out.stderr

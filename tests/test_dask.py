@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import warnings
 
 import numpy as np
 import pytest
@@ -467,7 +466,7 @@ def test_frame_filter_is_a_conjunction(frame):
 # ---- without dask ----------------------------------------------------------
 
 
-def test_import_error_without_dask():
+def test_import_error_without_dask(fresh_python):
     code = textwrap.dedent("""
         import sys
         class NoDask:
@@ -484,7 +483,7 @@ def test_import_error_without_dask():
         else:
             print("imported")
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "ImportError:" in out.stdout and "'dask'" in out.stdout and "simdfilter[dask]" in out.stdout
 

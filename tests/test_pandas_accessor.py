@@ -1,7 +1,6 @@
 """The pandas ``sf`` accessor against pandas' own expressions, on every column kind it reads."""
 
 import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -297,7 +296,7 @@ def test_dataframe_errors():
         df.sf.filter()
 
 
-def test_without_pandas_the_import_names_it():
+def test_without_pandas_the_import_names_it(fresh_python):
     code = textwrap.dedent("""
         import sys
         class Block:
@@ -312,6 +311,6 @@ def test_without_pandas_the_import_names_it():
         import simdfilter, numpy as np
         print(simdfilter.count_in_range(np.arange(10), 2, 4))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "ImportError: simdfilter.pandas needs pandas" in out
     assert out.strip().endswith("3")

@@ -2,7 +2,6 @@
 
 import datetime as dt
 import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -178,7 +177,7 @@ def test_dataframe_errors():
         df.sf.filter()
 
 
-def test_without_polars_the_import_names_it():
+def test_without_polars_the_import_names_it(fresh_python):
     code = textwrap.dedent("""
         import sys
         class Block:
@@ -191,5 +190,5 @@ def test_without_polars_the_import_names_it():
         except ImportError as exc:
             print("ImportError:", exc)
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "ImportError: simdfilter.polars needs polars" in out

@@ -2,7 +2,6 @@
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -100,7 +99,7 @@ def test_uint32_refusal_at_2_32_elements_blames_the_count():
 
 
 @needs_plain_memory
-def test_falls_back_to_count_then_fill_when_memory_is_short():
+def test_falls_back_to_count_then_fill_when_memory_is_short(fresh_python):
     """Under an address-space limit too small for the worst-case result buffer,
     the call still succeeds (counting first, then filling an exact-size result)."""
     code = '''
@@ -119,7 +118,7 @@ except MemoryError:
     assert v.size == 300_000 and (v == 7).all()
     print("ok")
 '''
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     if out.stdout.strip() == "limit-ineffective":
         pytest.skip("RLIMIT_AS did not stop a 1.2 GB allocation here; cannot provoke the fallback")
@@ -153,10 +152,10 @@ print(peak, res.nbytes, res.size / n)
 """
 
 
-def _peak_in_fresh_process(which):
+def _peak_in_fresh_process(which, python):
     # A fresh process: freed-but-resident heap memory from other tests would hide
     # new allocations from the RSS high-water mark.
-    out = subprocess.run([sys.executable, "-c", _PEAK_SCRIPT, which], capture_output=True, text=True)
+    out = subprocess.run([python, "-c", _PEAK_SCRIPT, which], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     peak, nbytes, frac = out.stdout.split()
     return int(peak), int(nbytes), float(frac)
@@ -165,13 +164,13 @@ def _peak_in_fresh_process(which):
 @needs_plain_memory
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"),
                     reason="peak RSS needs Linux /proc/self/clear_refs")
-def test_peak_memory_is_about_the_result():
-    peak, nbytes, frac = _peak_in_fresh_process("simdfilter")
+def test_peak_memory_is_about_the_result(fresh_python):
+    peak, nbytes, frac = _peak_in_fresh_process("simdfilter", fresh_python)
     assert 0.009 < frac < 0.011
     # Untouched pages of the 256 MiB worst-case buffer never became resident. The
     # slack covers transparent huge pages (NumPy madvises large buffers, so the
     # result is faulted in 2 MiB pieces) and the kernel's lazy RSS accounting.
     assert peak < nbytes + 8 * 2**20, f"peak {peak / 2**20:.1f} MiB for a {nbytes / 2**20:.1f} MiB result"
-    np_peak, _, _ = _peak_in_fresh_process("numpy")
+    np_peak, _, _ = _peak_in_fresh_process("numpy", fresh_python)
     # NumPy holds two n-byte masks at once: the comparison shows what is saved.
     assert np_peak > 2 * 64 * 2**20, f"NumPy's peak was only {np_peak / 2**20:.1f} MiB"

@@ -30,7 +30,6 @@ refuses strings.
 
 from __future__ import annotations
 
-import datetime as _dt
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np

@@ -24,7 +24,6 @@ unbounded. ``inclusive`` takes simdfilter's (and pandas') names, 'both',
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from typing import Any, Dict, Optional, Tuple
 
