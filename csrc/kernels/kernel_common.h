@@ -193,4 +193,23 @@ SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F6
         return c;                                                                        \
     }
 
+/* ---- Validity bitmaps ----------------------------------------------------------- */
+
+/* Bits [i, i + cnt) of an LSB-first validity bitmap as bits [0, cnt) (cnt <= 32),
+ * reading only the bytes those bits are in. `block` is the kernel's step: i is
+ * a multiple of it, so for a block of 8 or more i is byte-aligned and the
+ * bytes are one unaligned load, and a smaller block (a power of two) never
+ * straddles a byte. */
+SF_INLINE uint32_t sf_valid_bits(const uint8_t *valid, size_t i, size_t cnt, size_t block) {
+    const uint32_t mask = cnt >= 32 ? 0xffffffffu : (1u << cnt) - 1u;
+    if (block >= 8) {
+        const uint8_t *b = valid + i / 8;
+        uint32_t v = 0;
+        for (size_t j = 0; j < (cnt + 7) / 8; j++) /* one load when cnt is a constant */
+            v |= (uint32_t)b[j] << (8 * j);
+        return v & mask;
+    }
+    return ((uint32_t)valid[i / 8] >> (i % 8)) & mask;
+}
+
 #endif
