@@ -295,16 +295,8 @@ SF_INLINE size_t neon_filter_any(sf_op op, sf_elem elem, const void *x, const ui
     return k;
 }
 
-SF_INLINE size_t neon_filter(sf_op op, sf_elem elem, const void *x, size_t n,
-                             const sf_range *r, uint64_t base, void *out) {
-    return neon_filter_any(op, elem, x, NULL, n, r, base, out);
-}
-
 /* With nulls: each block's 16-bit lane mask ANDed with its 16 validity bits. */
-SF_INLINE size_t neon_filter_valid(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
-                                   size_t n, const sf_range *r, uint64_t base, void *out) {
-    return neon_filter_any(op, elem, x, valid, n, r, base, out);
-}
+SF_FILTER_FROM_ANY(neon)
 
 /* count with nulls: the lane counters cannot see the bitmap, so the block's
  * bits, ANDed with its validity bits, and their popcount. */
@@ -345,17 +337,8 @@ SF_INLINE size_t neon_within_block(sf_op op, sf_elem elem, const void *x, uint64
     const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
     const unsigned char *src = (const unsigned char *)x;
     unsigned char in[NEON_BLOCK * 8] = {0};
-    for (size_t j = 0; j < cnt; j++) {
-        uint64_t q;
-        if (w == 4) {
-            uint32_t q32;
-            memcpy(&q32, pos + 4 * j, 4);
-            q = q32;
-        } else {
-            memcpy(&q, pos + 8 * j, 8);
-        }
-        memcpy(in + j * size, src + (size_t)(q - base) * size, size);
-    }
+    for (size_t j = 0; j < cnt; j++)
+        memcpy(in + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
     uint8x16_t d[8];
     neon_load_block(elem, in, d);
     const unsigned bits = neon_block_bits(elem, d, b) & (cnt >= 16 ? 0xffffu : (1u << cnt) - 1);

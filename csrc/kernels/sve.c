@@ -222,31 +222,9 @@ SF_INLINE size_t sve_filter_any(sf_op op, sf_elem elem, const void *x, const uin
     return k;
 }
 
-SF_INLINE size_t sve_filter(sf_op op, sf_elem elem, const void *x, size_t n,
-                            const sf_range *r, uint64_t base, void *out) {
-    return sve_filter_any(op, elem, x, NULL, n, r, base, out);
-}
-
 /* With nulls: the compare predicate ANDed with the validity predicate. */
-SF_INLINE size_t sve_filter_valid(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
-                                  size_t n, const sf_range *r, uint64_t base, void *out) {
-    return sve_filter_any(op, elem, x, valid, n, r, base, out);
-}
+SF_FILTER_FROM_ANY(sve)
 
-SF_INLINE size_t sve_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
-                                 const sf_range *r) {
-    const sve_bounds b = sve_setup(r);
-    const size_t size = sf_elem_size(elem);
-    const uint64_t step = sve_lanes(elem);
-    const unsigned char *src = (const unsigned char *)x;
-    uint64_t total = 0;
-    for (uint64_t i = 0; i < n; i += step) {
-        const svbool_t pg = sve_whilelt(elem, i, n);
-        const svbool_t in = sve_inside(elem, pg, sve_load(elem, pg, src + i * size), &b);
-        total += sve_cntp(size, pg, svand_b_z(pg, in, sve_valid_pred(elem, valid, i, n)));
-    }
-    return (size_t)total;
-}
 
 /*
  * within: lanes as wide as the positions (64 bits for 64-bit elements), the
@@ -327,7 +305,9 @@ SF_INLINE size_t sve_within(sf_op op, sf_elem elem, const void *x, uint64_t base
     return k;
 }
 
-SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+/* count, with nulls when valid is not NULL (a constant in each entry point). */
+SF_INLINE size_t sve_count_any(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                               const sf_range *r) {
     const sve_bounds b = sve_setup(r);
     const size_t size = sf_elem_size(elem);
     const uint64_t step = sve_lanes(elem);
@@ -336,9 +316,19 @@ SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range
     for (uint64_t i = 0; i < n; i += step) {
         const svbool_t pg = sve_whilelt(elem, i, n);
         const svbool_t in = sve_inside(elem, pg, sve_load(elem, pg, src + i * size), &b);
-        total += sve_cntp(size, pg, in);
+        total += sve_cntp(size, pg,
+                          valid ? svand_b_z(pg, in, sve_valid_pred(elem, valid, i, n)) : in);
     }
     return (size_t)total;
+}
+
+SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    return sve_count_any(elem, x, NULL, n, r);
+}
+
+SF_INLINE size_t sve_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                                 const sf_range *r) {
+    return sve_count_any(elem, x, valid, n, r);
 }
 
 SF_INSTANTIATE_ALL(sve, u8, u16, u32, u64, f32, f64)

@@ -169,18 +169,9 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
     return k;
 }
 
-SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                const sf_range *r, uint64_t base, void *out) {
-    return X86_FN(filter_any)(op, elem, x, NULL, n, r, base, out);
-}
-
-/* With nulls: the block's validity bits ANDed with its movemask bits before
- * the table lookup, in the same loop. */
-SF_INLINE size_t X86_FN(filter_valid)(sf_op op, sf_elem elem, const void *x,
-                                      const uint8_t *valid, size_t n, const sf_range *r,
-                                      uint64_t base, void *out) {
-    return X86_FN(filter_any)(op, elem, x, valid, n, r, base, out);
-}
+/* P_filter, and P_filter_valid: with nulls, the block's validity bits ANDed
+ * with its movemask bits before the table lookup, in the same loop. */
+SF_FILTER_FROM_ANY(X86_ISA)
 
 /* ---- count: no movemask, no popcount in the loop -------------------------- */
 
@@ -286,17 +277,9 @@ SF_INLINE void X86_FN(gather_scalar)(sf_op op, sf_elem elem, const void *x, uint
                                      const unsigned char *pos, size_t cnt, unsigned char *buf) {
     const size_t size = sf_elem_size(elem);
     const unsigned char *src = (const unsigned char *)x;
-    for (size_t j = 0; j < cnt; j++) {
-        uint64_t p;
-        if (op == SF_OP_INDEX32) {
-            uint32_t q;
-            memcpy(&q, pos + 4 * j, 4);
-            p = q;
-        } else {
-            memcpy(&p, pos + 8 * j, 8);
-        }
-        memcpy(buf + j * size, src + (size_t)(p - base) * size, size);
-    }
+    const size_t w = op == SF_OP_INDEX32 ? 4 : 8;
+    for (size_t j = 0; j < cnt; j++)
+        memcpy(buf + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
 }
 
 /* P_gather_hw (the ISA file's) when it takes the group, else scalar loads. */
