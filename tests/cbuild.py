@@ -57,6 +57,9 @@ CPUINFO_FLAG = {
 }
 ELEMS = ["u8", "u16", "u32", "u64", "f32", "f64"]
 OPS = ["index32", "index64", "values", "count"]
+# The slots with nulls and with given positions (tests/c/test_nulls_within.h).
+NULLS_WITHIN_OPS = ["index32_valid", "index64_valid", "values_valid", "count_valid",
+                    "within32", "within64"]
 
 
 def _load_setup():

@@ -129,6 +129,52 @@ SF_INLINE size_t avx2_emit_values(sf_elem elem, unsigned char *out, size_t k, __
     return k;
 }
 
+/*
+ * within's loads, for a whole group of positions (8 uint32 or 4 uint64): one
+ * vpgatherdd / vpgatherqd / vpgatherqq per vector of 32- or 64-bit elements.
+ * 8- and 16-bit kinds take scalar loads: a gather of 32-bit words around them
+ * could read up to 3 bytes past the last element. vpgatherdd's indexes are
+ * signed, so a group whose last (largest) offset is 2^31 or more takes the
+ * 64-bit-index form (64-bit elements always do: their indexes are widened).
+ */
+SF_INLINE int avx2_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                             const unsigned char *pos, size_t cnt, unsigned char *buf) {
+    const size_t size = sf_elem_size(elem);
+    if (size < 4 || cnt != (op == SF_OP_INDEX32 ? 8u : 4u))
+        return 0;
+    const __m256i p = _mm256_loadu_si256((const __m256i *)(const void *)pos);
+    __m256i *dst = (__m256i *)(void *)buf;
+    if (op == SF_OP_INDEX64) {
+        const __m256i idx = _mm256_sub_epi64(p, _mm256_set1_epi64x((long long)base));
+        if (size == 4)
+            _mm_storeu_si128((__m128i *)(void *)buf,
+                             _mm256_i64gather_epi32((const int *)x, idx, 4));
+        else
+            _mm256_storeu_si256(dst, _mm256_i64gather_epi64((const long long *)x, idx, 8));
+        return 1;
+    }
+    const __m256i idx = _mm256_sub_epi32(p, _mm256_set1_epi32((int)(uint32_t)base));
+    if (size == 4) {
+        uint32_t last;
+        memcpy(&last, pos + 28, 4);
+        if (last - (uint32_t)base < 0x80000000u) {
+            _mm256_storeu_si256(dst, _mm256_i32gather_epi32((const int *)x, idx, 4));
+            return 1;
+        }
+    }
+    const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(idx));
+    const __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(idx, 1));
+    if (size == 4) {
+        _mm_storeu_si128((__m128i *)(void *)buf, _mm256_i64gather_epi32((const int *)x, lo, 4));
+        _mm_storeu_si128((__m128i *)(void *)(buf + 16),
+                         _mm256_i64gather_epi32((const int *)x, hi, 4));
+    } else {
+        _mm256_storeu_si256(dst, _mm256_i64gather_epi64((const long long *)x, lo, 8));
+        _mm256_storeu_si256(dst + 1, _mm256_i64gather_epi64((const long long *)x, hi, 8));
+    }
+    return 1;
+}
+
 #include "x86_skeleton.h"
 
-SF_INSTANTIATE(avx2, u8, u16, u32, u64, f32, f64)
+SF_INSTANTIATE_ALL(avx2, u8, u16, u32, u64, f32, f64)

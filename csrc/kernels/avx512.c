@@ -365,6 +365,14 @@ SF_INLINE size_t avx512_count(sf_elem elem, const void *x, size_t n, const sf_ra
     return k;
 }
 
+/* Nulls and given positions (the *_valid and within slots) have no AVX-512
+ * code: the machine this was written on (AMD EPYC Zen 3) has no AVX-512, so
+ * such code could not be run or tested here. The slots stay NULL and dispatch
+ * fills them from avx2 (which needs no feature avx512 lacks): the movemask
+ * byte ANDed with the validity bits, and hardware gathers. A k-mask from the
+ * bitmap (one kmov per vector) and vpgatherdd into a mask are the AVX-512
+ * forms, for a machine that can run them. */
+
 /* index32, index64 and values for SF_INSTANTIATE. */
 SF_INLINE size_t avx512_filter(sf_op op, sf_elem elem, const void *x, size_t n,
                                const sf_range *r, uint64_t base, void *out) {

@@ -128,6 +128,21 @@
     const sf_kernel sf_kernel_##P = {.name = #P, SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)   \
                                          SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__)};
 
+/* P_filter and P_filter_valid from P_filter_any(op, elem, x, valid, n, r, base,
+ * out), the one loop with an optional bitmap: the plain entry points pass a
+ * constant NULL, which folds the bitmap's work away. */
+#define SF_FILTER_FROM_ANY(P)                                                            \
+    SF_INLINE size_t SF_CAT(P, _filter)(sf_op op, sf_elem elem, const void *x, size_t n, \
+                                        const sf_range *r, uint64_t base, void *out) {   \
+        return SF_CAT(P, _filter_any)(op, elem, x, NULL, n, r, base, out);               \
+    }                                                                                    \
+    SF_INLINE size_t SF_CAT(P, _filter_valid)(sf_op op, sf_elem elem, const void *x,     \
+                                              const uint8_t *valid, size_t n,            \
+                                              const sf_range *r, uint64_t base,          \
+                                              void *out) {                               \
+        return SF_CAT(P, _filter_any)(op, elem, x, valid, n, r, base, out);              \
+    }
+
 /* ---- The range, as kernels compare with it ------------------------------------ */
 
 /* Unsigned bounds of an integer range, truncated to the element width:
@@ -192,5 +207,36 @@ SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F6
         SF_BROADCAST_RANGE(P, elem, r, FLIP, c.a, c.b);                                  \
         return c;                                                                        \
     }
+
+/* Position j of a within set of w-byte (4 or 8) positions, from any alignment. */
+SF_INLINE uint64_t sf_pos_at(const unsigned char *pos, size_t w, size_t j) {
+    if (w == 4) {
+        uint32_t q;
+        memcpy(&q, pos + 4 * j, 4);
+        return q;
+    }
+    uint64_t q;
+    memcpy(&q, pos + 8 * j, 8);
+    return q;
+}
+
+/* ---- Validity bitmaps ----------------------------------------------------------- */
+
+/* Bits [i, i + cnt) of an LSB-first validity bitmap as bits [0, cnt) (cnt <= 32),
+ * reading only the bytes those bits are in. `block` is the kernel's step: i is
+ * a multiple of it, so for a block of 8 or more i is byte-aligned and the
+ * bytes are one unaligned load, and a smaller block (a power of two) never
+ * straddles a byte. */
+SF_INLINE uint32_t sf_valid_bits(const uint8_t *valid, size_t i, size_t cnt, size_t block) {
+    const uint32_t mask = cnt >= 32 ? 0xffffffffu : (1u << cnt) - 1u;
+    if (block >= 8) {
+        const uint8_t *b = valid + i / 8;
+        uint32_t v = 0;
+        for (size_t j = 0; j < (cnt + 7) / 8; j++) /* one load when cnt is a constant */
+            v |= (uint32_t)b[j] << (8 * j);
+        return v & mask;
+    }
+    return ((uint32_t)valid[i / 8] >> (i % 8)) & mask;
+}
 
 #endif

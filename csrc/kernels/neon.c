@@ -263,8 +263,8 @@ SF_INLINE size_t neon_emit_block(sf_op op, sf_elem elem, const uint8x16_t *d, un
 }
 
 /* index32, index64 and values: one loop for every elem and output. */
-SF_INLINE size_t neon_filter(sf_op op, sf_elem elem, const void *x, size_t n,
-                             const sf_range *r, uint64_t base, void *out) {
+SF_INLINE size_t neon_filter_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                 size_t n, const sf_range *r, uint64_t base, void *out) {
     const neon_bounds b = neon_setup(elem, r);
     const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
     const unsigned char *p = (const unsigned char *)x;
@@ -273,7 +273,9 @@ SF_INLINE size_t neon_filter(sf_op op, sf_elem elem, const void *x, size_t n,
     for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
         uint8x16_t d[8];
         neon_load_block(elem, p, d);
-        const unsigned bits = neon_block_bits(elem, d, &b);
+        unsigned bits = neon_block_bits(elem, d, &b);
+        if (valid) /* a constant NULL in the plain entry points */
+            bits &= sf_valid_bits(valid, i, NEON_BLOCK, NEON_BLOCK);
         k += neon_emit_block(op, elem, d, bits, base + i, dst + k * w);
     }
     if (i < n) {
@@ -283,8 +285,88 @@ SF_INLINE size_t neon_filter(sf_op op, sf_elem elem, const void *x, size_t n,
         uint8x16_t d[8];
         memcpy(in, p, rem * size);
         neon_load_block(elem, in, d);
-        const unsigned bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
+        unsigned bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
+        if (valid)
+            bits &= sf_valid_bits(valid, i, rem, NEON_BLOCK);
         const size_t kept = neon_emit_block(op, elem, d, bits, base + i, res);
+        memcpy(dst + k * w, res, kept * w);
+        k += kept;
+    }
+    return k;
+}
+
+/* With nulls: each block's 16-bit lane mask ANDed with its 16 validity bits. */
+SF_FILTER_FROM_ANY(neon)
+
+/* count with nulls: the lane counters cannot see the bitmap, so the block's
+ * bits, ANDed with its validity bits, and their popcount. */
+SF_INLINE size_t neon_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                                  const sf_range *r) {
+    const neon_bounds b = neon_setup(elem, r);
+    const size_t size = sf_elem_size(elem);
+    const unsigned char *p = (const unsigned char *)x;
+    size_t total = 0;
+    uint8x16_t d[8];
+    for (size_t i = 0; i < n; i += NEON_BLOCK, p += NEON_BLOCK * size) {
+        const size_t rem = n - i < NEON_BLOCK ? n - i : NEON_BLOCK;
+        unsigned bits;
+        if (rem == NEON_BLOCK) {
+            neon_load_block(elem, p, d);
+            bits = neon_block_bits(elem, d, &b);
+        } else {
+            unsigned char in[NEON_BLOCK * 8] = {0};
+            memcpy(in, p, rem * size);
+            neon_load_block(elem, in, d);
+            bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
+        }
+        bits &= sf_valid_bits(valid, i, rem, NEON_BLOCK);
+        total += (size_t)vaddv_u8(vcnt_u8(vcreate_u8((uint64_t)bits)));
+    }
+    return total;
+}
+
+/*
+ * within: blocks of 16 positions; their elements loaded one by one (NEON has
+ * no gather) into a block buffer, the block's bits from the same vector
+ * compare as the filter's, and the positions themselves left-packed in groups
+ * of 4 by the same tables. The last partial block goes through padded copies.
+ */
+SF_INLINE size_t neon_within_block(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                                   const unsigned char *pos, size_t cnt, const neon_bounds *b,
+                                   unsigned char *dst) {
+    const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
+    const unsigned char *src = (const unsigned char *)x;
+    unsigned char in[NEON_BLOCK * 8] = {0};
+    for (size_t j = 0; j < cnt; j++)
+        memcpy(in + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
+    uint8x16_t d[8];
+    neon_load_block(elem, in, d);
+    const unsigned bits = neon_block_bits(elem, d, b) & (cnt >= 16 ? 0xffffu : (1u << cnt) - 1);
+    size_t k = 0;
+    for (unsigned g = 0; g < NEON_BLOCK / 4; g++) {
+        const unsigned m = (bits >> (4 * g)) & 15;
+        const unsigned char *pg = pos + 4 * g * w;
+        const uint8x16_t src0 = vld1q_u8(pg);
+        const uint8x16_t src1 = w == 8 ? vld1q_u8(pg + 16) : vdupq_n_u8(0);
+        neon_pack_store(w, src0, src1, 0, m, dst + k * w);
+        k += neon_pop4(m);
+    }
+    return k;
+}
+
+SF_INLINE size_t neon_within(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                             const void *pos_, size_t m, const sf_range *r, void *out) {
+    const neon_bounds b = neon_setup(elem, r);
+    const size_t w = sf_result_size(op, elem);
+    const unsigned char *pos = (const unsigned char *)pos_;
+    unsigned char *dst = (unsigned char *)out;
+    size_t i = 0, k = 0;
+    for (; m - i >= NEON_BLOCK; i += NEON_BLOCK)
+        k += neon_within_block(op, elem, x, base, pos + i * w, NEON_BLOCK, &b, dst + k * w);
+    if (i < m) {
+        unsigned char ids[NEON_BLOCK * 8] = {0}, res[NEON_BLOCK * 8];
+        memcpy(ids, pos + i * w, (m - i) * w);
+        const size_t kept = neon_within_block(op, elem, x, base, ids, m - i, &b, res);
         memcpy(dst + k * w, res, kept * w);
         k += kept;
     }
@@ -348,4 +430,4 @@ SF_INLINE size_t neon_count(sf_elem elem, const void *x, size_t n, const sf_rang
     return (size_t)total;
 }
 
-SF_INSTANTIATE(neon, u8, u16, u32, u64, f32, f64)
+SF_INSTANTIATE_ALL(neon, u8, u16, u32, u64, f32, f64)

@@ -147,11 +147,35 @@ SF_INLINE void sve_store64(size_t w, uint64_t cnt, svuint64_t c, unsigned char *
         svst1_u64(pg, (uint64_t *)(void *)dst, c);
 }
 
+/*
+ * The validity bits of lanes [i, i + lanes) as a predicate at the elem's width
+ * (bit i of valid[], LSB first, is element i). Built in byte lanes: byte t
+ * belongs to element e = t / size, whose bit is bit (i % 8 + e) % 8 of byte
+ * i / 8 + (i % 8 + e) / 8; one contiguous load of the bytes those bits are in
+ * (never past valid[ceil(n / 8) - 1]), a TBL that hands each lane its byte,
+ * and a bit test. Every byte of a valid element is set: the AND with the
+ * caller's predicate at the elem's width clears the bits that width ignores,
+ * so PUNPKLO/HI and CNTP see a well-formed predicate.
+ */
+SF_INLINE svbool_t sve_valid_pred(sf_elem elem, const uint8_t *valid, uint64_t i, uint64_t n) {
+    const size_t size = sf_elem_size(elem);
+    const unsigned shift = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+    const svbool_t all = svptrue_b8();
+    const uint64_t first = i / 8, have = (n + 7) / 8 - first;
+    const uint64_t need = (i % 8 + sve_lanes(elem) + 7) / 8;
+    const svuint8_t bytes = svld1_u8(svwhilelt_b8_u64(0, need < have ? need : have), valid + first);
+    const svuint8_t bit = svadd_n_u8_x(all, svlsr_n_u8_x(all, svindex_u8(0, 1), shift),
+                                       (uint8_t)(i % 8));
+    const svuint8_t mine = svtbl_u8(bytes, svlsr_n_u8_x(all, bit, 3));
+    const svuint8_t one = svlsl_u8_x(all, svdup_n_u8(1), svand_n_u8_x(all, bit, 7));
+    return svcmpne_n_u8(all, svand_u8_x(all, mine, one), 0);
+}
+
 /* ---- The loops ----------------------------------------------------------- */
 
 /* index32, index64 and values: one loop for every elem and output. */
-SF_INLINE size_t sve_filter(sf_op op, sf_elem elem, const void *x, size_t n,
-                            const sf_range *r, uint64_t base, void *out) {
+SF_INLINE size_t sve_filter_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                size_t n, const sf_range *r, uint64_t base, void *out) {
     const sve_bounds b = sve_setup(r);
     const size_t size = sf_elem_size(elem);
     const size_t w = sf_result_size(op, elem);
@@ -168,7 +192,9 @@ SF_INLINE size_t sve_filter(sf_op op, sf_elem elem, const void *x, size_t n,
     for (uint64_t i = 0; i < n; i += step) {
         const svbool_t pg = sve_whilelt(elem, i, n);
         const svuint8_t v = sve_load(elem, pg, src + i * size);
-        const svbool_t in = sve_inside(elem, pg, v, &b);
+        svbool_t in = sve_inside(elem, pg, v, &b);
+        if (valid) /* a constant NULL in the plain entry points */
+            in = svand_b_z(pg, in, sve_valid_pred(elem, valid, i, n));
         for (unsigned j = 0; j < pieces; j++) {
             const svbool_t pj = sve_pred_piece(in, levels, j);
             const uint64_t first = base + i + j * piece_lanes;
@@ -196,7 +222,92 @@ SF_INLINE size_t sve_filter(sf_op op, sf_elem elem, const void *x, size_t n,
     return k;
 }
 
-SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+/* With nulls: the compare predicate ANDed with the validity predicate. */
+SF_FILTER_FROM_ANY(sve)
+
+
+/*
+ * within: lanes as wide as the positions (64 bits for 64-bit elements), the
+ * elements gathered into them with the zero-extending gathers (LD1B/LD1H/
+ * LD1W/LD1D, so exactly each element's bytes are read), the range test at the
+ * element's width inside the lane, and the positions themselves compacted.
+ */
+SF_INLINE size_t sve_within(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                            const void *pos_, size_t m, const sf_range *r, void *out_) {
+    const sve_bounds b = sve_setup(r);
+    const size_t size = sf_elem_size(elem);
+    const int wide = op == SF_OP_INDEX64 || size == 8; /* 64-bit lanes */
+    const uint64_t mask = size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * size)) - 1u;
+    unsigned char *out = (unsigned char *)out_;
+    size_t k = 0;
+    if (!wide) {
+        const uint32_t *pos = (const uint32_t *)pos_;
+        const uint8_t *x8 = (const uint8_t *)x;
+        const uint16_t *x16 = (const uint16_t *)x;
+        const uint32_t *x32 = (const uint32_t *)x;
+        for (uint64_t i = 0; i < m; i += svcntw()) {
+            const svbool_t pg = svwhilelt_b32_u64(i, m);
+            const svuint32_t p = svld1_u32(pg, pos + i);
+            const svuint32_t idx = svsub_n_u32_x(pg, p, (uint32_t)base);
+            svuint32_t v;
+            svbool_t in;
+            if (size == 1)
+                v = svld1ub_gather_u32offset_u32(pg, x8, idx);
+            else if (size == 2)
+                v = svld1uh_gather_u32index_u32(pg, x16, idx);
+            else
+                v = svld1_gather_u32index_u32(pg, x32, idx);
+            if (elem == SF_F32) {
+                const svfloat32_t f = svreinterpret_f32_u32(v);
+                in = svcmple_n_f32(svcmpge_n_f32(pg, f, (float)b.flo), f, (float)b.fhi);
+            } else {
+                const svuint32_t d = svand_n_u32_x(pg, svsub_n_u32_x(pg, v, (uint32_t)b.lo),
+                                                   (uint32_t)mask);
+                in = svcmple_n_u32(pg, d, (uint32_t)(b.span & mask));
+            }
+            const uint64_t cnt = svcntp_b32(pg, in);
+            svst1_u32(svwhilelt_b32_u64(0, cnt), (uint32_t *)(void *)(out + 4 * k),
+                      svcompact_u32(in, p));
+            k += (size_t)cnt;
+        }
+        return k;
+    }
+    const size_t w = sf_result_size(op, elem);
+    for (uint64_t i = 0; i < m; i += svcntd()) {
+        const svbool_t pg = svwhilelt_b64_u64(i, m);
+        const svuint64_t p = op == SF_OP_INDEX32
+                                 ? svld1uw_u64(pg, (const uint32_t *)pos_ + i)
+                                 : svld1_u64(pg, (const uint64_t *)pos_ + i);
+        const svuint64_t idx = svsub_n_u64_x(pg, p, base);
+        svuint64_t v;
+        svbool_t in;
+        switch (size) {
+        case 1: v = svld1ub_gather_u64offset_u64(pg, (const uint8_t *)x, idx); break;
+        case 2: v = svld1uh_gather_u64index_u64(pg, (const uint16_t *)x, idx); break;
+        case 4: v = svld1uw_gather_u64index_u64(pg, (const uint32_t *)x, idx); break;
+        default: v = svld1_gather_u64index_u64(pg, (const uint64_t *)x, idx); break;
+        }
+        if (elem == SF_F64 || elem == SF_F32) {
+            /* f32 in the low half of each lane: widened exactly to f64, where
+             * the bounds (floats, by the contract) compare the same */
+            const svfloat64_t f = elem == SF_F64
+                                      ? svreinterpret_f64_u64(v)
+                                      : svcvt_f64_f32_x(pg, svreinterpret_f32_u64(v));
+            in = svcmple_n_f64(svcmpge_n_f64(pg, f, b.flo), f, b.fhi);
+        } else {
+            const svuint64_t d = svand_n_u64_x(pg, svsub_n_u64_x(pg, v, b.lo), mask);
+            in = svcmple_n_u64(pg, d, b.span & mask);
+        }
+        const uint64_t cnt = svcntp_b64(pg, in);
+        sve_store64(w, cnt, svcompact_u64(in, p), out + w * k);
+        k += (size_t)cnt;
+    }
+    return k;
+}
+
+/* count, with nulls when valid is not NULL (a constant in each entry point). */
+SF_INLINE size_t sve_count_any(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                               const sf_range *r) {
     const sve_bounds b = sve_setup(r);
     const size_t size = sf_elem_size(elem);
     const uint64_t step = sve_lanes(elem);
@@ -205,9 +316,19 @@ SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range
     for (uint64_t i = 0; i < n; i += step) {
         const svbool_t pg = sve_whilelt(elem, i, n);
         const svbool_t in = sve_inside(elem, pg, sve_load(elem, pg, src + i * size), &b);
-        total += sve_cntp(size, pg, in);
+        total += sve_cntp(size, pg,
+                          valid ? svand_b_z(pg, in, sve_valid_pred(elem, valid, i, n)) : in);
     }
     return (size_t)total;
 }
 
-SF_INSTANTIATE(sve, u8, u16, u32, u64, f32, f64)
+SF_INLINE size_t sve_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    return sve_count_any(elem, x, NULL, n, r);
+}
+
+SF_INLINE size_t sve_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                                 const sf_range *r) {
+    return sve_count_any(elem, x, valid, n, r);
+}
+
+SF_INSTANTIATE_ALL(sve, u8, u16, u32, u64, f32, f64)

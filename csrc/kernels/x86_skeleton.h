@@ -34,6 +34,10 @@
  *                                 selected by m; return the new k
  *   P_emit_values(elem, out, k, x, m)  the same for the elements of x
  *   P_fold128(v)                  the two 128-bit halves of v added as 64-bit lanes
+ *   P_gather_hw(op, elem, x, base, pos, cnt, buf)  load the cnt elements at the
+ *                                 positions pos (uint32 for SF_OP_INDEX32, else
+ *                                 uint64) side by side at buf with a hardware
+ *                                 gather and return 1, or return 0 (scalar loads)
  */
 #ifndef X86_ISA
 #error "define X86_ISA and the primitives before including x86_skeleton.h"
@@ -121,8 +125,9 @@ static const uint64_t X86_FN(iota64)[4] = {0, 1, 2, 3};
  * The compaction loop behind index32, index64 and values, unrolled by two (see
  * the ISA file for what that bought).
  */
-SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                const sf_range *r, uint64_t base, void *out_) {
+SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
+                                    const uint8_t *valid, size_t n, const sf_range *r,
+                                    uint64_t base, void *out_) {
     const X86_FN(bounds) c = X86_FN(setup)(elem, r);
     const size_t size = sf_elem_size(elem), osize = sf_result_size(op, elem);
     const size_t block = X86_FN(block)(op, elem);
@@ -135,12 +140,16 @@ SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
                       : X86_MM(add_epi64)(X86_MM(set1_epi64x)((long long)base),
                                           X86_FN(load)((const unsigned char *)X86_FN(iota64)));
     size_t i = 0, k = 0;
+    /* With valid == NULL (a constant in the plain entry points) the masks
+     * fold to `all` and the loop is the plain one. */
+#define X86_VBITS(at, cnt) (valid ? sf_valid_bits(valid, (at), (cnt), block) : all)
     for (; n - i >= 2 * block; i += 2 * block) {
-        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, all);
-        k = X86_FN(step)(op, elem, &c, p + (i + block) * size, &ids, out, k, all);
+        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, X86_VBITS(i, block));
+        k = X86_FN(step)(op, elem, &c, p + (i + block) * size, &ids, out, k,
+                         X86_VBITS(i + block, block));
     }
     if (n - i >= block) {
-        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, all);
+        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, X86_VBITS(i, block));
         i += block;
     }
     if (i < n) {
@@ -150,12 +159,19 @@ SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
         _Alignas(X86_BYTES) unsigned char tmp[8 * X86_BYTES];      /* block * osize */
         const size_t rest = n - i;
         memcpy(in, p + i * size, rest * size);
-        const size_t t = X86_FN(step)(op, elem, &c, in, &ids, tmp, 0, (1u << rest) - 1u);
+        const uint32_t tail = (1u << rest) - 1u;
+        const size_t t = X86_FN(step)(op, elem, &c, in, &ids, tmp, 0,
+                                      valid ? tail & sf_valid_bits(valid, i, rest, block) : tail);
         memcpy(out + k * osize, tmp, t * osize);
         k += t;
     }
+#undef X86_VBITS
     return k;
 }
+
+/* P_filter, and P_filter_valid: with nulls, the block's validity bits ANDed
+ * with its movemask bits before the table lookup, in the same loop. */
+SF_FILTER_FROM_ANY(X86_ISA)
 
 /* ---- count: no movemask, no popcount in the loop -------------------------- */
 
@@ -221,3 +237,86 @@ SF_INLINE size_t X86_FN(count)(sf_elem elem, const void *x, size_t n, const sf_r
     }
     return kept;
 }
+
+/* count with nulls: the lane counters of P_count cannot see the bitmap, so one
+ * movemask per vector, ANDed with its validity bits, and a popcount. */
+SF_INLINE size_t X86_FN(count_valid)(sf_elem elem, const void *x, const uint8_t *valid,
+                                     size_t n, const sf_range *r) {
+    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+    const size_t size = sf_elem_size(elem), lanes = X86_FN(lanes)(elem);
+    const unsigned char *p = (const unsigned char *)x;
+    size_t i = 0, kept = 0;
+    for (; n - i >= lanes; i += lanes)
+        kept += X86_FN(popcount)(X86_FN(keep)(elem, &c, p + i * size, 1) &
+                                 sf_valid_bits(valid, i, lanes, lanes));
+    if (i < n) {
+        _Alignas(X86_BYTES) unsigned char in[X86_BYTES] = {0};
+        const size_t rest = n - i;
+        memcpy(in, p + i * size, rest * size);
+        kept += X86_FN(popcount)(X86_FN(keep)(elem, &c, in, 1) & ((1u << rest) - 1u) &
+                                 sf_valid_bits(valid, i, rest, lanes));
+    }
+    return kept;
+}
+
+/* ---- within: the values at given positions ---------------------------------- */
+
+/*
+ * Groups of g positions (one vector of them: g = X86_BYTES / w for w-byte
+ * positions): P_gather puts the g elements x[pos[j] - base] side by side at
+ * buf (as many vectors as they fill), the vector compare and movemask of
+ * P_keep give their bits, and P_emit_ids compacts the position vector itself,
+ * so out[] gets the kept pos[j]. The whole-vector store at out + k stays in
+ * out[0, m) as in the filter loop (k <= i, i + g <= m). The last partial
+ * group gathers only the positions there are and compacts into scratch.
+ */
+/* Scalar loads of cnt elements at the positions pos[0, cnt) (w bytes each),
+ * side by side at buf: the gather of ISAs without one, and of element kinds a
+ * hardware gather would have to over-read for. */
+SF_INLINE void X86_FN(gather_scalar)(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                                     const unsigned char *pos, size_t cnt, unsigned char *buf) {
+    const size_t size = sf_elem_size(elem);
+    const unsigned char *src = (const unsigned char *)x;
+    const size_t w = op == SF_OP_INDEX32 ? 4 : 8;
+    for (size_t j = 0; j < cnt; j++)
+        memcpy(buf + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
+}
+
+/* P_gather_hw (the ISA file's) when it takes the group, else scalar loads. */
+SF_INLINE void X86_FN(gather)(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                              const unsigned char *pos, size_t cnt, unsigned char *buf) {
+    if (!X86_FN(gather_hw)(op, elem, x, base, pos, cnt, buf))
+        X86_FN(gather_scalar)(op, elem, x, base, pos, cnt, buf);
+}
+
+SF_INLINE size_t X86_FN(within)(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                                const void *pos_, size_t m, const sf_range *r, void *out_) {
+    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+    const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
+    const size_t g = X86_BYTES / w, lanes = X86_FN(lanes)(elem);
+    const size_t nvec = (g + lanes - 1) / lanes;
+    const uint32_t all = (1u << g) - 1u;
+    const unsigned char *pos = (const unsigned char *)pos_;
+    unsigned char *out = (unsigned char *)out_;
+    _Alignas(X86_BYTES) unsigned char buf[2 * X86_BYTES] = {0}; /* g * size */
+    size_t i = 0, k = 0;
+    for (; m - i >= g; i += g) {
+        X86_FN(gather)(op, elem, x, base, pos + i * w, g, buf);
+        const uint32_t bits = X86_FN(keep)(elem, &c, buf, nvec) & all;
+        k = X86_FN(emit_ids)(w, out, k, X86_FN(load)(pos + i * w), bits);
+    }
+    if (i < m) {
+        _Alignas(X86_BYTES) unsigned char ids[X86_BYTES] = {0};
+        _Alignas(X86_BYTES) unsigned char tmp[X86_BYTES];
+        const size_t rest = m - i;
+        memcpy(ids, pos + i * w, rest * w);
+        X86_FN(gather)(op, elem, x, base, ids, rest, buf);
+        const uint32_t bits = X86_FN(keep)(elem, &c, buf, nvec) & ((1u << rest) - 1u);
+        const size_t t = X86_FN(emit_ids)(w, tmp, 0, X86_FN(load)(ids), bits);
+        memcpy(out + k * w, tmp, t * w);
+        k += t;
+    }
+    (void)size;
+    return k;
+}
+

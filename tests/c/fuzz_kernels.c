@@ -18,6 +18,12 @@
  *   [22, 30)  base64
  *   [30, ...) the elements, native byte order; a partial trailing element is ignored
  *
+ * The slots with nulls and with given positions (index32_valid ... within64)
+ * run on the same elements, with a validity bitmap and a strictly ascending
+ * position set drawn from a generator seeded by the header: bits 6-7 of [1]
+ * pick the validity density (0%, 1%, 50%, 100%), the same generator the share
+ * of positions kept (none, 1%, 50%, all).
+ *
  * Bounds become a non-empty range the way a caller would build one: integer
  * pairs empty in both unsigned and signed order are swapped; a NaN bound becomes
  * the infinity on its side; float bounds in the wrong order are swapped.
@@ -124,6 +130,102 @@ static void check_reference(int op, const fcase *c, size_t got, const void *out)
     }
 }
 
+/* ---- Nulls and positions ------------------------------------------------- */
+
+enum { FW_INDEX32, FW_INDEX64, FW_VALUES, FW_COUNT, FW_WITHIN32, FW_WITHIN64, FW_OPS };
+static const char *const fw_names[FW_OPS] = {"index32_valid", "index64_valid", "values_valid",
+                                             "count_valid",   "within32",      "within64"};
+
+static size_t fw_call(const sf_kernel *k, int op, const fcase *c, const uint8_t *valid,
+                      const void *pos, size_t m, void *out) {
+    switch (op) {
+    case FW_INDEX32:
+        return k->index32_valid[c->elem](c->x, valid, c->n, &c->r, c->base32, (uint32_t *)out);
+    case FW_INDEX64:
+        return k->index64_valid[c->elem](c->x, valid, c->n, &c->r, c->base64, (uint64_t *)out);
+    case FW_VALUES: return k->values_valid[c->elem](c->x, valid, c->n, &c->r, out);
+    case FW_COUNT: return k->count_valid[c->elem](c->x, valid, c->n, &c->r);
+    case FW_WITHIN32:
+        return k->within32[c->elem](c->x, c->base32, (const uint32_t *)pos, m, &c->r,
+                                    (uint32_t *)out);
+    default:
+        return k->within64[c->elem](c->x, c->base64, (const uint64_t *)pos, m, &c->r,
+                                    (uint64_t *)out);
+    }
+}
+
+static void fw_fail(const char *kernel, int op, const fcase *c, const char *what) {
+    fprintf(stderr, "\nFAIL: kernel %s, op %s, elem %s, n = %zu: %s\n", kernel, fw_names[op],
+            sf_elem_name(c->elem), c->n, what);
+    abort();
+}
+
+static void fuzz_nulls_within(const fcase *c, const uint8_t *h) {
+    static const unsigned pct[4] = {0, 1, 50, 100};
+    rng_seed(le(h + 2, 8) ^ le(h + 22, 8) ^ ((uint64_t)h[1] << 56) ^ c->n);
+    const unsigned vd = pct[h[1] >> 6], pd = pct[below(4)];
+    const size_t nb = (c->n + 7) / 8;
+    uint8_t *valid = malloc(nb ? nb : 1);
+    size_t *idx = malloc((c->n ? c->n : 1) * sizeof *idx), m = 0;
+    uint32_t *p32 = malloc((c->n ? c->n : 1) * 4);
+    uint64_t *p64 = malloc((c->n ? c->n : 1) * 8);
+    if (!valid || !idx || !p32 || !p64)
+        goto done;
+    memset(valid, 0, nb);
+    for (size_t i = 0; i < 8 * nb; i++) /* bits past n random: they must be ignored */
+        if (i >= c->n ? chance(50) : chance(vd))
+            valid[i / 8] |= (uint8_t)(1u << (i % 8));
+    for (size_t i = 0; i < c->n; i++)
+        if (chance(pd))
+            idx[m] = i, p32[m] = c->base32 + (uint32_t)i, p64[m] = c->base64 + i, m++;
+    for (int op = 0; op < FW_OPS; op++) {
+        const int is_pos = op >= FW_WITHIN32;
+        const size_t osz = op == FW_INDEX32 || op == FW_WITHIN32 ? 4
+                           : op == FW_INDEX64 || op == FW_WITHIN64 ? 8
+                                                                   : c->size;
+        const size_t obytes = op == FW_COUNT ? 0 : (is_pos ? m : c->n) * osz;
+        const void *pos = op == FW_WITHIN32 ? (const void *)p32 : (const void *)p64;
+        unsigned char *ref = malloc(obytes ? obytes : 1), *out = malloc(obytes ? obytes : 1);
+        if (!ref || !out) {
+            free(ref), free(out);
+            break;
+        }
+        const size_t want = fw_call(sf_kernel_at(0), op, c, valid, pos, m, ref);
+        /* scalar against the specification */
+        size_t k = 0;
+        const size_t count = is_pos ? m : c->n;
+        for (size_t j = 0; j < count; j++) {
+            const size_t i = is_pos ? idx[j] : j;
+            const uint64_t v = load_uint(c->size, c->x, i);
+            if (!spec_keep(c->elem, v, &c->r) || (!is_pos && !((valid[i / 8] >> (i % 8)) & 1)))
+                continue;
+            const uint64_t w = osz == 4 && op != FW_VALUES ? (uint32_t)(c->base32 + (uint32_t)i)
+                               : op == FW_VALUES        ? v
+                                                        : c->base64 + i;
+            if (op != FW_COUNT && (k >= want || load_uint(osz, ref, k) != w))
+                fw_fail("scalar", op, c, "the reference disagrees with the specification");
+            k++;
+        }
+        if (k != want)
+            fw_fail("scalar", op, c, "the reference's count disagrees with the specification");
+        for (int i = 0; i < nkernels; i++) {
+            memset(out, 0xEE, obytes);
+            const size_t got = fw_call(kernels[i], op, c, valid, pos, m, out);
+            if (got != want)
+                fw_fail(kernels[i]->name, op, c, "wrong count");
+            if (op != FW_COUNT && got && memcmp(out, ref, got * osz))
+                fw_fail(kernels[i]->name, op, c, "wrong output");
+        }
+        free(ref);
+        free(out);
+    }
+done:
+    free(valid);
+    free(idx);
+    free(p32);
+    free(p64);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t h[HEADER] = {0};
     memcpy(h, data, size < HEADER ? size : HEADER);
@@ -213,6 +315,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(ref);
         free(out);
     }
+    fuzz_nulls_within(&c, h);
     if (memcmp(c.x, payload, bytes)) {
         fprintf(stderr, "\nFAIL: a kernel modified its input (elem %s, n = %zu)\n",
                 sf_elem_name(c.elem), c.n);

@@ -381,6 +381,8 @@ static void run_one(kstate *ks, int op, const tcase *c) {
     total_cmp++;
 }
 
+static void run_nulls_within(const tcase *c); /* test_nulls_within.h */
+
 static void run_case(sf_elem elem, size_t n) {
     tcase c;
     const size_t sz = esize(elem);
@@ -421,6 +423,7 @@ static void run_case(sf_elem elem, size_t n) {
         if (kernels[ki].supported)
             for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
                 run_one(&kernels[ki], op, &c);
+    run_nulls_within(&c);
     arena_protect(x, n * sz, PROT_READ | PROT_WRITE);
     total_cases++;
 }
@@ -459,6 +462,8 @@ static any_fn slot_of(const sf_kernel *k, int op, int e) {
     }
 }
 
+#include "test_nulls_within.h"
+
 static void check_table(void) {
     const sf_kernel *sel = NULL;
     API_CHECK(sf_kernel_count() >= 1 && sf_kernel_count() <= MAX_KERNELS, "sf_kernel_count() = %d",
@@ -492,6 +497,7 @@ static void check_table(void) {
         API_CHECK(sf_kernel_select(k->name, &sel) == want && sel == (want == SF_OK ? k : NULL),
                   "sf_kernel_select(\"%s\") is not %d", k->name, want);
         API_CHECK(sf_use_kernel(k->name) == want, "sf_use_kernel(\"%s\") is not %d", k->name, want);
+        nw_check_slots(i);
         /* A slot that is a lower kernel's function came from dispatch's fallback. */
         for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
             for (int e = 0; e < SF_ELEM_COUNT; e++)
@@ -705,6 +711,7 @@ int main(int argc, char **argv) {
     expect = malloc(max_len * sizeof *expect);
     if (!expect)
         die("out of memory");
+    nw_setup(max_len);
 
     const double t0 = now();
     check_table();
@@ -728,9 +735,10 @@ int main(int argc, char **argv) {
             continue;
         for (int e = 0; e < SF_ELEM_COUNT; e++) {
             const unsigned long long *c = ks->cmp[e];
-            printf("compared %s %s: index32=%llu index64=%llu values=%llu count=%llu total=%llu\n",
-                   ks->k->name, sf_elem_name((sf_elem)e), c[0], c[1], c[2], c[3],
-                   c[0] + c[1] + c[2] + c[3]);
+            printf("compared %s %s: index32=%llu index64=%llu values=%llu count=%llu",
+                   ks->k->name, sf_elem_name((sf_elem)e), c[0], c[1], c[2], c[3]);
+            nw_print(ki, e);
+            printf(" total=%llu\n", c[0] + c[1] + c[2] + c[3]);
         }
         if (ki > 0) {
             compared++;
@@ -744,6 +752,7 @@ int main(int argc, char **argv) {
            total_cases, compared ? names : "(none besides scalar)", t1 - t0);
 
     free(expect);
+    nw_teardown();
     guarded_free(&in_arena, page_size);
     guarded_free(&out_arena, page_size);
     return 0;
