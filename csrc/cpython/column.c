@@ -100,11 +100,11 @@ static int arrow_or_array(PyObject *values, column *c) {
     const int has_stream = has_array ? 0 : type_defines(values, "__arrow_c_stream__");
     if (has_array || has_stream)
         return sfpy_arrow_column(values, has_array, c);
-    if (from_package(values, "pyarrow")) {
+    if (from_package(values, "pyarrow") || from_package(values, "polars")) {
         /* np.asarray would make floats of integers with nulls: refuse instead. */
         PyErr_Format(PyExc_TypeError,
-                     "simdfilter reads pyarrow data through the Arrow PyCapsule interface, which "
-                     "this %.100s lacks (pyarrow >= 16 has it for arrays and chunked arrays)",
+                     "simdfilter reads Arrow data through the Arrow PyCapsule interface, which "
+                     "this %.100s lacks (pyarrow >= 16 and Polars >= 1.4 have it)",
                      Py_TYPE(values)->tp_name);
         return -1;
     }
