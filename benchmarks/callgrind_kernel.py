@@ -10,7 +10,7 @@ NumPy (instructions are not cycles: a compress or a cache miss costs more than a
 
 Needs valgrind. Valgrind does not emulate AVX-512 and hides it from CPUID, so under it the
 dispatcher offers scalar, sse41 and avx2 at most; avx512 cannot be counted this way.
-Only the C call tree below `sf_job_run` is counted (the kernel and the driver, not
+Only the C call tree below `sf_execute` is counted (the kernel and the driver, not
 argument parsing or the result allocation). Each kernel runs in its own valgrind process
 (about 15 s in all at the default size).
 """
@@ -52,11 +52,11 @@ def main():
                            capture_output=True, text=True)
     if probe.returncode:
         sys.exit(f"valgrind could not run simdfilter:\n{probe.stderr}")
-    print(f"{args.dtype}, n = {args.n:,}, {args.sel:.1%} in range; instructions below sf_job_run")
+    print(f"{args.dtype}, n = {args.n:,}, {args.sel:.1%} in range; instructions below sf_execute")
     for kernel in probe.stdout.split():
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "cg.out")
-            subprocess.run(["valgrind", "--tool=callgrind", "-q", "--toggle-collect=sf_job_run",
+            subprocess.run(["valgrind", "--tool=callgrind", "-q", "--toggle-collect=sf_execute",
                             f"--callgrind-out-file={out}", sys.executable, __file__, "--kernel", kernel,
                             "--n", str(args.n), "--sel", str(args.sel), "--dtype", args.dtype], check=True)
             text = open(out).read()

@@ -34,49 +34,16 @@ SF_INLINE int scalar_keep(sf_elem elem, const void *x, size_t i, uint64_t lo, ui
     }
 }
 
-/* index32, index64 and values: one loop, the output chosen by `op`. */
-SF_INLINE size_t scalar_filter(sf_op op, sf_elem elem, const void *x, size_t n,
-                               const sf_range *r, uint64_t base, void *out) {
-    const uint64_t lo = r->lo, span = sf_span(r);
-    const double flo = r->flo, fhi = r->fhi;
-    const size_t size = sf_elem_size(elem);
-    const unsigned char *src = (const unsigned char *)x;
-    unsigned char *dst = (unsigned char *)out;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (op == SF_OP_VALUES) {
-            /* Tested before out[k] is written: the compiler cannot know that x
-             * and out do not overlap, and would read x[i] again after the
-             * store (one instruction per element more for u64). */
-            const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
-            memcpy(dst + k * size, src + i * size, size);
-            k += keep;
-            continue;
-        }
-        if (op == SF_OP_INDEX32)
-            ((uint32_t *)out)[k] = (uint32_t)base + (uint32_t)i;
-        else
-            ((uint64_t *)out)[k] = base + (uint64_t)i;
-        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
-    }
-    return k;
-}
-
-SF_INLINE size_t scalar_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
-    const uint64_t lo = r->lo, span = sf_span(r);
-    const double flo = r->flo, fhi = r->fhi;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi);
-    return k;
-}
-
-/* The same with nulls: a null element's test is ANDed to 0 before the cursor moves. */
-
+/* A null's test is ANDed to 0 before the cursor moves; valid == NULL (a
+ * compile-time constant in the plain entry points) means no nulls. */
 SF_INLINE size_t scalar_valid(const uint8_t *valid, size_t i) {
-    return (size_t)((valid[i / 8] >> (i % 8)) & 1);
+    return valid ? (size_t)((valid[i / 8] >> (i % 8)) & 1) : 1;
 }
 
+/* index32, index64 and values, with or without nulls: one loop, the output
+ * chosen by `op`. For values the test comes before out[k] is written: the
+ * compiler cannot know that x and out do not overlap, and would read x[i] again
+ * after the store (one instruction per element more for u64). */
 SF_INLINE size_t scalar_filter_valid(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
                                      size_t n, const sf_range *r, uint64_t base, void *out) {
     const uint64_t lo = r->lo, span = sf_span(r);
@@ -86,15 +53,20 @@ SF_INLINE size_t scalar_filter_valid(sf_op op, sf_elem elem, const void *x, cons
     unsigned char *dst = (unsigned char *)out;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) &
-                            scalar_valid(valid, i);
-        if (op == SF_OP_VALUES)
+        if (op == SF_OP_VALUES) {
+            const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) &
+                                scalar_valid(valid, i);
             memcpy(dst + k * size, src + i * size, size);
-        else if (op == SF_OP_INDEX32)
+            k += keep;
+            continue;
+        }
+        /* Positions: stored first, then tested (9 instructions per u32 element
+         * against 11 the other way round, callgrind). */
+        if (op == SF_OP_INDEX32)
             ((uint32_t *)out)[k] = (uint32_t)base + (uint32_t)i;
         else
             ((uint64_t *)out)[k] = base + (uint64_t)i;
-        k += keep;
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) & scalar_valid(valid, i);
     }
     return k;
 }
@@ -107,6 +79,15 @@ SF_INLINE size_t scalar_count_valid(sf_elem elem, const void *x, const uint8_t *
     for (size_t i = 0; i < n; i++)
         k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) & scalar_valid(valid, i);
     return k;
+}
+
+SF_INLINE size_t scalar_filter(sf_op op, sf_elem elem, const void *x, size_t n,
+                               const sf_range *r, uint64_t base, void *out) {
+    return scalar_filter_valid(op, elem, x, NULL, n, r, base, out);
+}
+
+SF_INLINE size_t scalar_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    return scalar_count_valid(elem, x, NULL, n, r);
 }
 
 /* Positions given: the value at each, tested; the position kept or not. */
