@@ -4,7 +4,8 @@
 use std::fmt::Debug;
 use std::ops::{Bound, RangeBounds};
 
-use crate::ffi::{self, SfBound, SfRange};
+use crate::ffi;
+use crate::sys::{self, SfBound, SfRange};
 
 /// The element types simdfilter filters: `u8`, `u16`, `u32`, `u64`, `i8`,
 /// `i16`, `i32`, `i64`, `f32` and `f64`.
@@ -35,15 +36,15 @@ pub(crate) mod private {
         /// The `sf_elem` (the kernels that run).
         const ELEM: c_int;
         /// The value as a bound, exactly.
-        fn bound(self) -> crate::ffi::SfBound;
+        fn bound(self) -> crate::sys::SfBound;
     }
 }
 
 macro_rules! element {
     ($t:ty, $ty:ident, $elem:ident, $bound:ident, $as:ty) => {
         impl private::Sealed for $t {
-            const TYPE: std::os::raw::c_int = ffi::$ty;
-            const ELEM: std::os::raw::c_int = ffi::$elem;
+            const TYPE: std::os::raw::c_int = sys::$ty;
+            const ELEM: std::os::raw::c_int = sys::$elem;
             fn bound(self) -> SfBound {
                 SfBound::$bound(<$as>::from(self))
             }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once};
 
 use crate::ffi::{self, KernelRef};
+use crate::sys;
 
 /// One instruction set's kernels, runnable on this CPU and OS.
 ///
@@ -90,8 +91,8 @@ impl Error {
     fn from_code(rc: std::os::raw::c_int, name: &str) -> Error {
         let name = name.to_string();
         match rc {
-            ffi::SF_EUNSUPPORTED => Error::UnsupportedKernel(name),
-            ffi::SF_ENOTBUILT => Error::KernelNotBuilt(name),
+            sys::SF_EUNSUPPORTED => Error::UnsupportedKernel(name),
+            sys::SF_ENOTBUILT => Error::KernelNotBuilt(name),
             _ => Error::UnknownKernel(name),
         }
     }
@@ -234,7 +235,7 @@ fn use_kernel_unchecked(name: &str) -> Result<(), Error> {
     // kernel of another architecture from an unknown name).
     let kernel = Kernel::get(name)?;
     match ffi::use_kernel(kernel.name()) {
-        ffi::SF_OK => Ok(()),
+        sys::SF_OK => Ok(()),
         rc => Err(Error::from_code(rc, name)),
     }
 }

@@ -80,6 +80,7 @@
 
 #[allow(unsafe_code)]
 mod ffi;
+mod sys;
 
 mod element;
 mod kernel;
