@@ -16,7 +16,9 @@
  * exactly at the fence, to start exactly after it, or in the middle between
  * canaries. The input pages are read-only while kernels run. The first
  * difference stops the run with a report and exit status 1; a crash prints what
- * was running before the signal takes its course.
+ * was running before the signal takes its course (test_crash.h). The checks of
+ * the dispatch table and the u32 convenience functions are in test_api.h, those
+ * of the slots with nulls and given positions in test_nulls_within.h.
  *
  * Output lines the pytest driver parses (keep them stable):
  *   kernel NAME: reference|supported|unsupported|not selected
@@ -76,76 +78,7 @@ static void die(const char *fmt, ...) {
     exit(1);
 }
 
-/* What is running, for the crash handler: a guard page turns an overrun into
- * SIGSEGV, and the report must say which kernel, operation and case did it. */
-static const char *volatile cur_kernel = "(setup)";
-static const char *volatile cur_call = ""; /* a public function around the kernel, if any */
-static volatile sig_atomic_t cur_op = -1, cur_elem = -1, cur_case = -1;
-static volatile long cur_n = -1;
-static struct sigaction old_segv, old_bus, old_ill, old_fpe;
-
-static void put_str(const char *s) {
-    size_t len = strlen(s);
-    while (len) {
-        ssize_t w = write(STDOUT_FILENO, s, len);
-        if (w <= 0)
-            return;
-        s += w;
-        len -= (size_t)w;
-    }
-}
-
-static void put_num(long v) {
-    char buf[32];
-    int i = (int)sizeof buf;
-    unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
-    buf[--i] = '\0';
-    do
-        buf[--i] = (char)('0' + u % 10);
-    while ((u /= 10) && i > 1);
-    if (v < 0)
-        buf[--i] = '-';
-    put_str(buf + i);
-}
-
-/* Async-signal-safe: only write(2) and sigaction(2). Reinstating the previous
- * handler and returning re-runs the faulting instruction under it, so the
- * default action (or ASan's report) still happens. */
-static void on_crash(int sig) {
-    put_str("\nCRASH: signal ");
-    put_num(sig);
-    put_str(" in kernel ");
-    put_str(cur_kernel);
-    put_str(cur_call);
-    if (cur_op >= 0 && cur_op < SF_OP_COUNT_OF_OPS) {
-        put_str(" op ");
-        put_str(op_names[cur_op]);
-    }
-    if (cur_elem >= 0 && cur_elem < SF_ELEM_COUNT) {
-        put_str(" elem ");
-        put_str(sf_elem_name((sf_elem)cur_elem));
-    }
-    put_str(" n=");
-    put_num(cur_n);
-    put_str(" case #");
-    put_num(cur_case);
-    put_str(" (a read or write past a buffer end hits a PROT_NONE page)\n");
-    sigaction(SIGSEGV, &old_segv, NULL);
-    sigaction(SIGBUS, &old_bus, NULL);
-    sigaction(SIGILL, &old_ill, NULL);
-    sigaction(SIGFPE, &old_fpe, NULL);
-}
-
-static void install_crash_handler(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_crash;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv);
-    sigaction(SIGBUS, &sa, &old_bus);
-    sigaction(SIGILL, &sa, &old_ill);
-    sigaction(SIGFPE, &sa, &old_fpe);
-}
+#include "test_crash.h"
 
 /* ---- Guarded arenas ------------------------------------------------------- */
 
@@ -381,6 +314,7 @@ static void run_one(kstate *ks, int op, const tcase *c) {
     total_cmp++;
 }
 
+static void nw_check_slots(int i);          /* test_nulls_within.h */
 static void run_nulls_within(const tcase *c); /* test_nulls_within.h */
 
 static void run_case(sf_elem elem, size_t n) {
@@ -428,168 +362,8 @@ static void run_case(sf_elem elem, size_t n) {
     total_cases++;
 }
 
-/* ---- The public API around the kernels ------------------------------------ */
-
-static unsigned long long api_checks;
-
-#define API_CHECK(cond, ...)                                                                \
-    do {                                                                                     \
-        api_checks++;                                                                        \
-        if (!(cond))                                                                         \
-            die(__VA_ARGS__);                                                                \
-    } while (0)
-
-/* Every kernel the project knows, from the table dispatch reads too (read here
- * as plain data, to check dispatch's answers against it). */
-static const struct {
-    const char *name, *arch;
-} known_kernels[] = {
-#define SF_ISA(name, arch, features, flags) {#name, #arch},
-#include "kernels/isa.def"
-#undef SF_ISA
-};
-#define KNOWN_KERNELS ((int)(sizeof known_kernels / sizeof known_kernels[0]))
-
-typedef void (*any_fn)(void); /* the type -Wcast-function-type lets any function pointer become */
-
-/* Slot (op, e) of k, as one pointer type, only to compare it with others. */
-static any_fn slot_of(const sf_kernel *k, int op, int e) {
-    switch (op) {
-    case SF_OP_INDEX32: return (any_fn)k->index32[e];
-    case SF_OP_INDEX64: return (any_fn)k->index64[e];
-    case SF_OP_VALUES: return (any_fn)k->values[e];
-    default: return (any_fn)k->count[e];
-    }
-}
-
+#include "test_api.h"
 #include "test_nulls_within.h"
-
-static void check_table(void) {
-    const sf_kernel *sel = NULL;
-    API_CHECK(sf_kernel_count() >= 1 && sf_kernel_count() <= MAX_KERNELS, "sf_kernel_count() = %d",
-              sf_kernel_count());
-    API_CHECK(sf_kernel_at(0) && !strcmp(sf_kernel_at(0)->name, "scalar"),
-              "sf_kernel_at(0) is not the scalar kernel");
-    API_CHECK(!sf_kernel_at(-1) && !sf_kernel_at(sf_kernel_count()), "sf_kernel_at out of range is not NULL");
-    API_CHECK(!sf_kernel_find("no-such-kernel") && !sf_kernel_find(NULL), "sf_kernel_find of an unknown name");
-    API_CHECK(!sf_kernel_supported(NULL), "sf_kernel_supported(NULL) != 0");
-    API_CHECK(sf_use_kernel("no-such-kernel") == SF_EUNKNOWN, "sf_use_kernel of an unknown name");
-    API_CHECK(sf_kernel_select("no-such-kernel", &sel) == SF_EUNKNOWN && !sel &&
-                  sf_kernel_select(NULL, &sel) == SF_EUNKNOWN && !sel,
-              "sf_kernel_select of an unknown name");
-    API_CHECK(!sf_kernel_arch("no-such-kernel") && !sf_kernel_arch(NULL), "sf_kernel_arch of an unknown name");
-    for (int e = 0; e < SF_ELEM_COUNT; e++)
-        API_CHECK(sf_elem_name((sf_elem)e) && sf_elem_size((sf_elem)e), "sf_elem_name/size(%d)", e);
-    API_CHECK(!sf_elem_name(SF_ELEM_COUNT) && !sf_elem_size(SF_ELEM_COUNT), "invalid sf_elem accepted");
-    API_CHECK(sf_result_size(SF_OP_INDEX32, SF_U8) == 4 && sf_result_size(SF_OP_INDEX64, SF_U8) == 8 &&
-                  sf_result_size(SF_OP_VALUES, SF_U16) == 2 && sf_result_size(SF_OP_VALUES, SF_F64) == 8 &&
-                  sf_result_size(SF_OP_COUNT, SF_U64) == 0,
-              "sf_result_size");
-    for (int i = 0; i < sf_kernel_count(); i++) {
-        const sf_kernel *k = sf_kernel_at(i);
-        API_CHECK(k && k->name, "sf_kernel_at(%d) has no name", i);
-        API_CHECK(sf_kernel_find(k->name) == k, "sf_kernel_find(\"%s\") is not sf_kernel_at(%d)", k->name, i);
-        for (int e = 0; e < SF_ELEM_COUNT; e++)
-            API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e],
-                      "kernel %s has an empty slot for elem %s", k->name, sf_elem_name((sf_elem)e));
-        const int want = sf_kernel_supported(k) ? SF_OK : SF_EUNSUPPORTED;
-        sel = NULL;
-        API_CHECK(sf_kernel_select(k->name, &sel) == want && sel == (want == SF_OK ? k : NULL),
-                  "sf_kernel_select(\"%s\") is not %d", k->name, want);
-        API_CHECK(sf_use_kernel(k->name) == want, "sf_use_kernel(\"%s\") is not %d", k->name, want);
-        nw_check_slots(i);
-        /* A slot that is a lower kernel's function came from dispatch's fallback. */
-        for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
-            for (int e = 0; e < SF_ELEM_COUNT; e++)
-                for (int j = 0; j < i; j++)
-                    if (slot_of(sf_kernel_at(j), op, e) == slot_of(k, op, e)) {
-                        printf("slot %s %s %s: from %s\n", k->name, op_names[op],
-                               sf_elem_name((sf_elem)e), sf_kernel_at(j)->name);
-                        break;
-                    }
-    }
-    for (int i = 0; i < KNOWN_KERNELS; i++) {
-        const char *name = known_kernels[i].name, *arch = sf_kernel_arch(name);
-        const int built = sf_kernel_find(name) != NULL;
-        API_CHECK(arch && !strcmp(arch, known_kernels[i].arch),
-                  "sf_kernel_arch(\"%s\") = %s, isa.def says %s", name, arch ? arch : "NULL",
-                  known_kernels[i].arch);
-        if (!built) {
-            sel = NULL;
-            API_CHECK(sf_kernel_select(name, &sel) == SF_ENOTBUILT && !sel &&
-                          sf_use_kernel(name) == SF_ENOTBUILT,
-                      "kernel %s is not in this build: select/use must say SF_ENOTBUILT", name);
-        }
-        printf("known %s arch=%s: %s\n", name, arch, built ? "built" : "not built");
-    }
-    API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
-              "sf_use_kernel(NULL) did not restore the best kernel");
-    API_CHECK(sf_kernel_supported(sf_kernel_at(0)), "scalar reported unsupported");
-    API_CHECK(sf_kernel_supported(sf_best_kernel()), "the best kernel is not supported");
-}
-
-/* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
- * active: the bounds the issue names, lo > hi (nothing, and nothing written),
- * lo == hi, and n too long for 32-bit positions. */
-static void check_convenience(void) {
-    static const uint32_t bounds[] = {0, 1, 2, 1000, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u,
-                                      0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
-    const size_t nb = sizeof bounds / sizeof bounds[0];
-    for (int ki = 0; ki < nkernels; ki++) {
-        if (!kernels[ki].supported)
-            continue;
-        const sf_kernel *k = kernels[ki].k;
-        API_CHECK(sf_use_kernel(k->name) == SF_OK && sf_active_kernel() == k,
-                  "sf_use_kernel(\"%s\") did not make it active", k->name);
-        cur_kernel = k->name;
-        cur_call = " via sf_filter_indexes_u32 / sf_count_in_range_u32";
-        cur_elem = SF_U32;
-        for (size_t n = 0; n <= 67; n += (n < 20 ? 1 : 47)) {
-            cur_n = (long)n;
-            uint32_t *x = (uint32_t *)(void *)(in_arena.base + in_arena.size - n * 4);
-            uint32_t *out = (uint32_t *)(void *)(out_arena.base + out_arena.size - n * 4);
-            for (size_t i = 0; i < n; i++)
-                x[i] = chance(50) ? bounds[below(nb)] : bounds[below(nb)] + (uint32_t)below(3) - 1;
-            for (size_t a = 0; a < nb; a++)
-                for (size_t b = 0; b < nb; b++) {
-                    const uint32_t lo = bounds[a], hi = bounds[b];
-                    size_t want = 0;
-                    for (size_t i = 0; i < n; i++)
-                        want += lo <= x[i] && x[i] <= hi;
-                    memset(out, 0xEE, n * 4);
-                    canary_fill(&out_arena, (unsigned char *)out, n * 4);
-                    size_t got = sf_filter_indexes_u32(x, n, lo, hi, out);
-                    API_CHECK(got == want && sf_count_in_range_u32(x, n, lo, hi) == want,
-                              "kernel %s: sf_filter_indexes_u32/sf_count_in_range_u32(n=%zu, lo=%" PRIu32
-                              ", hi=%" PRIu32 ") = %zu/%zu, expected %zu",
-                              k->name, n, lo, hi, got, sf_count_in_range_u32(x, n, lo, hi), want);
-                    API_CHECK(!canary_check(&out_arena, (unsigned char *)out, n * 4),
-                              "kernel %s: sf_filter_indexes_u32 wrote outside out (n=%zu)", k->name, n);
-                    for (size_t i = 0, j = 0; i < n; i++)
-                        if (lo <= x[i] && x[i] <= hi)
-                            API_CHECK(out[j++] == i, "kernel %s: sf_filter_indexes_u32(lo=%" PRIu32
-                                      ", hi=%" PRIu32 ") out[%zu] = %" PRIu32 ", expected %zu",
-                                      k->name, lo, hi, j - 1, out[j - 1], i);
-                    if (lo > hi) /* nothing found, and nothing written either */
-                        for (size_t i = 0; i < n; i++)
-                            API_CHECK(out[i] == 0xEEEEEEEEu, "kernel %s: lo > hi wrote out[%zu]", k->name, i);
-                }
-        }
-#if SIZE_MAX > UINT32_MAX
-        /* Fenced, inaccessible memory: returning SF_TOO_LONG must touch neither. */
-        {
-            unsigned char *nothing = in_arena.base - page_size;
-            API_CHECK(sf_filter_indexes_u32((const uint32_t *)(void *)nothing, (size_t)UINT32_MAX + 1, 0, 9,
-                                            (uint32_t *)(void *)nothing) == SF_TOO_LONG,
-                      "kernel %s: sf_filter_indexes_u32 with n = 2^32 did not return SF_TOO_LONG", k->name);
-        }
-#endif
-    }
-    cur_kernel = "(harness)";
-    cur_call = "";
-    API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
-              "sf_use_kernel(NULL) did not restore the best kernel");
-}
 
 /* ---- Main ----------------------------------------------------------------- */
 
