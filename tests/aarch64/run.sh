@@ -17,9 +17,10 @@
 # ~/.cache/simdfilter-aarch64) in a folder named by a hash of its inputs:
 #   1. an arm64 Debian bookworm root, unpacked without running an arm64 binary
 #      (debootstrap --foreign, then dpkg-deb -x of every package it fetched);
-#   2. per NumPy, a site folder of aarch64 wheels (NumPy, pandas, pyarrow,
-#      Polars, pytest, hypothesis, pytest-xdist) installed by the host's pip
-#      for the target (Dask and Jupyter stay out: their tests skip, saying so);
+#   2. per NumPy, a site folder of aarch64 wheels (NumPy, pandas, pytest,
+#      hypothesis, pytest-xdist; with NumPy 2 also pyarrow and Polars) installed
+#      by the host's pip for the target (Dask and Jupyter stay out: their tests
+#      skip, saying so);
 #   3. a host venv with the build requirements.
 # Then (never cached): the wheel cross-built by setup.py from a copy of this
 # tree, installed into its own site folder, and pytest under qemu-aarch64.
@@ -73,7 +74,7 @@ cpu_flags() {
 numpy_reqs() {
     case "$1" in
         numpy2) echo "numpy>=2 pandas>=1.5 pyarrow>=16 polars>=1.4" ;;
-        numpy1.23) echo "numpy==1.23.5 pandas>=1.5,<2.3 pyarrow==16.1.0 polars>=1.4,<1.5" ;;
+        numpy1.23) echo "numpy==1.23.5 pandas>=1.5,<2.3" ;;
         *) die "unknown NumPy '$1' (numpy2, numpy1.23)" ;;
     esac
 }
