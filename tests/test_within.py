@@ -1,7 +1,6 @@
 """within=: the refinement step of a conjunction, reading only the given positions."""
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 import simdfilter
@@ -50,6 +49,7 @@ def test_within_equals_the_reference(kernel, dtype, layout, rng):
 
 
 def test_within_on_columns_with_nulls(kernel, rng):
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install '.[test]')")
     values = rng.integers(0, 100, 5000)
     nulls = rng.random(5000) < 0.2
     arr = pa.array(values, mask=nulls)
