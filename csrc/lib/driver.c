@@ -6,13 +6,21 @@
  * small native blocks on the stack, each filtered with its base position: the
  * input is never copied whole and the kernels stay simple.
  *
- * Threads split a block into contiguous parts. Part p writes its results at
- * out + start(p), which is in bounds because a part never yields more results
- * than it has elements; the parts are then moved down into place, so stitching
- * costs a pass over the results, not over the input.
+ * A run on several threads is cut into blocks of SF_THREAD_BLOCK elements that
+ * the threads claim in order from a shared counter, so that a thread on a busy
+ * core simply takes fewer. Each block is filtered into a buffer of its
+ * thread's (in cache), its count published, and its results copied once,
+ * straight to their final place, as soon as every block before it is counted:
+ * positions stay global and ascending, the same for every thread count and
+ * schedule, and the pages of a fresh result are first touched by the threads
+ * that fill them. One spawn per run, not per cancel block.
  */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include "library.h"
 
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct plan {
@@ -83,65 +91,240 @@ static size_t run_serial(const plan *p, const sf_run *block, void *out) {
     return total;
 }
 
-typedef struct part {
-    sf_run block;
-    void *out;
-    size_t found;
-} part;
+/* ---- Threads: blocks from a shared counter, results straight into place ----------- */
 
-typedef struct parts {
-    const plan *plan;
-    part list[SF_MAX_THREADS];
-} parts;
+/* Elements of one block a thread claims at a time. Small enough that a thread
+ * on a busy core takes fewer of them and the last one ends soon after the
+ * others (64 Ki uint32 elements is ~30 us of work from DRAM on one core), and
+ * that one block's results (at most 64 Ki x 8 bytes = 512 KiB) stay in L2 on
+ * their way to their final place; large enough that claiming one (an atomic
+ * add, a look back at the block before) is noise. A multiple of 64, so that
+ * every block's vector loops and byte-aligned bitmaps stay whole. */
+#ifndef SF_THREAD_BLOCK
+#define SF_THREAD_BLOCK ((size_t)1 << 16)
+#endif
 
-static void run_part(void *ctx, size_t i) {
-    parts *ps = (parts *)ctx;
-    part *p = &ps->list[i];
-    p->found = run_serial(ps->plan, &p->block, p->out);
+/* Blocks a thread may hold filtered but not yet placed (each in a buffer of its
+ * own) before it waits for the blocks ahead of them. */
+#define MAX_PENDING 16
+
+/* What every thread knows about block j, each field written once. */
+typedef struct block_state {
+    atomic_size_t count; /* 1 + its results once filtered; 0 before */
+    atomic_size_t end;   /* 1 + the offset just past its results once placed; 0 before */
+} block_state;
+
+typedef struct team {
+    const plan *p;
+    const sf_run *run;
+    unsigned char *out;  /* where result 0 of the run goes; NULL for count */
+    size_t room;         /* results that fit in out: the rest are counted only */
+    size_t nblocks;
+    block_state *blocks; /* NULL for count, which places nothing */
+    unsigned char *scratch0; /* the calling thread's block buffer, allocated up front */
+    size_t scratch_bytes;
+    const sf_exec *x;
+    atomic_size_t next;    /* the next block to claim */
+    atomic_int stop;       /* the cancel callback said stop: claim no more */
+    atomic_size_t counted; /* count: results of the blocks done */
+    int cancelled;         /* set by the calling thread only */
+} team;
+
+/* Where block j's first result goes, once every block before it has been
+ * filtered: look back over the blocks whose counts are known to the nearest
+ * one already placed. 0 if some block before j is still being filtered. */
+static int offset_of(team *t, size_t j, size_t *at) {
+    size_t sum = 0;
+    for (size_t i = j; i-- > 0;) {
+        const size_t end = atomic_load_explicit(&t->blocks[i].end, memory_order_acquire);
+        if (end) {
+            *at = end - 1 + sum;
+            return 1;
+        }
+        const size_t count = atomic_load_explicit(&t->blocks[i].count, memory_order_acquire);
+        if (!count)
+            return 0;
+        sum += count - 1;
+    }
+    *at = sum;
+    return 1;
 }
 
-/* A block on up to `threads` threads, with room for block->n results in out. */
-static size_t run_parallel(const plan *p, const sf_run *block, void *out, int threads) {
+/* Copy block j's c results from buf to their final place, if it is known yet.
+ * Destinations of different blocks are disjoint, and nothing past the room is
+ * written. */
+static int place(team *t, size_t j, const unsigned char *buf, size_t c) {
+    size_t at;
+    if (!offset_of(t, j, &at))
+        return 0;
+    atomic_store_explicit(&t->blocks[j].end, at + c + 1, memory_order_release);
+    if (at < t->room && c) {
+        const size_t m = c < t->room - at ? c : t->room - at;
+        memcpy(t->out + at * t->p->rsize, buf, m * t->p->rsize);
+    }
+    return 1;
+}
+
+typedef struct pending {
+    size_t block, count;
+    unsigned char *buf;
+} pending;
+
+typedef struct worker {
+    pending held[MAX_PENDING]; /* filtered, waiting for a block ahead; ascending */
+    size_t nheld;
+    unsigned char *spare[MAX_PENDING + 1]; /* allocated buffers not in use */
+    size_t nspare;
+} worker;
+
+/* Place the held blocks whose offsets are known now, oldest first. */
+static void settle(team *t, worker *w) {
+    size_t kept = 0;
+    for (size_t i = 0; i < w->nheld; i++) {
+        pending *h = &w->held[i];
+        if (place(t, h->block, h->buf, h->count))
+            w->spare[w->nspare++] = h->buf;
+        else
+            w->held[kept++] = *h;
+    }
+    w->nheld = kept;
+}
+
+/* One thread's loop: claim a block, filter it into a buffer of this thread's,
+ * publish its count, copy it to its place if the blocks ahead are done, else
+ * hold it and go on. A thread waits only after it has published every count
+ * it owes, and only for blocks already claimed, so waiting always ends. */
+static void team_work(void *ctx, size_t self) {
+    team *t = (team *)ctx;
+    const size_t n = t->run->n;
+    const size_t polls_every = SF_CANCEL_BLOCK / SF_THREAD_BLOCK; /* blocks between polls */
+    size_t polled_at = 0, counted = 0;
+    worker w;
+    w.nheld = w.nspare = 0;
+    unsigned char *own = self == 0 ? t->scratch0 : NULL;
+    if (t->blocks && !own && !(own = malloc(t->scratch_bytes)))
+        return; /* this thread takes no block; the caller's always can */
+    unsigned char *buf = own;
+    while (!atomic_load_explicit(&t->stop, memory_order_relaxed)) {
+        const size_t j = atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
+        if (j >= t->nblocks)
+            break;
+        const size_t first = j * SF_THREAD_BLOCK;
+        const size_t len = n - first < SF_THREAD_BLOCK ? n - first : SF_THREAD_BLOCK;
+        const sf_run block = sf_run_slice(t->run, first, len);
+        const size_t c = run_serial(t->p, &block, buf);
+        if (!t->blocks) {
+            counted += c;
+        } else {
+            atomic_store_explicit(&t->blocks[j].count, c + 1, memory_order_release);
+            if (!place(t, j, buf, c)) {
+                unsigned char *fresh = w.nspare ? w.spare[--w.nspare]
+                                       : w.nheld < MAX_PENDING ? malloc(t->scratch_bytes)
+                                                               : NULL;
+                if (fresh) {
+                    w.held[w.nheld++] = (pending){j, c, buf};
+                    buf = fresh;
+                } else {
+                    while (!place(t, j, buf, c)) /* no buffer to go on with: wait */
+                        sched_yield();
+                }
+            }
+            settle(t, &w);
+        }
+        /* Only the calling thread may call the cancel callback (it takes the GIL). */
+        if (self == 0 && t->x->cancel && j - polled_at >= polls_every) {
+            polled_at = j;
+            if (t->x->cancel(t->x->cancel_ctx)) {
+                t->cancelled = 1;
+                atomic_store_explicit(&t->stop, 1, memory_order_relaxed);
+            }
+        }
+    }
+    while (w.nheld) { /* the blocks ahead are claimed: they finish soon */
+        settle(t, &w);
+        if (w.nheld)
+            sched_yield();
+    }
+    for (size_t i = 0; i < w.nspare; i++)
+        if (w.spare[i] != own)
+            free(w.spare[i]);
+    if (buf != own)
+        free(buf);
+    if (own != t->scratch0)
+        free(own);
+    if (!t->blocks)
+        atomic_fetch_add_explicit(&t->counted, counted, memory_order_relaxed);
+}
+
+/* A whole run on `threads` threads (at least 2), one spawn for all of it. Its
+ * results go to out (room for `room`; the rest are counted only). Returns 0 and
+ * *found, or SF_ECANCELLED with *found = the results of the blocks done,
+ * which are a prefix of the run; or 1 when it could not start (no memory):
+ * the caller then runs the run itself. */
+static int run_team(const plan *p, const sf_run *run, unsigned char *out, size_t room,
+                    int threads, const sf_exec *x, size_t *found) {
+    team t;
+    t.p = p;
+    t.run = run;
+    t.out = out;
+    t.room = out ? room : 0;
+    t.nblocks = (run->n + SF_THREAD_BLOCK - 1) / SF_THREAD_BLOCK;
+    t.blocks = NULL;
+    t.scratch0 = NULL;
+    t.scratch_bytes = SF_THREAD_BLOCK * p->rsize;
+    t.x = x;
+    atomic_init(&t.next, 0);
+    atomic_init(&t.stop, 0);
+    atomic_init(&t.counted, 0);
+    t.cancelled = 0;
+    if (p->op != SF_OP_COUNT) {
+        t.blocks = (block_state *)malloc(t.nblocks * sizeof *t.blocks);
+        t.scratch0 = (unsigned char *)malloc(t.scratch_bytes);
+        if (!t.blocks || !t.scratch0) {
+            free(t.blocks);
+            free(t.scratch0);
+            return 1;
+        }
+        for (size_t j = 0; j < t.nblocks; j++) {
+            atomic_init(&t.blocks[j].count, 0);
+            atomic_init(&t.blocks[j].end, 0);
+        }
+    }
+    sf_parallel_for((size_t)threads, team_work, &t);
+    size_t total = atomic_load_explicit(&t.counted, memory_order_relaxed);
+    if (t.blocks) {
+        /* Every claimed block is done and placed; the claimed ones are a prefix. */
+        total = 0;
+        for (size_t j = 0; j < t.nblocks; j++) {
+            const size_t end = atomic_load_explicit(&t.blocks[j].end, memory_order_relaxed);
+            if (!end)
+                break;
+            total = end - 1;
+        }
+        free(t.blocks);
+        free(t.scratch0);
+    }
+    *found = total;
+    return t.cancelled ? SF_ECANCELLED : 0;
+}
+
+/* How many threads a run of n elements gets when `threads` are asked for:
+ * never more than one per SF_MIN_ELEMENTS_PER_THREAD elements. */
+static int team_size(size_t n, int threads) {
     size_t want = threads > 1 ? (size_t)threads : 1;
     if (want > SF_MAX_THREADS)
         want = SF_MAX_THREADS;
-    if (want > block->n / SF_MIN_ELEMENTS_PER_THREAD)
-        want = block->n / SF_MIN_ELEMENTS_PER_THREAD;
-    if (want <= 1)
-        return run_serial(p, block, out);
-
-    parts ps;
-    ps.plan = p;
-    /* Part boundaries on multiples of 64 elements keep every vector loop whole
-     * but the last. Rounding ceil(n / want) up keeps the parts at most `want`. */
-    const size_t per = ((block->n + want - 1) / want + 63) & ~(size_t)63;
-    size_t nparts = 0;
-    sf_run piece;
-    for (sf_blocks b = SF_BLOCKS(block, per); sf_blocks_next(&b, &piece); nparts++) {
-        part *q = &ps.list[nparts];
-        q->block = piece;
-        q->out = out ? (unsigned char *)out + (piece.base - block->base) * p->rsize : NULL;
-        q->found = 0;
-    }
-    sf_parallel_for(nparts, run_part, &ps);
-
-    size_t total = ps.list[0].found;
-    for (size_t i = 1; i < nparts; i++) {
-        if (p->rsize && ps.list[i].found)
-            memmove((unsigned char *)out + total * p->rsize, ps.list[i].out,
-                    ps.list[i].found * p->rsize);
-        total += ps.list[i].found;
-    }
-    return total;
+    if (want > n / SF_MIN_ELEMENTS_PER_THREAD)
+        want = n / SF_MIN_ELEMENTS_PER_THREAD;
+    return want > 1 ? (int)want : 1;
 }
 
 /* A block into an output with room for `room` results: straight in when that
  * is enough for the block's worst case, else staged through a small buffer so
  * that nothing is written past the room. Returns the results found. */
-static size_t run_block(const plan *p, const sf_run *block, unsigned char *out, size_t room,
-                        int threads) {
+static size_t run_block(const plan *p, const sf_run *block, unsigned char *out, size_t room) {
     if (room >= block->n || p->op == SF_OP_COUNT)
-        return run_parallel(p, block, out, threads);
+        return run_serial(p, block, out);
     uint64_t stage[SF_GATHER_BLOCK];
     size_t total = 0;
     sf_run s;
@@ -279,13 +462,27 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
         return execute_within(&p, q, src, dst, capacity, x, found);
     sf_run run, block;
     while ((memset(&run, 0, sizeof run), src->next(src, &run))) {
-        const int threads =
-            x->threads > 0 ? x->threads : sf_auto_threads(run.n * sf_elem_size(q->elem));
+        const int threads = team_size(
+            run.n, x->threads > 0 ? x->threads : sf_auto_threads(run.n * sf_elem_size(q->elem)));
+        if (threads > 1) {
+            const size_t written = total < capacity ? total : capacity;
+            size_t got = 0;
+            const int rc = run_team(&p, &run, dst ? dst + written * p.rsize : NULL,
+                                    capacity - written, threads, x, &got);
+            if (rc != 1) {
+                total += got;
+                if (rc == SF_ECANCELLED) {
+                    *found = total < capacity || p.op == SF_OP_COUNT ? total : capacity;
+                    return SF_ECANCELLED;
+                }
+                continue;
+            }
+        }
         for (sf_blocks b = SF_BLOCKS(&run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
             /* Past the capacity nothing is written (room 0), only counted. */
             const size_t written = total < capacity ? total : capacity;
             total += run_block(&p, &block, dst ? dst + written * p.rsize : NULL,
-                               capacity - written, threads);
+                               capacity - written);
             since_cancel += block.n;
             if (since_cancel >= SF_CANCEL_BLOCK) {
                 since_cancel = 0;
