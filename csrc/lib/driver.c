@@ -15,10 +15,10 @@
  * schedule, and the pages of a fresh result are first touched by the threads
  * that fill them. One spawn per run, not per cancel block.
  */
-#define _POSIX_C_SOURCE 200809L /* sched_yield */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "library.h"
 
-#include <sched.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,13 +95,17 @@ static size_t run_serial(const plan *p, const sf_run *block, void *out) {
 
 /* Elements of one block a thread claims at a time. Small enough that a thread
  * on a busy core takes fewer of them and the last one ends soon after the
- * others (64 Ki uint32 elements is ~30 us of work from DRAM on one core), and
- * that one block's results (at most 64 Ki x 8 bytes = 512 KiB) stay in L2 on
- * their way to their final place; large enough that claiming one (an atomic
- * add, a look back at the block before) is noise. A multiple of 64, so that
- * every block's vector loops and byte-aligned bitmaps stay whole. */
+ * others (32 Ki uint32 elements: ~15 us of work from DRAM on one Zen 3 core),
+ * and that a block's input and its results (at most 256 KiB each, for 8-byte
+ * elements or positions) stay in L2 (512 KiB per core on Zen 3, 1-2 MiB on
+ * newer CPUs) between the kernel and the copy to their final place; large
+ * enough that claiming one (an atomic add, a look back at the block before)
+ * stays under 1% of its work. The brief's 256 Ki would keep the claims ~8x
+ * rarer, but put 1-2 MiB of results through the cache per block. A multiple
+ * of 64, so that every block's vector loops and byte-aligned bitmaps stay
+ * whole. Overridable at compile time for measurements only. */
 #ifndef SF_THREAD_BLOCK
-#define SF_THREAD_BLOCK ((size_t)1 << 16)
+#define SF_THREAD_BLOCK ((size_t)1 << 15)
 #endif
 
 /* Blocks a thread may hold filtered but not yet placed (each in a buffer of its
@@ -113,6 +117,21 @@ typedef struct block_state {
     atomic_size_t count; /* 1 + its results once filtered; 0 before */
     atomic_size_t end;   /* 1 + the offset just past its results once placed; 0 before */
 } block_state;
+
+typedef struct pending {
+    size_t block, count;
+    unsigned char *buf;
+} pending;
+
+/* A thread's blocks filtered but not yet placed (waiting for a block ahead),
+ * and its buffers. What is still held when the thread ends, the calling thread
+ * places after the join. */
+typedef struct worker {
+    pending held[MAX_PENDING]; /* ascending */
+    size_t nheld;
+    unsigned char *spare[MAX_PENDING + 1]; /* allocated buffers not in use */
+    size_t nspare;
+} worker;
 
 typedef struct team {
     const plan *p;
@@ -128,6 +147,7 @@ typedef struct team {
     atomic_int stop;       /* the cancel callback said stop: claim no more */
     atomic_size_t counted; /* count: results of the blocks done */
     int cancelled;         /* set by the calling thread only */
+    worker *workers;       /* one per thread, for what it holds at its end */
 } team;
 
 /* Where block j's first result goes, once every block before it has been
@@ -165,18 +185,6 @@ static int place(team *t, size_t j, const unsigned char *buf, size_t c) {
     return 1;
 }
 
-typedef struct pending {
-    size_t block, count;
-    unsigned char *buf;
-} pending;
-
-typedef struct worker {
-    pending held[MAX_PENDING]; /* filtered, waiting for a block ahead; ascending */
-    size_t nheld;
-    unsigned char *spare[MAX_PENDING + 1]; /* allocated buffers not in use */
-    size_t nspare;
-} worker;
-
 /* Place the held blocks whose offsets are known now, oldest first. */
 static void settle(team *t, worker *w) {
     size_t kept = 0;
@@ -190,17 +198,33 @@ static void settle(team *t, worker *w) {
     w->nheld = kept;
 }
 
+static int held_in(const worker *w, const unsigned char *buf) {
+    for (size_t i = 0; i < w->nheld; i++)
+        if (w->held[i].buf == buf)
+            return 1;
+    return 0;
+}
+
+/* Wait a little for the blocks ahead: asleep, not spinning, so that a thread
+ * of ours that the OS parked behind another process can be moved here. */
+static void nap(void) {
+    const struct timespec t = {0, 20000};
+    nanosleep(&t, NULL);
+}
+
 /* One thread's loop: claim a block, filter it into a buffer of this thread's,
  * publish its count, copy it to its place if the blocks ahead are done, else
  * hold it and go on. A thread waits only after it has published every count
- * it owes, and only for blocks already claimed, so waiting always ends. */
+ * it owes, and only for blocks already claimed, so waiting always ends; at the
+ * end, it leaves what it holds to the calling thread instead of waiting. */
 static void team_work(void *ctx, size_t self) {
     team *t = (team *)ctx;
     const size_t n = t->run->n;
     const size_t polls_every = SF_CANCEL_BLOCK / SF_THREAD_BLOCK; /* blocks between polls */
     size_t polled_at = 0, counted = 0;
-    worker w;
+    worker *wp = &t->workers[self], w;
     w.nheld = w.nspare = 0;
+    wp->nheld = 0;
     unsigned char *own = self == 0 ? t->scratch0 : NULL;
     if (t->blocks && !own && !(own = malloc(t->scratch_bytes)))
         return; /* this thread takes no block; the caller's always can */
@@ -226,7 +250,7 @@ static void team_work(void *ctx, size_t self) {
                     buf = fresh;
                 } else {
                     while (!place(t, j, buf, c)) /* no buffer to go on with: wait */
-                        sched_yield();
+                        nap();
                 }
             }
             settle(t, &w);
@@ -240,17 +264,15 @@ static void team_work(void *ctx, size_t self) {
             }
         }
     }
-    while (w.nheld) { /* the blocks ahead are claimed: they finish soon */
-        settle(t, &w);
-        if (w.nheld)
-            sched_yield();
-    }
+    settle(t, &w);
+    *wp = w; /* the held blocks and their buffers, for the calling thread */
+    wp->nspare = 0;
     for (size_t i = 0; i < w.nspare; i++)
         if (w.spare[i] != own)
             free(w.spare[i]);
     if (buf != own)
         free(buf);
-    if (own != t->scratch0)
+    if (own != t->scratch0 && !held_in(&w, own))
         free(own);
     if (!t->blocks)
         atomic_fetch_add_explicit(&t->counted, counted, memory_order_relaxed);
@@ -277,12 +299,16 @@ static int run_team(const plan *p, const sf_run *run, unsigned char *out, size_t
     atomic_init(&t.stop, 0);
     atomic_init(&t.counted, 0);
     t.cancelled = 0;
+    t.workers = (worker *)malloc((size_t)threads * sizeof *t.workers);
+    if (!t.workers)
+        return 1;
     if (p->op != SF_OP_COUNT) {
         t.blocks = (block_state *)malloc(t.nblocks * sizeof *t.blocks);
         t.scratch0 = (unsigned char *)malloc(t.scratch_bytes);
         if (!t.blocks || !t.scratch0) {
             free(t.blocks);
             free(t.scratch0);
+            free(t.workers);
             return 1;
         }
         for (size_t j = 0; j < t.nblocks; j++) {
@@ -291,6 +317,18 @@ static int run_team(const plan *p, const sf_run *run, unsigned char *out, size_t
         }
     }
     sf_parallel_for((size_t)threads, team_work, &t);
+    /* Every block is counted now: what the threads still held goes in place.
+     * (A thread that could not start left nothing.) */
+    for (size_t i = 0; t.blocks && i < (size_t)threads; i++) {
+        worker *w = &t.workers[i];
+        for (size_t h = 0; h < w->nheld; h++) {
+            const int placed = place(&t, w->held[h].block, w->held[h].buf, w->held[h].count);
+            (void)placed; /* always: every block before it is counted */
+            if (w->held[h].buf != t.scratch0)
+                free(w->held[h].buf);
+        }
+    }
+    free(t.workers);
     size_t total = atomic_load_explicit(&t.counted, memory_order_relaxed);
     if (t.blocks) {
         /* Every claimed block is done and placed; the claimed ones are a prefix. */

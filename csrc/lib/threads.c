@@ -1,6 +1,8 @@
 /*
- * Threads: how many a call gets, and running its parts on them. No state
- * outlives a call.
+ * Threads: how many a call gets, and starting them. No state outlives a call:
+ * the threads of a call are started once per threaded run (not per block; the
+ * driver hands out blocks from a shared counter) and joined before it
+ * returns, so there is no pool to make fork-safe or to tear down at exit.
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "library.h"
@@ -26,11 +28,14 @@ int sf_available_cpus(void) {
     return c > 0 ? (int)c : 1;
 }
 
-/* Input bytes per thread below which automatic threads stay fewer.
- * Measured on a 2-core Zen 5 VM (uint32, filter_indexes and count): a second
- * thread loses up to 40% at 4 MiB of input (thread start and join against
- * ~0.3 ms of work) and starts to win from about 16 MiB. */
-#define AUTO_BYTES_PER_THREAD ((size_t)8 << 20)
+/* Input bytes each automatic thread gets at least: a call over less than twice
+ * this stays on one thread (and makes no syscall). Why 2 MiB: starting and
+ * joining a thread costs 20-30 us on the 2-core Zen 3 and Zen 5 VMs this was
+ * tried on (more on a loaded machine), and 2 MiB of uint32 input is 0.2-0.5 ms
+ * of one thread's work, so a second thread pays for itself more than tenfold
+ * from 4 MiB of input up. Blocks are claimed dynamically (driver.c), so a
+ * thread that lands on a busy core costs little: it takes fewer blocks. */
+#define AUTO_BYTES_PER_THREAD ((size_t)2 << 20)
 
 int sf_auto_threads(size_t nbytes) {
     const size_t want = nbytes / AUTO_BYTES_PER_THREAD;
