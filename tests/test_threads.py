@@ -30,6 +30,54 @@ def test_threads_match_one_thread(kernel, threads, op, rng):
         assert many.dtype == one.dtype
 
 
+# Lengths that cut the driver's blocks (32 Ki elements, claimed by the threads
+# in turn) unevenly: tiny, just past a block, no multiple of 64, and across a
+# cancel block (2**24 elements, uint8 to keep it small).
+# The last is slow on a loaded 2-core machine; tests/c/test_driver.c covers the
+# cancel block in the quick loop.
+ODD_LENGTHS = [0, 1, 100, 2**15 + 1, 2**19 + 2**15 + 63, 3 * 2**18 + 4097,
+               pytest.param(2**24 + 2**15 + 5, marks=pytest.mark.slow)]
+
+
+def _one_and_many(fn, values, lo, hi, threads, **kw):
+    one = fn(values, lo, hi, threads=1, **kw)
+    many = fn(values, lo, hi, threads=threads, **kw)
+    if isinstance(one, np.ndarray):
+        np.testing.assert_array_equal(many, one)
+        assert many.dtype == one.dtype
+    else:
+        assert many == one
+    return one
+
+
+@pytest.mark.parametrize("n", ODD_LENGTHS)
+def test_every_thread_count_matches_one_thread(n, rng):
+    """Threads 2-4 and automatic give exactly one thread's results at lengths that
+    split the blocks unevenly, with nulls (numpy.ma), with out= and with within=."""
+    dtype = np.uint8 if n > 2**22 else np.uint32
+    a = rng.integers(0, 200, size=n, dtype=dtype)
+    mask = rng.random(n) < 0.1
+    masked = np.ma.MaskedArray(a, mask)
+    within = np.flatnonzero(rng.random(n) < 0.3).astype(np.uint32)
+    lo, hi = 20, 120
+    expected = np.flatnonzero((a >= lo) & (a <= hi))
+    expected_nulls = np.flatnonzero((a >= lo) & (a <= hi) & ~mask)
+    for threads in (2, 3, 4, None):
+        got = _one_and_many(simdfilter.filter_indexes, a, lo, hi, threads)
+        np.testing.assert_array_equal(got, expected)
+        _one_and_many(simdfilter.filter_values, a, lo, hi, threads)
+        assert _one_and_many(simdfilter.count_in_range, a, lo, hi, threads) == expected.size
+        nulls = _one_and_many(simdfilter.filter_indexes, masked, lo, hi, threads)
+        np.testing.assert_array_equal(nulls, expected_nulls)
+        _one_and_many(simdfilter.filter_values, masked, lo, hi, threads)
+        _one_and_many(simdfilter.count_in_range, masked, lo, hi, threads)
+        _one_and_many(simdfilter.filter_indexes, a, lo, hi, threads, within=within)
+        _one_and_many(simdfilter.count_in_range, a, lo, hi, threads, within=within)
+        out = np.full(n, 7, dtype=np.int64)
+        into = simdfilter.filter_indexes(a, lo, hi, out=out, threads=threads)
+        np.testing.assert_array_equal(into, expected)
+
+
 def test_threads_with_out_and_strided(rng):
     a = rng.integers(0, 1000, size=4 * 2**20, dtype=np.uint32)
     out = np.empty(a.size, dtype=np.int64)
@@ -128,7 +176,7 @@ def test_ctrl_c_interrupts_a_long_call(sigint_raises):
     # end before the interrupt arrives at 0.2 s (nothing is sized from a timing).
     # The C side checks for signals every 2**24 elements: milliseconds.
     a = zero_stride(5, 2**38, ">u2")
-    for threads in (1, 2):
+    for threads in (1, 2, 4):
         timer = threading.Timer(0.2, _thread.interrupt_main)
         timer.start()
         t0 = time.perf_counter()
