@@ -24,8 +24,14 @@
  *     some creations fail so its do-it-on-this-thread fallback runs too;
  *   - nulls, on half the inputs: a validity bitmap at a bit offset of 0..15 or
  *     mask bytes at a stride of 1 or 3, at densities 0, 1%, 50% and 100%;
+ *     Threads 1, 2, 3, 4 and 8; every other input, some threads start up to
+ *     2 ms late (a wrapped start routine sleeps first), as threads parked behind
+ *     another process do, so blocks are held and placed out of turn;
  *   - sources of one run and (one thread) of 2 to 4 runs cut at random places,
- *     positions continuing; sf_execute's cancel callback stopping a long call;
+ *     positions continuing; sf_execute's cancel callback stopping a long call,
+ *     on one thread and (a run of 2^38 elements at stride 0) on 2 to 4;
+ *   - runs across a cancel block (2^24 + 32769) and of 3 * 2^18 + 4097
+ *     elements, with and without mask nulls: threads 2-4 equal one thread;
  *   - outputs with room for n, exactly the count, and below it
  *     (count - 1, count / 2, 0): the output ends at a PROT_NONE page, so one
  *     byte written past capacity crashes; a canary guards the bytes before it.
@@ -84,6 +90,23 @@ static int g_created;      /* threads started since the last reset */
 static int g_refused;      /* creations we made fail */
 static int g_fail_every;   /* 0: never fail; k: fail every k-th creation */
 static int g_create_calls; /* creations asked for, failed or not */
+static int g_delay_every;  /* 0: start at once; k: every k-th thread sleeps first */
+
+/* A thread that starts late, as one the OS parks behind another process: the
+ * caller then takes most blocks, and blocks wait for one held elsewhere. */
+typedef struct late_start {
+    void *(*fn)(void *);
+    void *arg;
+    long delay_ns;
+} late_start;
+
+static void *start_late(void *p) {
+    late_start s = *(late_start *)p;
+    free(p);
+    const struct timespec t = {0, s.delay_ns};
+    nanosleep(&t, NULL);
+    return s.fn(s.arg);
+}
 
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
     g_create_calls++;
@@ -91,9 +114,18 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
         g_refused++;
         return EAGAIN; /* what glibc returns when it is out of threads */
     }
+    late_start *late = NULL;
+    if (g_delay_every && g_create_calls % g_delay_every == 0 &&
+        (late = malloc(sizeof *late)) != NULL) {
+        *late = (late_start){fn, arg, (long)below(2000000)}; /* up to 2 ms */
+        fn = start_late;
+        arg = late;
+    }
     int rc = __real_pthread_create(t, a, fn, arg);
     if (rc == 0)
         g_created++;
+    else
+        free(late);
     return rc;
 }
 
@@ -367,7 +399,7 @@ static const size_t THREAD_LENGTHS[] = {
     4 * M18 + 77,     /* 2^20 + 77 */
 };
 static const size_t THREAD_LENGTHS_QUICK[] = {2 * M18 - 1, 2 * M18 + 1, 3 * M18 + 65, 4 * M18 + 77};
-static const int THREADS[] = {1, 2, 3, 8};
+static const int THREADS[] = {1, 2, 3, 4, 8};
 
 /* Whether the driver may split n elements for `threads` (library.h's rule). */
 static int may_split(size_t n, int threads) {
@@ -411,6 +443,106 @@ static void cancel_case(const sf_kernel *k) {
     printf("cancel case: stopped after one block with every op\n");
     free(zeros);
     free(out);
+}
+
+/* With threads, the calling thread polls between its blocks, about every
+ * SF_CANCEL_BLOCK elements of the whole call: a call that would run for
+ * minutes (stride 0: the gather path) stops after a poll, with what it found
+ * up to there: a prefix of the results, positions exact. */
+static void cancel_threads_case(const sf_kernel *k) {
+    static const unsigned char zero = 0;
+    const size_t n = (size_t)1 << 38, room = (size_t)1 << 20;
+    uint64_t *out = malloc(room * sizeof *out);
+    if (!out)
+        fail(NULL, "cancel threads case: out of memory");
+    sf_query q = {.kernel = k, .op = SF_OP_INDEX64, .elem = SF_U8};
+    sf_run run = {.data = &zero, .n = n, .stride = 0};
+    for (int threads = 2; threads <= 4; threads++)
+        for (int op = SF_OP_INDEX64; op <= SF_OP_COUNT; op += SF_OP_COUNT - SF_OP_INDEX64) {
+            const sf_exec opts = {threads, cancel_at_once, NULL};
+            sf_run_source one;
+            size_t found = 0;
+            q.op = (sf_op)op;
+            cancel_calls = 0;
+            g_created = 0;
+            const double t0 = now();
+            const int rc = sf_execute(&q, sf_run_source_init(&one, &run),
+                                      op == SF_OP_COUNT ? NULL : (void *)out, room, &opts, &found);
+            if (rc != SF_ECANCELLED || cancel_calls != 1 || g_created == 0)
+                fail(NULL, "cancel threads case (%s, threads=%d): rc=%d after %d polls, %d threads "
+                     "created; expected SF_ECANCELLED after 1 poll, threaded", op_names[op],
+                     threads, rc, cancel_calls, g_created);
+            if (op == SF_OP_COUNT && (found < SF_CANCEL_BLOCK || found > 64 * SF_CANCEL_BLOCK))
+                fail(NULL, "cancel threads case: counted %zu before stopping", found);
+            if (op != SF_OP_COUNT) {
+                if (found != room)
+                    fail(NULL, "cancel threads case: found %zu, expected the room, %zu", found, room);
+                for (size_t i = 0; i < found; i++)
+                    if (out[i] != i)
+                        fail(NULL, "cancel threads case: result %zu is %" PRIu64, i, out[i]);
+            }
+            printf("cancel threads case: threads=%d %s stopped after %.3f s\n", threads,
+                   op_names[op], now() - t0);
+        }
+    free(out);
+}
+
+/* Runs across a cancel block and of lengths that are no multiple of the
+ * thread block, with and without nulls: every thread count gives exactly the
+ * results of one thread, which the cases above check against the reference. */
+static void long_run_case(const sf_kernel *k) {
+    static const size_t lengths[] = {SF_CANCEL_BLOCK + 32769, 3 * ((size_t)1 << 18) + 4097};
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++) {
+        const size_t n = lengths[li];
+        unsigned char *data = malloc(n), *nulls = malloc(n);
+        uint32_t *one = malloc(n * 4), *many = malloc(n * 4);
+        if (!data || !nulls || !one || !many)
+            fail(NULL, "long run case: out of memory");
+        for (size_t i = 0; i < n; i++) {
+            data[i] = (unsigned char)below(256);
+            nulls[i] = chance(10);
+        }
+        sf_query q = {.kernel = k, .elem = SF_U8, .range = {.lo = 20, .hi = 150}};
+        for (int with_nulls = 0; with_nulls < 2; with_nulls++)
+            for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
+                if (op == SF_OP_INDEX64)
+                    continue; /* the same code as index32 here */
+                sf_run run = {.data = data, .n = n, .stride = 1, .base = 7};
+                if (with_nulls) {
+                    run.null_form = SF_NULLS_BYTES;
+                    run.nulls = nulls;
+                    run.null_stride = 1;
+                }
+                q.op = (sf_op)op;
+                size_t want = 0;
+                for (int threads = 1; threads <= 4; threads++) {
+                    const sf_exec opts = {threads, NULL, NULL};
+                    sf_run_source src;
+                    size_t got = 0;
+                    uint32_t *dst = threads == 1 ? one : many;
+                    if (op != SF_OP_COUNT)
+                        memset(dst, 0xA5, n * 4);
+                    g_created = 0;
+                    const int rc = sf_execute(&q, sf_run_source_init(&src, &run),
+                                              op == SF_OP_COUNT ? NULL : dst, n, &opts, &got);
+                    if (rc != SF_OK || (threads > 1 && g_created == 0))
+                        fail(NULL, "long run case: rc=%d, %d threads created", rc, g_created);
+                    if (threads == 1)
+                        want = got;
+                    else if (got != want ||
+                             (op != SF_OP_COUNT &&
+                              memcmp(one, many, got * (op == SF_OP_VALUES ? 1 : 4)) != 0))
+                        fail(NULL, "long run case: n=%zu nulls=%d %s threads=%d differs from one "
+                             "thread (%zu vs %zu results)", n, with_nulls, op_names[op], threads,
+                             got, want);
+                }
+            }
+        printf("long run case: n=%zu, threads 1-4 agree\n", n);
+        free(data);
+        free(nulls);
+        free(one);
+        free(many);
+    }
 }
 
 static void max_threads_case(const sf_kernel *k) {
@@ -518,6 +650,8 @@ int main(int argc, char **argv) {
                 /* Every third input: every other pthread_create fails, so the
                  * driver's run-it-here fallback is exercised. */
                 g_fail_every = rotate % 3 == 0 ? 2 : 0;
+                /* Every other input: some threads start up to 2 ms late. */
+                g_delay_every = rotate % 2 == 0 ? 2 : 0;
                 g_create_calls = 0;
                 for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
                     check_call(&in, k, (sf_op)op, threads, 0, 0);
@@ -536,7 +670,7 @@ int main(int argc, char **argv) {
                     splits_seen += split && g_created > 0;
                     fallbacks_seen += g_refused > 0;
                 }
-                g_fail_every = 0;
+                g_fail_every = g_delay_every = 0;
             }
             /* Bounded on big inputs: exact count (the staged serial path) and
              * less; room for n takes the threaded path. */
@@ -555,6 +689,10 @@ int main(int argc, char **argv) {
            g_runs - runs_before, now() - t1, splits_seen, fallbacks_seen);
 
     cancel_case(kernels[nk - 1]);
+    cancel_threads_case(kernels[nk - 1]);
+    g_delay_every = 3;
+    long_run_case(kernels[nk - 1]);
+    g_delay_every = 0;
 
     for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
         for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
