@@ -108,9 +108,12 @@ static size_t run_serial(const plan *p, const sf_run *block, void *out) {
 #define SF_THREAD_BLOCK ((size_t)1 << 15)
 #endif
 
-/* Blocks a thread may hold filtered but not yet placed (each in a buffer of its
- * own) before it waits for the blocks ahead of them. */
-#define MAX_PENDING 16
+/* Bytes of results a thread may hold filtered but not yet placed (a buffer per
+ * block) before it waits for the blocks ahead of them: when another thread is
+ * parked by the OS in the middle of a block, the others go on for up to this
+ * much (64 MiB: 512 blocks of uint32 positions, 8 Mi elements ahead) instead
+ * of waiting for it. Memory only a stalled call uses. */
+#define HELD_BYTES ((size_t)64 << 20)
 
 /* What every thread knows about block j, each field written once. */
 typedef struct block_state {
@@ -127,9 +130,9 @@ typedef struct pending {
  * and its buffers. What is still held when the thread ends, the calling thread
  * places after the join. */
 typedef struct worker {
-    pending held[MAX_PENDING]; /* ascending */
-    size_t nheld;
-    unsigned char *spare[MAX_PENDING + 1]; /* allocated buffers not in use */
+    pending *held; /* ascending; room for `cap` */
+    size_t nheld, cap;
+    unsigned char **spare; /* allocated buffers not in use; room for cap + 1 */
     size_t nspare;
 } worker;
 
@@ -222,12 +225,18 @@ static void team_work(void *ctx, size_t self) {
     const size_t n = t->run->n;
     const size_t polls_every = SF_CANCEL_BLOCK / SF_THREAD_BLOCK; /* blocks between polls */
     size_t polled_at = 0, counted = 0;
-    worker *wp = &t->workers[self], w;
-    w.nheld = w.nspare = 0;
-    wp->nheld = 0;
+    worker *wp = &t->workers[self], w = {NULL, 0, 0, NULL, 0};
+    *wp = w;
     unsigned char *own = self == 0 ? t->scratch0 : NULL;
     if (t->blocks && !own && !(own = malloc(t->scratch_bytes)))
         return; /* this thread takes no block; the caller's always can */
+    if (t->blocks) {
+        size_t cap = HELD_BYTES / t->scratch_bytes;
+        cap = cap < t->nblocks ? cap : t->nblocks;
+        w.held = (pending *)malloc(cap * sizeof *w.held);
+        w.spare = (unsigned char **)malloc((cap + 1) * sizeof *w.spare);
+        w.cap = w.held && w.spare ? cap : 0; /* 0: never hold, wait instead */
+    }
     unsigned char *buf = own;
     while (!atomic_load_explicit(&t->stop, memory_order_relaxed)) {
         const size_t j = atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
@@ -243,7 +252,7 @@ static void team_work(void *ctx, size_t self) {
             atomic_store_explicit(&t->blocks[j].count, c + 1, memory_order_release);
             if (!place(t, j, buf, c)) {
                 unsigned char *fresh = w.nspare ? w.spare[--w.nspare]
-                                       : w.nheld < MAX_PENDING ? malloc(t->scratch_bytes)
+                                       : w.nheld < w.cap ? malloc(t->scratch_bytes)
                                                                : NULL;
                 if (fresh) {
                     w.held[w.nheld++] = (pending){j, c, buf};
@@ -266,10 +275,12 @@ static void team_work(void *ctx, size_t self) {
     }
     settle(t, &w);
     *wp = w; /* the held blocks and their buffers, for the calling thread */
+    wp->spare = NULL;
     wp->nspare = 0;
     for (size_t i = 0; i < w.nspare; i++)
         if (w.spare[i] != own)
             free(w.spare[i]);
+    free(w.spare);
     if (buf != own)
         free(buf);
     if (own != t->scratch0 && !held_in(&w, own))
@@ -327,6 +338,7 @@ static int run_team(const plan *p, const sf_run *run, unsigned char *out, size_t
             if (w->held[h].buf != t.scratch0)
                 free(w->held[h].buf);
         }
+        free(w->held);
     }
     free(t.workers);
     size_t total = atomic_load_explicit(&t.counted, memory_order_relaxed);

@@ -1,33 +1,123 @@
-"""Threads: the best kernel with threads=1, 2 and auto on one large array, 1% and 50% in range."""
+"""Threads: threads=None against threads=1, the best kernel, random uint32.
+
+At each size of `threads_sizes` (4, 16 and 64 Mi; 4 Mi in --quick) and 1, 10, 50 and 90 % in
+range: filter_indexes with a fresh result and with out=, and count_in_range, each timed with
+threads=1 and threads=None, interleaved. Twice: with the machine as it is ("quiet"), and with
+a busy loop in another process pinned to one of our CPUs ("busy core": a browser next to a
+notebook, or a second notebook), where a static split of the input would leave the part on the
+shared core finishing last. The ratio printed is one-thread time / automatic time: above 1,
+automatic threads win. On a machine loaded by anything else the ratios are not measurements.
+"""
+
+import multiprocessing
+import os
 
 import numpy as np
+import simdfilter as sf
 
 from ..data import bounds, in_range, make_data
-from ..methods import best_kernel, numpy_methods, limit_methods, simdfilter_methods
+from ..methods import Method, best_kernel
 from ..report import fmt_n, fmt_sel, print_table
 from ..timing import checker, measure
 
+SELS = (0.01, 0.1, 0.5, 0.9)
+KINDS = ("fresh", "out=", "count")
+
+
+def _spin(cpu):
+    """A busy loop, pinned to one CPU, until killed."""
+    os.sched_setaffinity(0, {cpu})
+    while True:
+        pass
+
+
+class busy_core:
+    """With: a separate process spins on the last CPU this process may run on."""
+
+    def __enter__(self):
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.proc = None
+        if len(cpus) >= 2:
+            self.proc = multiprocessing.get_context("spawn").Process(target=_spin, args=(cpus[-1],),
+                                                                      daemon=True)
+            self.proc.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.join()
+
+
+def _methods(a, out, lo, hi, k):
+    ms = []
+    for t in (1, None):
+        tag = f"{k}, threads={t or 'auto'}"
+        ms += [
+            Method(f"filter_indexes [{tag}]", "simdfilter", "indexes",
+                   lambda t=t: sf.filter_indexes(a, lo, hi, threads=t), k, t),
+            Method(f"filter_indexes(out=) [{tag}]", "simdfilter", "indexes",
+                   lambda t=t: sf.filter_indexes(a, lo, hi, out=out, threads=t), k, t),
+            Method(f"count_in_range [{tag}]", "simdfilter", "count",
+                   lambda t=t: sf.count_in_range(a, lo, hi, threads=t), k, t),
+        ]
+    return ms
+
 
 def run(ctx):
-    n, k = ctx.cfg["big"], best_kernel()
-    a = make_data("random", n, ctx.rng)
-    dst = np.empty_like(a)
+    k = best_kernel()
     rows = []
-    for sel in (0.01, 0.5):
-        lo, hi = bounds(sel)
-        # NumPy and the limits only: the alternatives are single-threaded
-        methods = numpy_methods(a, lo, hi)[:1] + limit_methods(a, dst)
-        methods += simdfilter_methods(a, lo, hi, [k], [1, 2, None], funcs=("indexes", "count"))
-        res = measure(methods, ctx.cfg["target"], ctx.cfg["repeats"], checker(a, in_range(a, lo, hi)))
-        one = {m.func: t[0] for m, t in res.items() if m.threads == 1 and m.group == "simdfilter"}
-        for m, (best, _) in res.items():
-            rows.append(dict(n=n, sel=sel, method=m.name, threads=m.threads or "auto", eps=n / best,
-                             vs_one_thread=one[m.func] / best if m.group == "simdfilter" else None))
+    for n in ctx.cfg["threads_sizes"]:
+        a = make_data("random", n, ctx.rng)
+        out = np.empty(n, dtype=np.uint32)
+        out.fill(0)  # touched once: out= is the reuse case
+        for condition in ("quiet", "busy core"):
+            with busy_core() if condition == "busy core" else _nothing():
+                for sel in SELS:
+                    lo, hi = bounds(sel)
+                    methods = _methods(a, out, lo, hi, k)
+                    res = measure(methods, ctx.cfg["target"], ctx.cfg["repeats"],
+                                  checker(a, in_range(a, lo, hi)))
+                    for i, kind in enumerate(KINDS):
+                        one, auto = res[methods[i]][0], res[methods[3 + i]][0]
+                        rows.append(dict(n=n, sel=sel, condition=condition, kind=kind,
+                                         one_s=one, auto_s=auto, auto_vs_one=one / auto,
+                                         auto_threads=sf_auto_threads(a)))
+            ctx.log(f"  threads: n = {fmt_n(n)}, {condition} done")
     return rows
 
 
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def sf_auto_threads(a):
+    """The threads threads=None gives `a` here: the library's rule (csrc/lib/threads.c), 2 MiB of
+    input per thread, at most the CPUs this process may use."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    want = a.nbytes // (2 << 20)
+    return 1 if want <= 1 else min(want, cpus)
+
+
 def report(rows, result):
-    print_table(f"THREADS - n = {fmt_n(rows[0]['n'])}, random uint32",
-                ["method", "sel", "G el/s", "vs 1 thread"],
-                [[r["method"], fmt_sel(r["sel"]), f"{r['eps'] / 1e9:.2f}",
-                  "" if r["vs_one_thread"] is None else f"{r['vs_one_thread']:.2f}x"] for r in rows])
+    cells = {(r["n"], r["sel"], r["condition"], r["kind"]): r for r in rows}
+    sizes = sorted({r["n"] for r in rows})
+    conds = [c for c in ("quiet", "busy core") if any(r["condition"] == c for r in rows)]
+    header = ["n", "sel", "auto threads"] + [f"{kind}, {c}" for c in conds for kind in KINDS]
+    table = []
+    for n in sizes:
+        for sel in SELS:
+            if (n, sel, conds[0], KINDS[0]) not in cells:
+                continue
+            table.append([fmt_n(n), fmt_sel(sel), str(cells[(n, sel, conds[0], KINDS[0])]["auto_threads"])] +
+                         [f"{cells[(n, sel, c, kind)]['auto_vs_one']:.2f}" for c in conds for kind in KINDS])
+    load = result.get("load_before")
+    print_table("THREADS - threads=None vs threads=1 (one-thread time / automatic time), random uint32, "
+                "best kernel", header, table,
+                note="fresh: filter_indexes returning a new array; out=: into a preallocated array; "
+                     "busy core: another process spins on one of our CPUs. Load average before the run: "
+                     f"{load}; a loaded machine gives no measurements.")
