@@ -318,8 +318,10 @@ sf_source *sf_run_source_init(sf_run_source *s, const sf_run *run);
 
 /* ---- Execution -------------------------------------------------------------- */
 
-/* Polled between blocks of a long call (every SF_CANCEL_BLOCK elements, at most):
- * return nonzero to stop. Called on the thread that called sf_execute. */
+/* Polled between blocks of a long call (every SF_CANCEL_BLOCK elements, at most;
+ * with threads, every SF_CANCEL_BLOCK elements of the whole call, between the
+ * calling thread's own blocks): return nonzero to stop. Called on the thread
+ * that called sf_execute, never on another. */
 typedef int (*sf_cancel_fn)(void *ctx);
 #define SF_CANCEL_BLOCK ((size_t)1 << 24)
 
@@ -351,7 +353,8 @@ typedef struct sf_exec {
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found);
 
-/* Threads that threads=0 gives a call over `nbytes` bytes of input. */
+/* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 2 MiB
+ * (so 1 below 4 MiB), at most sf_available_cpus(). */
 int sf_auto_threads(size_t nbytes);
 /* The CPUs this process may run on (its affinity mask where the OS has one). */
 int sf_available_cpus(void);
