@@ -100,7 +100,7 @@ static size_t run_serial(const plan *p, const sf_run *block, void *out) {
  * elements or positions) stay in L2 (512 KiB per core on Zen 3, 1-2 MiB on
  * newer CPUs) between the kernel and the copy to their final place; large
  * enough that claiming one (an atomic add, a look back at the block before)
- * stays under 1% of its work. The brief's 256 Ki would keep the claims ~8x
+ * stays under 1% of its work. Blocks of 256 Ki would make the claims 8x
  * rarer, but put 1-2 MiB of results through the cache per block. A multiple
  * of 64, so that every block's vector loops and byte-aligned bitmaps stay
  * whole. Overridable at compile time for measurements only. */
@@ -188,17 +188,17 @@ static int place(team *t, size_t j, const unsigned char *buf, size_t c) {
     return 1;
 }
 
-/* Place the held blocks whose offsets are known now, oldest first. */
+/* Place the held blocks whose offsets are known now, oldest first. The first
+ * that cannot be placed has a block still being filtered before it, and so has
+ * every later one: stop there (a stalled thread must not make the others walk
+ * all they hold after every block). */
 static void settle(team *t, worker *w) {
-    size_t kept = 0;
-    for (size_t i = 0; i < w->nheld; i++) {
-        pending *h = &w->held[i];
-        if (place(t, h->block, h->buf, h->count))
-            w->spare[w->nspare++] = h->buf;
-        else
-            w->held[kept++] = *h;
-    }
-    w->nheld = kept;
+    size_t done = 0;
+    while (done < w->nheld && place(t, w->held[done].block, w->held[done].buf, w->held[done].count))
+        w->spare[w->nspare++] = w->held[done++].buf;
+    if (done)
+        memmove(w->held, w->held + done, (w->nheld - done) * sizeof *w->held);
+    w->nheld -= done;
 }
 
 static int held_in(const worker *w, const unsigned char *buf) {
