@@ -52,7 +52,7 @@ PyDoc_STRVAR(filter_indexes_doc,
 "threads : int, optional\n"
 "    Up to this many threads (each gets at least 2**18 elements). None: one\n"
 "    thread per 2 MiB of input (so one thread below 4 MiB), up to the CPUs\n"
-"    available to the process. The threads take blocks of 32 Ki elements in\n"
+"    available to the process and idle at the call. The threads take blocks of 32 Ki elements in\n"
 "    turn, so one on a busy core takes fewer; the result is the same whatever\n"
 "    the thread count and schedule.\n"
 "within : array_like of int, optional\n"

@@ -8,6 +8,7 @@
 #include "library.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #ifdef __linux__
 #include <sched.h>
 #endif
@@ -37,11 +38,42 @@ int sf_available_cpus(void) {
  * thread that lands on a busy core costs little: it takes fewer blocks. */
 #define AUTO_BYTES_PER_THREAD ((size_t)2 << 20)
 
+/* CPUs of the machine that nothing else wants right now: the CPUs online less
+ * the tasks runnable at this instant besides the caller (the fourth field of
+ * /proc/loadavg, "runnable/total", counts the caller too), at least 1; 0 when
+ * the OS does not tell. A thread started on a CPU that another process keeps
+ * busy gets half of it at best, and the call then waits at its end for the
+ * block that thread holds while the OS runs the other process (a scheduler
+ * slice, milliseconds); on a machine with more runnable tasks than CPUs, a
+ * new thread may not run at all before the caller is done, and the join
+ * still waits for it. So automatic threads take only the idle CPUs. */
+static size_t idle_cpus(void) {
+#ifdef __linux__
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return 0;
+    double l1, l5, l15;
+    long runnable = 0, total = 0;
+    const int got = fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &runnable, &total);
+    fclose(f);
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (got != 5 || runnable < 1 || online < 1)
+        return 0;
+    const long idle = online - (runnable - 1);
+    return idle > 1 ? (size_t)idle : 1;
+#else
+    return 0;
+#endif
+}
+
 int sf_auto_threads(size_t nbytes) {
     const size_t want = nbytes / AUTO_BYTES_PER_THREAD;
     if (want <= 1)
         return 1; /* no CPU count needed: the common, small call makes no syscall */
-    const size_t cpus = (size_t)sf_available_cpus();
+    size_t cpus = (size_t)sf_available_cpus();
+    const size_t idle = idle_cpus();
+    if (idle && idle < cpus)
+        cpus = idle;
     return (int)(want < cpus ? want : cpus);
 }
 

@@ -96,8 +96,9 @@ class _nothing:
 
 
 def sf_auto_threads(a):
-    """The threads threads=None gives `a` here: the library's rule (csrc/lib/threads.c), 2 MiB of
-    input per thread, at most the CPUs this process may use."""
+    """The most threads threads=None gives `a` here: the library's rule (csrc/lib/threads.c), 2 MiB
+    of input per thread, at most the CPUs this process may use (and fewer when some are busy at
+    the call, which this does not know)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     want = a.nbytes // (2 << 20)
     return 1 if want <= 1 else min(want, cpus)
@@ -107,7 +108,7 @@ def report(rows, result):
     cells = {(r["n"], r["sel"], r["condition"], r["kind"]): r for r in rows}
     sizes = sorted({r["n"] for r in rows})
     conds = [c for c in ("quiet", "busy core") if any(r["condition"] == c for r in rows)]
-    header = ["n", "sel", "auto threads"] + [f"{kind}, {c}" for c in conds for kind in KINDS]
+    header = ["n", "sel", "auto threads, at most"] + [f"{kind}, {c}" for c in conds for kind in KINDS]
     table = []
     for n in sizes:
         for sel in SELS:
