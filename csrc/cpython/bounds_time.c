@@ -171,17 +171,16 @@ static int data_ticks(const tval *v, int is_dt, int unit, int num, wide *floor, 
 typedef enum pandas_kind { PD_NONE, PD_TIMESTAMP, PD_TIMEDELTA, PD_NAT } pandas_kind;
 
 static PyTypeObject *pandas_types[3]; /* Timestamp, Timedelta, NaTType once seen */
-static PyObject *str_nanosecond, *str_year, *str_utcoffset, *str_to_timedelta64;
+static PyObject *str_value, *str_creso, *str_utcoffset;
 
 int sfpy_bounds_time_init(void) {
     PyDateTime_IMPORT;
     if (!PyDateTimeAPI)
         return -1;
-    str_nanosecond = PyUnicode_InternFromString("nanosecond");
-    str_year = PyUnicode_InternFromString("year");
+    str_value = PyUnicode_InternFromString("_value");
+    str_creso = PyUnicode_InternFromString("_creso");
     str_utcoffset = PyUnicode_InternFromString("utcoffset");
-    str_to_timedelta64 = PyUnicode_InternFromString("to_timedelta64");
-    return str_nanosecond && str_year && str_utcoffset && str_to_timedelta64 ? 0 : -1;
+    return str_value && str_creso && str_utcoffset ? 0 : -1;
 }
 
 /* What _bounds._is_pandas and _is_pandas_nat see: the class's __name__, and a
@@ -237,52 +236,50 @@ static int int_attr(PyObject *obj, PyObject *name, long long *out) {
     return 1;
 }
 
-/* A datetime's wall time in microseconds from the epoch. pandas passes a
- * stand-in year (1970 or 1972) to datetime for a Timestamp outside years
- * 1-9999 and keeps the real one in its `year`: ask then. */
-static int wall_microseconds(PyObject *obj, int is_timestamp, wide *us) {
-    const int year = PyDateTime_GET_YEAR(obj);
-    long long real_year;
-    if (is_timestamp && (year == 1970 || year == 1972) &&
-        !(int_attr(obj, str_year, &real_year) && real_year == year))
+/* A pandas Timestamp or Timedelta: its ticks (`_value`) in its unit (`_creso`,
+ * a NumPy unit number): what its to_datetime64() / to_timedelta64() hold,
+ * which is how Python reads it, without the 1-2 us those calls cost. For an
+ * aware Timestamp the ticks are UTC: Python's wall time less utcoffset() is
+ * the same instant (pandas derives the wall time from them), without the
+ * 15 us utcoffset() costs a Timestamp. pandas before 2.0 has neither
+ * attribute: Python decides. */
+static int pandas_value(PyObject *obj, tval *v) {
+    long long ticks, unit;
+    if (!int_attr(obj, str_value, &ticks) || !int_attr(obj, str_creso, &unit) ||
+        ticks == NPY_DATETIME_NAT || unit < 0 || unit > NPY_FR_as)
         return 0;
-    const wide months = (wide)(year - 1970) * 12 + PyDateTime_GET_MONTH(obj) - 1;
+    v->calendar = 0;
+    v->ticks = ticks;
+    v->per_tick = unit_attoseconds((int)unit);
+    return v->per_tick != 0;
+}
+
+/* A datetime.datetime as microseconds from the epoch (an aware one, with `tz`,
+ * as its instant: the wall time less utcoffset(), as Python reads it). Python
+ * refuses an aware one on naive data and a naive one on aware data. */
+static int datetime_value(PyObject *obj, int aware, tval *v) {
+    const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
+    if (has_tz != aware)
+        return 0;
+    const wide months = (wide)(PyDateTime_GET_YEAR(obj) - 1970) * 12 + PyDateTime_GET_MONTH(obj) - 1;
     const wide days = days_from_months(months) + PyDateTime_GET_DAY(obj) - 1;
     const wide secs = days * 86400 + PyDateTime_DATE_GET_HOUR(obj) * 3600 +
                       PyDateTime_DATE_GET_MINUTE(obj) * 60 + PyDateTime_DATE_GET_SECOND(obj);
-    *us = secs * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
-    return 1;
-}
-
-/* A datetime or Timestamp (aware only with `tz`: Python's rules refuse the
- * others) as exact ticks: microseconds, or nanoseconds for a Timestamp. */
-static int datetime_value(PyObject *obj, int is_timestamp, int aware, tval *v) {
-    if (_PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None) {
-        if (!aware)
-            return 0;
-    } else if (aware) {
-        return 0;
-    }
-    wide us, offset_us = 0;
-    long long ns = 0;
-    if (!wall_microseconds(obj, is_timestamp, &us) ||
-        (is_timestamp && !int_attr(obj, str_nanosecond, &ns)))
-        return 0;
-    if (aware) { /* the instant: the wall time less its UTC offset */
+    wide us = secs * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
+    if (aware) {
         PyObject *off = PyObject_CallMethodNoArgs(obj, str_utcoffset);
         if (!off || !PyDelta_Check(off)) {
             Py_XDECREF(off);
             PyErr_Clear();
             return 0;
         }
-        offset_us = ((wide)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
-                     PyDateTime_DELTA_GET_SECONDS(off)) * 1000000 +
-                    PyDateTime_DELTA_GET_MICROSECONDS(off);
+        us -= ((wide)PyDateTime_DELTA_GET_DAYS(off) * 86400 + PyDateTime_DELTA_GET_SECONDS(off)) *
+                  1000000 + PyDateTime_DELTA_GET_MICROSECONDS(off);
         Py_DECREF(off);
     }
     v->calendar = 0;
-    v->ticks = is_timestamp ? (us - offset_us) * 1000 + ns : us - offset_us;
-    v->per_tick = is_timestamp ? 1000000000 : E18 / 1000000;
+    v->ticks = us;
+    v->per_tick = E18 / 1000000;
     return 1;
 }
 
@@ -313,15 +310,6 @@ static int timedelta_value(PyObject *obj, tval *v) {
     return 1;
 }
 
-/* pandas.Timedelta: its to_timedelta64(), as Python reads it. */
-static int pandas_timedelta_value(PyObject *obj, tval *v) {
-    PyObject *td = PyObject_CallMethodNoArgs(obj, str_to_timedelta64);
-    int got = td && PyArray_IsScalar(td, Timedelta) ? numpy_time_value(td, v) : 0;
-    Py_XDECREF(td);
-    PyErr_Clear();
-    return got;
-}
-
 /* A bound on datetime data as Python's _time_value/_aware_value read it: 1
  * with *v, 2 for NaT, 0 for Python. */
 static int datetime_bound(PyObject *obj, int aware, tval *v) {
@@ -330,7 +318,7 @@ static int datetime_bound(PyObject *obj, int aware, tval *v) {
         return aware && got == 1 ? 0 : got; /* an aware bound is needed */
     }
     if (PyDateTime_CheckExact(obj))
-        return datetime_value(obj, 0, aware, v);
+        return datetime_value(obj, aware, v);
     if (PyDate_CheckExact(obj) && !aware) {
         v->calendar = 0;
         v->ticks = days_from_months((wide)(PyDateTime_GET_YEAR(obj) - 1970) * 12 +
@@ -341,7 +329,10 @@ static int datetime_bound(PyObject *obj, int aware, tval *v) {
     }
     switch (pandas_type(obj)) {
     case PD_NAT: return 2;
-    case PD_TIMESTAMP: return datetime_value(obj, 1, aware, v);
+    case PD_TIMESTAMP: { /* tzinfo set or not as Python's rules want it */
+        const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
+        return has_tz == aware ? pandas_value(obj, v) : 0;
+    }
     default: return 0;
     }
 }
@@ -368,7 +359,7 @@ static int timedelta_bound(PyObject *obj, tval *v, sf_bound *ticks) {
     }
     switch (pandas_type(obj)) {
     case PD_NAT: return 2;
-    case PD_TIMEDELTA: return pandas_timedelta_value(obj, v);
+    case PD_TIMEDELTA: return pandas_value(obj, v);
     default: return 0;
     }
 }
