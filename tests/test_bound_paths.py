@@ -273,3 +273,13 @@ def test_calls_take_the_c_path_and_match_the_reference():
                    (np.datetime64(-1, "us"), np.datetime64("2020", "Y")), (pd.NaT, None)]:
         assert resolve(a, lo, hi)[0] == "c"
         np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi), reference.filter_indexes(a, lo, hi))
+
+
+def test_every_float16_bound():
+    """Every half (subnormals, infinities, NaNs of both signs): C reads its bits itself."""
+    a = np.array([0.0, 1.0], np.float32)
+    halves = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    for h in halves[::7].tolist() + [halves[i] for i in (0, 1, 0x3ff, 0x400, 0x7bff, 0x7c00, 0x7c01, 0x8001, 0xfc00)]:
+        h = np.float16(h)
+        check(a, h, None, "both")
+        check(a, None, h, "neither")

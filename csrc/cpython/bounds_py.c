@@ -36,6 +36,15 @@ static void int_bound(PyObject *as_int, sf_bound *b) {
     }
 }
 
+/* An IEEE half as a double (exact: every half is a double). */
+static double half_to_double(npy_half h) {
+    const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    const double v = exp == 0    ? ldexp(mant, -24)
+                     : exp == 31 ? (mant ? NAN : INFINITY)
+                                 : ldexp(mant | 0x400, exp - 25);
+    return h >> 15 ? -v : v;
+}
+
 /* A NumPy integer or float scalar of an exact NumPy type, read in place:
  * 1, or 0 for another type. */
 static int numpy_number(PyObject *obj, sf_bound *b) {
@@ -60,6 +69,9 @@ static int numpy_number(PyObject *obj, sf_bound *b) {
     } else if (t == &PyFloatArrType_Type) {
         b->kind = SF_BOUND_FLOAT;
         b->f = PyArrayScalar_VAL(obj, Float);
+    } else if (t == &PyHalfArrType_Type) {
+        b->kind = SF_BOUND_FLOAT;
+        b->f = half_to_double(PyArrayScalar_VAL(obj, Half));
     } else {
         return 0;
     }

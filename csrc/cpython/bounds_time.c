@@ -55,6 +55,17 @@ static wide floordiv(wide n, wide d, wide *rem) {
     return q;
 }
 
+/* floor(n / d) for d > 0 in 64 bits, where an int128 division is a libgcc call. */
+static int64_t floordiv64(int64_t n, int64_t d, int64_t *rem) {
+    int64_t q = n / d, r = n % d;
+    if (r < 0) {
+        q -= 1;
+        r += d;
+    }
+    *rem = r;
+    return q;
+}
+
 static wide gcd(wide a, wide b) {
     while (b) {
         const wide t = a % b;
@@ -68,6 +79,15 @@ static wide gcd(wide a, wide b) {
  * the proleptic Gregorian calendar (H. Hinnant's days_from_civil, as
  * _bounds._days_from_civil). |months| < 2^100: no step overflows. */
 static wide days_from_months(wide months) {
+    if (months < ((wide)1 << 40) && months > -((wide)1 << 40)) { /* the same in 64 bits */
+        int64_t month0, era_rest;
+        int64_t y = 1970 + floordiv64((int64_t)months, 12, &month0);
+        const int m = (int)month0 + 1;
+        y -= m <= 2;
+        const int64_t era = floordiv64(y, 400, &era_rest), yoe = era_rest;
+        const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5;
+        return (wide)(era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468);
+    }
     wide month0;
     wide y = 1970 + floordiv(months, 12, &month0);
     const int m = (int)month0 + 1;
@@ -102,12 +122,25 @@ typedef struct tval {
 } tval;
 
 /* floor(ticks * num / den) and whether it is exact, saturated at +-BEYOND.
- * 0 when the product overflows and the quotient may still be small. */
+ * 0 when the product overflows and the quotient may still be small. Units
+ * are mostly powers of 1000 apart: one divides the other, in 64 bits. */
 static int scale(wide ticks, wide num, wide den, wide *floor, int *exact) {
-    const wide g = gcd(num, den);
+    wide p, rest;
+    if (num <= INT64_MAX && den <= INT64_MAX && ticks <= INT64_MAX && ticks >= -INT64_MAX) {
+        const int64_t n = (int64_t)num, d = (int64_t)den;
+        if (n % d == 0) {
+            num = n / d;
+            den = 1;
+        } else if (d % n == 0) {
+            int64_t r;
+            *floor = floordiv64((int64_t)ticks, d / n, &r);
+            *exact = r == 0;
+            return 1;
+        }
+    }
+    const wide g = den == 1 ? 1 : gcd(num, den);
     num /= g;
     den /= g;
-    wide p, rest;
     if (__builtin_mul_overflow(ticks, num, &p)) {
         if (den > ((wide)1 << 56))
             return 0; /* |quotient| >= 2^127 / den need not be beyond 2^70 */
@@ -115,8 +148,8 @@ static int scale(wide ticks, wide num, wide den, wide *floor, int *exact) {
         *exact = 1;
         return 1;
     }
-    *floor = floordiv(p, den, &rest);
-    *exact = rest == 0;
+    *floor = den == 1 ? p : floordiv(p, den, &rest);
+    *exact = den == 1 || rest == 0;
     if (*floor > BEYOND || *floor < -BEYOND)
         *floor = *floor < 0 ? -BEYOND : BEYOND;
     return 1;
