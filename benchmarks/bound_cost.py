@@ -32,19 +32,24 @@ def child(args):
     from bench.sections.bound_types import cases  # the cases of the benchmark section
     import simdfilter as sf
 
-    out = {}
+    out, todo = {}, []
     for name, values, lo, hi in cases():
-        try:
+        try:  # the warm-up: first-call costs (imports, caches) are no call's cost
             sf.filter_indexes(values, lo, hi)
         except Exception as exc:  # an old checkout may refuse a bound type
             out[name] = f"error: {type(exc).__name__}"
             continue
-        if args.count_calls:  # callgrind: count_in_range marks where one case ends
+        todo.append((name, values, lo, hi))
+    if args.count_calls:  # callgrind: each count_in_range call ends a dump
+        sf.count_in_range(todo[0][1], None, None)
+        for name, values, lo, hi in todo:
             for _ in range(args.count_calls):
                 sf.filter_indexes(values, lo, hi)
             sf.count_in_range(values, None, None)
             out[name] = 0
-            continue
+        print(json.dumps(out))
+        return
+    for name, values, lo, hi in todo:
         best = float("inf")
         for _ in range(args.batches):
             t0 = time.perf_counter()
@@ -69,7 +74,8 @@ def callgrind(pythonpath, calls):
         prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={base}",
                   "--toggle-collect=py_filter_indexes", "--dump-before=py_count_in_range"]
         names = run_child(pythonpath, ["--count-calls", str(calls)], prefix)
-        dumps = sorted(glob.glob(base + ".*"), key=lambda p: int(p.rsplit(".", 1)[1]))
+        # The first dump holds the warm-ups.
+        dumps = sorted(glob.glob(base + ".*"), key=lambda p: int(p.rsplit(".", 1)[1]))[1:]
         totals = []
         for path in dumps:
             with open(path) as f:
@@ -77,7 +83,7 @@ def callgrind(pythonpath, calls):
             totals.append(int(m.group(1)) if m else 0)
     ok = [n for n, v in names.items() if not isinstance(v, str)]
     return {**{n: v for n, v in names.items() if isinstance(v, str)},
-            **{n: t / (calls + 1) for n, t in zip(ok, totals)}}  # + the warm-up call
+            **{n: t / calls for n, t in zip(ok, totals)}}
 
 
 def table(title, old, new, unit, base):
