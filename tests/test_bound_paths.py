@@ -93,7 +93,7 @@ def number_bound(draw, dtype):
 
 
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=dtype_id)
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_number_bounds_agree(dtype, data):
     a = np.array(edge_values(dtype), dtype=dtype)
@@ -178,7 +178,7 @@ def _time_data(kind, unit):
 
 @pytest.mark.parametrize("unit", DATA_UNITS)
 @pytest.mark.parametrize("kind", ["M", "m"])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_time_bounds_agree(kind, unit, data):
     a = _time_data(kind, unit)
