@@ -47,6 +47,18 @@ int sfpy_parse_threads(PyObject *obj);
 /* 1: the range is in *r; 0: it is empty; -1: an exception is set. */
 int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
                         sf_range *r);
+/* _resolve_bounds, the test-only view of which path resolved a call's bounds. */
+extern PyMethodDef sfpy_bounds_methods[];
+
+/* ---- bounds_time.c: bounds on datetime64/timedelta64 data, read in C ---- */
+
+/* The datetime C API and the names the readers look up; 0 or -1. */
+int sfpy_bounds_time_init(void);
+/* One end (`lower`: the low one) of a range on the time column `c`: 1 with *b
+ * filled (*closed may become 1: a bound between two ticks; *nat becomes 1 for
+ * a NaT bound), or 0 for a bound only Python reads (or refuses). Never raises. */
+int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int *closed,
+                    int *nat);
 
 /* ---- column.c: what a call's values are, and where ---- */
 

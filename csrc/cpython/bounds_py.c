@@ -1,64 +1,157 @@
 /*
  * Bounds as Python objects, turned into numbers the library resolves exactly
- * (sf_resolve_range). Plain and NumPy ints, bools and floats are read here, so
- * a call on a small array costs well under a microsecond; everything else
- * (datetimes, strings, Fractions, Decimals, huge ints on float data...) goes to
- * simdfilter._bounds.resolve, written in Python with exact rational
- * arithmetic. Tests check that both paths agree.
+ * (sf_resolve_range). Read here: Python and NumPy ints, bools and floats of
+ * every width (ints of any size on float data too), and on time data the
+ * time scalars of bounds_time.c, so that a call on a small array costs well
+ * under a microsecond more than its plain-int twin. Everything else (ISO
+ * strings, Fractions, Decimals, long doubles, 0-d arrays, subclasses of the
+ * datetime types...) goes to simdfilter._bounds.resolve, written in Python
+ * with exact rational arithmetic, and so does every bound Python refuses, so
+ * that the error is Python's. Tests check that both paths agree
+ * (_resolve_bounds below shows them which path resolved a bound).
  */
 #include "binding.h"
 
-/* A bound the C path reads: 1 with *b filled, 0 for a kind only Python knows,
- * -1 with an exception. */
-static int read_bound(PyObject *obj, sf_bound *b) {
+#include <float.h>
+#include <math.h>
+
+/* An int (a PyLong) as a bound: INT, UINT, or HUGE with its sign. */
+static void int_bound(PyObject *as_int, sf_bound *b) {
+    int overflow = 0;
+    b->kind = SF_BOUND_INT;
+    b->i = PyLong_AsLongLongAndOverflow(as_int, &overflow);
+    if (overflow < 0) {
+        b->kind = SF_BOUND_HUGE;
+        b->i = -1;
+    } else if (overflow > 0) {
+        const unsigned long long u = PyLong_AsUnsignedLongLong(as_int);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            b->kind = SF_BOUND_HUGE;
+            b->i = 1;
+        } else {
+            b->kind = SF_BOUND_UINT;
+            b->u = u;
+        }
+    }
+}
+
+/* An IEEE half as a double (exact: every half is a double). */
+static double half_to_double(npy_half h) {
+    const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    const double v = exp == 0    ? ldexp(mant, -24)
+                     : exp == 31 ? (mant ? NAN : INFINITY)
+                                 : ldexp(mant | 0x400, exp - 25);
+    return h >> 15 ? -v : v;
+}
+
+/* A NumPy integer or float scalar of an exact NumPy type, read in place:
+ * 1, or 0 for another type. */
+static int numpy_number(PyObject *obj, sf_bound *b) {
+    PyTypeObject *t = Py_TYPE(obj);
+    b->kind = SF_BOUND_INT;
+    if (t == &PyByteArrType_Type) b->i = PyArrayScalar_VAL(obj, Byte);
+    else if (t == &PyShortArrType_Type) b->i = PyArrayScalar_VAL(obj, Short);
+    else if (t == &PyIntArrType_Type) b->i = PyArrayScalar_VAL(obj, Int);
+    else if (t == &PyLongArrType_Type) b->i = PyArrayScalar_VAL(obj, Long);
+    else if (t == &PyLongLongArrType_Type) b->i = PyArrayScalar_VAL(obj, LongLong);
+    else if (t == &PyUByteArrType_Type) b->i = PyArrayScalar_VAL(obj, UByte);
+    else if (t == &PyUShortArrType_Type) b->i = PyArrayScalar_VAL(obj, UShort);
+    else if (t == &PyUIntArrType_Type) b->i = PyArrayScalar_VAL(obj, UInt);
+    else if (t == &PyULongArrType_Type || t == &PyULongLongArrType_Type) {
+        const unsigned long long u = t == &PyULongArrType_Type ? PyArrayScalar_VAL(obj, ULong)
+                                                               : PyArrayScalar_VAL(obj, ULongLong);
+        b->kind = u > INT64_MAX ? SF_BOUND_UINT : SF_BOUND_INT;
+        b->u = u;
+        b->i = (int64_t)(u & INT64_MAX);
+    } else if (t == &PyBoolArrType_Type) {
+        b->i = PyArrayScalar_VAL(obj, Bool) != 0; /* no __index__ in NumPy 2, but 0 or 1 */
+    } else if (t == &PyFloatArrType_Type) {
+        b->kind = SF_BOUND_FLOAT;
+        b->f = PyArrayScalar_VAL(obj, Float);
+    } else if (t == &PyHalfArrType_Type) {
+        b->kind = SF_BOUND_FLOAT;
+        b->f = half_to_double(PyArrayScalar_VAL(obj, Half));
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* An int too large for 64 bits on float data, as the double that stands for
+ * it exactly (as the library does below 2^64): the int if a double holds it,
+ * else its neighbour inward of the range, closed. Python compares ints with
+ * floats exactly. 1, or -1 with an exception. */
+static int huge_on_float(PyObject *as_int, int lower, sf_bound *b, int *closed) {
+    double d = PyLong_AsDouble(as_int);
+    int cmp = 0; /* sign of (int - d) */
+    if (d == -1.0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear(); /* beyond every double: between +-DBL_MAX and +-inf */
+        const int positive = b->i > 0; /* int_bound's sign of a HUGE int */
+        d = positive ? DBL_MAX : -DBL_MAX;
+        cmp = positive ? 1 : -1;
+    } else {
+        PyObject *f = PyFloat_FromDouble(d);
+        const int lt = f ? PyObject_RichCompareBool(as_int, f, Py_LT) : -1;
+        const int gt = lt >= 0 ? PyObject_RichCompareBool(as_int, f, Py_GT) : -1;
+        Py_XDECREF(f);
+        if (lt < 0 || gt < 0)
+            return -1;
+        cmp = gt - lt;
+    }
+    if (cmp) {
+        *closed = 1;
+        if (lower && cmp > 0)
+            d = nextafter(d, INFINITY);
+        else if (!lower && cmp < 0)
+            d = nextafter(d, -INFINITY);
+    }
+    b->kind = SF_BOUND_FLOAT;
+    b->f = d;
+    return 1;
+}
+
+/* A number bound (numeric data): 1 with *b filled, 0 for a kind only Python
+ * knows, -1 with an exception. */
+static int read_number(PyObject *obj, int is_float, int lower, sf_bound *b, int *closed) {
     b->kind = SF_BOUND_NONE;
     if (obj == NULL || obj == Py_None)
         return 1;
-    if (PyArray_IsScalar(obj, Bool)) {
-        /* np.bool_ has no __index__ (NumPy 2), but it is 0 or 1. */
-        const int truth = PyObject_IsTrue(obj);
-        b->kind = SF_BOUND_INT;
-        b->i = truth;
-        return truth < 0 ? -1 : 1;
+    if (PyFloat_Check(obj)) { /* np.float64 too */
+        b->kind = SF_BOUND_FLOAT;
+        b->f = PyFloat_AS_DOUBLE(obj);
+        return 1;
     }
     PyObject *as_int = NULL;
     if (PyLong_Check(obj)) {
         as_int = obj;
         Py_INCREF(as_int);
+    } else if (numpy_number(obj, b)) {
+        return 1;
+    } else if (PyArray_IsScalar(obj, Bool)) {
+        const int truth = PyObject_IsTrue(obj);
+        b->kind = SF_BOUND_INT;
+        b->i = truth;
+        return truth < 0 ? -1 : 1;
     } else if (PyArray_IsScalar(obj, Integer) && !PyArray_IsScalar(obj, Timedelta)) {
-        /* np.timedelta64 subclasses np.signedinteger; it is no number bound. */
+        /* Subclasses of NumPy's ints; np.timedelta64 subclasses np.signedinteger
+         * but is no number bound. */
         as_int = PyNumber_Index(obj);
         if (!as_int)
             return -1;
-    }
-    if (as_int) {
-        int overflow = 0;
-        const long long v = PyLong_AsLongLongAndOverflow(as_int, &overflow);
-        b->kind = SF_BOUND_INT;
-        b->i = v;
-        if (overflow < 0) {
-            b->kind = SF_BOUND_HUGE;
-            b->i = -1;
-        } else if (overflow > 0) {
-            const unsigned long long u = PyLong_AsUnsignedLongLong(as_int);
-            if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-                PyErr_Clear();
-                b->kind = SF_BOUND_HUGE;
-                b->i = 1;
-            } else {
-                b->kind = SF_BOUND_UINT;
-                b->u = u;
-            }
-        }
-        Py_DECREF(as_int);
-        return 1;
-    }
-    if (PyFloat_Check(obj) || PyArray_IsScalar(obj, Half) || PyArray_IsScalar(obj, Float)) {
+    } else if (PyArray_IsScalar(obj, Half) || PyArray_IsScalar(obj, Float)) {
         b->kind = SF_BOUND_FLOAT;
         b->f = PyFloat_AsDouble(obj);
         return (b->f == -1.0 && PyErr_Occurred()) ? -1 : 1;
+    } else {
+        return 0;
     }
-    return 0;
+    int_bound(as_int, b);
+    const int got = is_float && b->kind == SF_BOUND_HUGE ? huge_on_float(as_int, lower, b, closed) : 1;
+    Py_DECREF(as_int);
+    return got;
 }
 
 /* A value Python's resolve returned: an int of the data's domain, or a float. */
@@ -68,7 +161,8 @@ static int domain_value(PyObject *v, sf_bound *b) {
         b->f = PyFloat_AsDouble(v);
         return PyErr_Occurred() ? -1 : 0;
     }
-    const int got = read_bound(v, b);
+    int closed = 1;
+    const int got = PyLong_Check(v) ? read_number(v, 0, 1, b, &closed) : 0;
     if (got == 1 && (b->kind == SF_BOUND_INT || b->kind == SF_BOUND_UINT))
         return 0;
     if (got >= 0)
@@ -120,21 +214,91 @@ static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
     return got;
 }
 
-int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
-                        sf_range *r) {
+/* Both bounds read in C: 1, 0 for Python, -1 with an exception. */
+static int read_bounds(const column *c, PyObject *lo, PyObject *hi, sf_bound *a, int *lc,
+                       sf_bound *b, int *hc, int *nat) {
+    if (PyDataType_ISDATETIME(c->descr)) {
+        const int ra = sfpy_time_bound(lo, c, 1, a, lc, nat);
+        return ra == 1 ? sfpy_time_bound(hi, c, 0, b, hc, nat) : ra;
+    }
+    const int is_float = c->type == SF_T_F32 || c->type == SF_T_F64;
+    const int ra = read_number(lo, is_float, 1, a, lc);
+    return ra == 1 ? read_number(hi, is_float, 0, b, hc) : ra;
+}
+
+/* sfpy_resolve_bounds, and which path resolved them (*in_c), or only Python's. */
+static int resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
+                          sf_range *r, int python_only, int *in_c) {
     sf_bound a, b;
-    int ra = read_bound(lo, &a), rb = ra < 0 ? 0 : read_bound(hi, &b);
-    if (ra < 0 || rb < 0)
+    int lc = m->lo_closed, hc = m->hi_closed, nat = 0;
+    const int got = python_only ? 0 : read_bounds(c, lo, hi, &a, &lc, &b, &hc, &nat);
+    *in_c = got == 1;
+    if (got < 0)
         return -1;
-    /* Time bounds (datetimes, strings, units, zones) are Python's; an
-     * unbounded side is the domain's end, which the library knows. */
-    const int unbounded = a.kind == SF_BOUND_NONE && b.kind == SF_BOUND_NONE;
-    const int is_time = PyDataType_ISDATETIME(c->descr);
-    if (ra && rb && (!is_time || unbounded)) {
-        const int got = sf_resolve_range(c->type, &a, m->lo_closed, &b, m->hi_closed, r);
-        if (got == SF_RANGE_OK || got == SF_RANGE_EMPTY)
-            return got;
-        /* SF_RANGE_INEXACT: an int beyond 2^53 on float data; Python decides. */
+    if (got == 1) {
+        if (nat) /* a NaT bound: a range with no value in it */
+            return 0;
+        const int res = sf_resolve_range(c->type, &a, lc, &b, hc, r);
+        if (res == SF_RANGE_OK || res == SF_RANGE_EMPTY)
+            return res;
+        *in_c = 0; /* not reached: HUGE on float data is read as a double above */
     }
     return resolve_in_python(c, lo, hi, m, r);
 }
+
+int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
+                        sf_range *r) {
+    int in_c;
+    return resolve_bounds(c, lo, hi, m, r, 0, &in_c);
+}
+
+/* One end of a range as the Python number it stands for in the data's type. */
+static PyObject *range_end(sf_type t, uint64_t bits, double f) {
+    switch (t) {
+    case SF_T_F32: case SF_T_F64: return PyFloat_FromDouble(f);
+    case SF_T_BOOL: return PyLong_FromLong(bits != 0);
+    case SF_T_U8: case SF_T_U16: case SF_T_U32: case SF_T_U64:
+        return PyLong_FromUnsignedLongLong(bits);
+    case SF_T_I8: return PyLong_FromLong((int8_t)bits);
+    case SF_T_I16: return PyLong_FromLong((int16_t)bits);
+    case SF_T_I32: return PyLong_FromLong((int32_t)bits);
+    default: return PyLong_FromLongLong((int64_t)bits);
+    }
+}
+
+/* _resolve_bounds(values, lo, hi, inclusive="both", python=False), for tests:
+ * ("c" or "python", None or (lo, hi)), the path that resolved the bounds of
+ * a call on `values` and the inclusive range it found (python=True: Python's
+ * path, whatever C could do). */
+static PyObject *py_resolve_bounds(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"values", "lo", "hi", "inclusive", "python", NULL};
+    PyObject *values, *lo, *hi, *inclusive = NULL, *res = NULL;
+    int python_only = 0, in_c = 0;
+    inclusive_mode m;
+    column c;
+    sf_range r;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|Op:_resolve_bounds", keywords, &values,
+                                     &lo, &hi, &inclusive, &python_only) ||
+        sfpy_parse_inclusive(inclusive, &m) < 0)
+        return NULL;
+    if (sfpy_column_from(values, &c) == 0) {
+        const int got = resolve_bounds(&c, lo, hi, &m, &r, python_only, &in_c);
+        if (got == 0)
+            res = Py_BuildValue("(sO)", in_c ? "c" : "python", Py_None);
+        else if (got > 0)
+            res = Py_BuildValue("(s(NN))", in_c ? "c" : "python", range_end(c.type, r.lo, r.flo),
+                                range_end(c.type, r.hi, r.fhi));
+    }
+    sfpy_column_release(&c);
+    return res;
+}
+
+PyMethodDef sfpy_bounds_methods[] = {
+    {"_resolve_bounds", (PyCFunction)(void (*)(void))py_resolve_bounds,
+     METH_VARARGS | METH_KEYWORDS,
+     "_resolve_bounds(values, lo, hi, inclusive='both', python=False)\n--\n\n"
+     "For tests: which path resolved the bounds of a call on `values` ('c' or 'python') and "
+     "the inclusive range it found, (path, None or (lo, hi)); python=True takes Python's."},
+    {NULL, NULL, 0, NULL},
+};

@@ -139,7 +139,7 @@ typedef struct sf_bound {
 
 #define SF_RANGE_EMPTY 0    /* no value of the type can be in range */
 #define SF_RANGE_OK 1       /* *out holds the range */
-#define SF_RANGE_INEXACT 2  /* float data and an integer bound beyond 2^53: the caller decides */
+#define SF_RANGE_INEXACT 2  /* float data and an SF_BOUND_HUGE bound (its value is not known here): the caller decides */
 #define SF_RANGE_EINVAL (-1) /* bad type or bound kind */
 
 /*

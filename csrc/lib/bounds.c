@@ -115,18 +115,41 @@ static int f64_bound(double d, int lower, int closed, double *out) {
     return 1;
 }
 
-/* A float-data bound as a double, exactly. Returns SF_RANGE_OK, SF_RANGE_EMPTY
- * (NaN) or SF_RANGE_INEXACT (an integer a double cannot hold exactly). */
-static int float_bound(const sf_bound *b, int lower, double *out) {
+/* An integer beyond 2^53 on float data, as the double that stands for it: the
+ * integer itself when a double holds it; otherwise it lies strictly between
+ * two neighbouring doubles, and "x >= w" means "x >= the upper neighbour" for
+ * every float (float32 values are doubles too), "x <= w" the lower one, closed
+ * either way. (double)w is within one step of w; the steps are checked
+ * exactly on integers (every such double is an integer below 2^65). */
+static double integer_as_double(wide w, int lower, int *closed) {
+    double d = (double)w;
+    const wide back = (wide)d;
+    if (back == w)
+        return d;
+    *closed = 1;
+    if (lower && back < w)
+        d = nextafter(d, INFINITY);
+    else if (!lower && back > w)
+        d = nextafter(d, -INFINITY);
+    return d;
+}
+
+/* A float-data bound as a double, exactly (*closed may become 1, see
+ * integer_as_double). Returns SF_RANGE_OK, SF_RANGE_EMPTY (NaN) or
+ * SF_RANGE_INEXACT (an integer beyond the 64-bit ranges: its value is not
+ * here). */
+static int float_bound(const sf_bound *b, int lower, int *closed, double *out) {
     wide w;
     if (b->kind == SF_BOUND_NONE) {
         *out = lower ? -INFINITY : INFINITY;
+        *closed = 1; /* an unbounded end is closed at infinity, whatever the caller said */
         return SF_RANGE_OK;
     }
+    if (b->kind == SF_BOUND_HUGE)
+        return SF_RANGE_INEXACT;
     if (exact_integer(b, &w)) {
-        if (w > ((wide)1 << 53) || w < -((wide)1 << 53))
-            return SF_RANGE_INEXACT;
-        *out = (double)w;
+        *out = w > ((wide)1 << 53) || w < -((wide)1 << 53) ? integer_as_double(w, lower, closed)
+                                                           : (double)w;
         return SF_RANGE_OK;
     }
     *out = b->f;
@@ -162,14 +185,12 @@ int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_boun
         return SF_RANGE_OK;
     }
     double a, b;
-    int got = float_bound(lo, 1, &a);
+    int lc = lo_closed, hc = hi_closed;
+    int got = float_bound(lo, 1, &lc, &a);
     if (got == SF_RANGE_OK)
-        got = float_bound(hi, 0, &b);
+        got = float_bound(hi, 0, &hc, &b);
     if (got != SF_RANGE_OK)
         return got;
-    /* An unbounded end is closed at infinity, whatever the caller said. */
-    const int lc = lo->kind == SF_BOUND_NONE ? 1 : lo_closed;
-    const int hc = hi->kind == SF_BOUND_NONE ? 1 : hi_closed;
     int (*const bound)(double, int, int, double *) = t == SF_T_F32 ? f32_bound : f64_bound;
     if (!bound(a, 1, lc, &out->flo) || !bound(b, 0, hc, &out->fhi) || !(out->flo <= out->fhi))
         return SF_RANGE_EMPTY;

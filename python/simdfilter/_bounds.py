@@ -1,10 +1,12 @@
 """Exact resolution of range bounds into the data's own domain.
 
-The C binding resolves the common cases itself (ints on integer data, floats on
-float data). Every other bound comes here: datetimes and ISO strings,
-``fractions.Fraction`` and ``decimal.Decimal``, NumPy long doubles, integers too
-large for a double on float data. The arithmetic is exact (rationals), so a bound
-is never wrapped, truncated or rounded the wrong way.
+The C binding resolves the common cases itself, by these same rules (tests check
+that both agree): Python and NumPy ints, bools and floats, datetime64/timedelta64
+of any unit, datetime/date/timedelta, pandas Timestamp/Timedelta/NaT. The rest
+comes here: ISO strings, ``fractions.Fraction`` and ``decimal.Decimal``, NumPy
+long doubles, 0-d arrays, subclasses of the datetime types, and every bound this
+module refuses (so that the error is its own). The arithmetic is exact
+(rationals), so a bound is never wrapped, truncated or rounded the wrong way.
 
 ``resolve`` returns ``None`` for an empty range, or ``(lo, hi)``: the inclusive
 bounds as Python ints (integer, bool and time data; NaT excluded) or as floats

@@ -1,0 +1,285 @@
+"""The C and Python bound paths agree, bound type by bound type, and C really runs.
+
+simdfilter resolves most bounds in C (csrc/cpython/bounds_py.c, bounds_time.c) and the
+rest in Python (simdfilter._bounds, exact rationals). `_core._resolve_bounds` says which
+path resolved a call's bounds and the inclusive range it found; with python=True it takes
+the Python path. Every bound type the C path claims is drawn here, on both sides, in
+every inclusive mode, at the edges (dtype limits, NaT, 2**53 + 1, 2**64 - 1, instants
+between two ticks before 1970), and must (a) be resolved in C and (b) give Python's range,
+or, where Python refuses the bound, raise Python's error.
+"""
+
+import datetime as dt
+import zoneinfo
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import simdfilter
+from simdfilter import _core, reference
+
+from arrays import MODES, NUMERIC_DTYPES, dtype_id, edge_values
+
+pd = pytest.importorskip("pandas", reason="pandas bounds are half of what is tested here (pip install '.[test]')")
+
+resolve = _core._resolve_bounds
+
+# Data units: every NumPy unit, finer ones, and multiples.
+DATA_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "as", "3D", "10ms", "2M", "25ns"]
+BOUND_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "7s", "3M"]
+I64 = np.iinfo(np.int64)
+
+
+def check(values, lo, hi, inclusive, in_c=True):
+    """C and Python give the same range (or the same error); C resolved it if `in_c`."""
+    try:
+        want = resolve(values, lo, hi, inclusive, python=True)
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            resolve(values, lo, hi, inclusive)
+        return
+    assert want[0] == "python"
+    got = resolve(values, lo, hi, inclusive)
+    assert got[1] == want[1], (lo, hi, inclusive, got, want)
+    if in_c:
+        assert got[0] == "c", (lo, hi, inclusive)
+
+
+# ---- numbers --------------------------------------------------------------------
+
+INT_SCALARS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+               np.intc, np.uintc, np.longlong, np.ulonglong]
+FLOAT_SCALARS = [np.float16, np.float32, np.float64]
+BIG = [2**53 + 1, -(2**53) - 1, 2**53 + 3, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**64 + 1, -(2**63) - 1,
+       2**70 + 1, 2**1100, -(2**1100), 2**1024 - 2**970, 2**1024 - 2**970 - 1, 2**128 - 2**103]
+
+
+def _as_numpy(v, types):
+    """`v` as each NumPy scalar type that holds it exactly."""
+    out = []
+    for t in types:
+        if np.issubdtype(t, np.integer):
+            info = np.iinfo(t)
+            if info.min <= v <= info.max:
+                out.append(t(v))
+        else:
+            with np.errstate(over="ignore"):
+                x = t(v)
+            if float(x) == v or (v != v and x != x):
+                out.append(x)
+    return out
+
+
+@st.composite
+def number_bound(draw, dtype):
+    edges = [int(v) if isinstance(v, bool) else v for v in edge_values(dtype)]
+    kind = draw(st.sampled_from(["int", "float", "numpy int", "numpy float", "bool", "none"]))
+    if kind == "none":
+        return None
+    if kind == "bool":
+        return draw(st.sampled_from([True, False, np.True_, np.False_]))
+    if kind in ("int", "numpy int"):
+        v = draw(st.sampled_from([int(e) for e in edges if np.isfinite(e) and e == int(e)] + BIG)
+                 | st.integers(-(2**66), 2**66))
+        if kind == "int":
+            return v
+        return draw(st.sampled_from(_as_numpy(v, INT_SCALARS) or [np.int64(0)]))
+    v = draw(st.sampled_from([float(e) for e in edges]) | st.floats(allow_nan=True, allow_infinity=True))
+    if kind == "float":
+        return v
+    return draw(st.sampled_from(_as_numpy(v, FLOAT_SCALARS) or [np.float64(v)]))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=dtype_id)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_number_bounds_agree(dtype, data):
+    a = np.array(edge_values(dtype), dtype=dtype)
+    lo, hi = data.draw(number_bound(dtype), label="lo"), data.draw(number_bound(dtype), label="hi")
+    check(a, lo, hi, data.draw(st.sampled_from(MODES), label="inclusive"))
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i8", "u8"])
+@pytest.mark.parametrize("mode", MODES)
+def test_big_ints_on_float_data_every_mode(dtype, mode):
+    """Ints around the exactness limits, alone and paired, in every mode (the draw above
+    may miss a pair)."""
+    a = np.array(edge_values(dtype), dtype=dtype)
+    for v in BIG + [2**24 + 1, -(2**24) - 1]:
+        check(a, v, None, mode)
+        check(a, None, v, mode)
+        check(a, v, v, mode)
+        check(a, -v, v, mode)
+
+
+# ---- time data, naive -----------------------------------------------------------
+
+def _edge_ticks():
+    return st.sampled_from([I64.min, I64.min + 1, I64.max, I64.max - 1, 0, 1, -1, -2**40, 2**40]) | \
+        st.integers(I64.min, I64.max) | st.integers(-(2**35), 2**35)
+
+
+@st.composite
+def datetime_bound(draw):
+    """(bound, whether C resolves it)."""
+    kind = draw(st.sampled_from(["datetime64", "datetime", "date", "Timestamp", "NaT", "none", "str"]))
+    if kind == "none":
+        return None, True
+    if kind == "NaT":
+        return draw(st.sampled_from([pd.NaT, np.datetime64("NaT"), np.datetime64("NaT", "ns")])), True
+    if kind == "datetime64":
+        return np.datetime64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
+    if kind == "str":
+        return draw(st.sampled_from(["2020-01-01", "1969-12-31T23:59:59.5", "1970"])), False
+    when = draw(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59)))
+    if kind == "date":
+        return when.date(), True
+    if kind == "datetime":
+        return when, True
+    unit = draw(st.sampled_from(["s", "ms", "us", "ns"]))
+    if unit == "ns":  # ns Timestamps hold 1677-2262 only
+        ticks = draw(st.integers(I64.min + 1, I64.max) | st.integers(-(10**12), 10**12))
+    else:  # any Timestamp of coarser units, years beyond 1-9999 included (Python reads those)
+        ticks = draw(st.integers(-(2**50), 2**50))
+    return pd.Timestamp(np.datetime64(ticks, unit)), True
+
+
+@st.composite
+def timedelta_bound(draw):
+    kind = draw(st.sampled_from(["timedelta64", "timedelta", "Timedelta", "int", "numpy int", "NaT", "none",
+                                 "bool", "datetime64"]))
+    if kind == "none":
+        return None, True
+    if kind == "NaT":
+        return draw(st.sampled_from([pd.NaT, np.timedelta64("NaT"), np.timedelta64("NaT", "s")])), True
+    if kind == "timedelta64":
+        return np.timedelta64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
+    if kind == "timedelta":
+        td = draw(st.timedeltas())
+        return td, abs(td // dt.timedelta(microseconds=1)) < 2**63  # NumPy wraps the others
+    if kind == "Timedelta":
+        return pd.Timedelta(np.timedelta64(draw(_edge_ticks().filter(lambda t: t != I64.min)),
+                                           draw(st.sampled_from(["s", "ms", "us", "ns"])))), True
+    if kind == "int":
+        return draw(_edge_ticks() | st.integers(-(2**70), 2**70)), True
+    if kind == "numpy int":
+        return draw(st.sampled_from(INT_SCALARS))(draw(st.integers(0, 127))), True
+    if kind == "bool":
+        return True, False
+    return np.datetime64(1, "s"), False
+
+
+def _time_data(kind, unit):
+    ticks = [I64.min, I64.min + 1, I64.max, -1, 0, 1, -(10**15), 10**15, 2**40]
+    return np.array(ticks, dtype=np.int64).view(f"{kind}8[{unit}]")
+
+
+@pytest.mark.parametrize("unit", DATA_UNITS)
+@pytest.mark.parametrize("kind", ["M", "m"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_time_bounds_agree(kind, unit, data):
+    a = _time_data(kind, unit)
+    strategy = datetime_bound() if kind == "M" else timedelta_bound()
+    (lo, lo_c), (hi, hi_c) = data.draw(strategy, label="lo"), data.draw(strategy, label="hi")
+    check(a, lo, hi, data.draw(st.sampled_from(MODES), label="inclusive"), lo_c and hi_c)
+    check(a, hi, lo, "both", lo_c and hi_c)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_instants_between_ticks_before_1970(mode):
+    """An instant between two ticks of the data's unit rounds up as a low end and down as
+    a high end, also below zero, where truncation would round the wrong way."""
+    for unit in ["D", "s", "ms", "us", "M", "Y", "W"]:
+        a = _time_data("M", unit)
+        for b in [np.datetime64(-1, "ns"), np.datetime64(-(10**15) - 1, "as"), dt.datetime(1969, 12, 31, 23, 59, 59, 1),
+                  pd.Timestamp("1969-12-31 23:59:59.999999999"), dt.date(1969, 12, 31), np.datetime64("1969-12", "M"),
+                  pd.Timestamp("1677-09-21 00:12:43.145224193"), np.datetime64(-7, "W")]:
+            check(a, b, None, mode)
+            check(a, None, b, mode)
+            check(a, b, b, mode)
+
+
+def test_edges_that_python_keeps():
+    """Bounds C hands to Python: the same range, resolved there."""
+    a = _time_data("m", "us")
+    for b in [dt.timedelta.max, dt.timedelta.min]:  # NumPy's conversion wraps these
+        assert resolve(a, b, None)[0] == "python"
+        check(a, b, None, "both", in_c=False)
+    far = pd.Timestamp(np.datetime64(10**12, "s"))  # year 33658: datetime holds a stand-in year
+    assert far.year > 9999
+    check(_time_data("M", "s"), far, None, "both")  # C reads its ticks, not the fields
+    assert resolve(_time_data("M", "s"), "2020-01-01", None)[0] == "python"
+
+
+# ---- tz-aware data ---------------------------------------------------------------
+
+ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"]
+
+
+@st.composite
+def aware_bound(draw):
+    kind = draw(st.sampled_from(["Timestamp", "datetime", "naive", "NaT", "datetime64", "none"]))
+    if kind == "none":
+        return None, True
+    if kind == "NaT":
+        return draw(st.sampled_from([pd.NaT, np.datetime64("NaT")])), True
+    if kind == "datetime64":
+        return np.datetime64(3, "s"), False  # no zone: Python refuses it
+    ns = draw(st.integers(-(2**62), 2**62) | st.integers(1_300_000_000 * 10**9, 1_400_000_000 * 10**9))
+    zone = draw(st.sampled_from(ZONES + ["-05:00"]))
+    ts = pd.Timestamp(ns, tz="UTC").tz_convert(zone)
+    if kind == "Timestamp":
+        return ts, True
+    if kind == "naive":
+        return ts.tz_localize(None), False
+    tz = draw(st.sampled_from([zoneinfo.ZoneInfo(zone) if zone[0] != "-" else dt.timezone(dt.timedelta(hours=-5)),
+                               dt.timezone.utc, dt.timezone(dt.timedelta(hours=5, minutes=30, seconds=7))]))
+    return ts.to_pydatetime(warn=False).astimezone(tz), True
+
+
+@pytest.mark.parametrize("tz", ZONES)
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_aware_bounds_agree(tz, unit, data):
+    ticks = np.array([I64.min + 1, -1, 0, 1, 1_350_000_000 * 10**9 // {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}[unit]])
+    s = pd.Series(ticks.view(f"M8[{unit}]")).dt.tz_localize("UTC").dt.tz_convert(tz)
+    (lo, lo_c), (hi, hi_c) = data.draw(aware_bound(), label="lo"), data.draw(aware_bound(), label="hi")
+    check(s, lo, hi, data.draw(st.sampled_from(MODES), label="inclusive"), lo_c and hi_c)
+
+
+def test_aware_bounds_at_clock_changes():
+    """Both instants of a repeated wall time (fold) and the edges of a skipped one."""
+    s = pd.Series(pd.date_range("2020-10-24 23:00", periods=8, freq="30min", tz="UTC").tz_convert("Europe/Paris"))
+    first = pd.Timestamp("2020-10-25 02:30").tz_localize("Europe/Paris", ambiguous=True)
+    second = pd.Timestamp("2020-10-25 02:30").tz_localize("Europe/Paris", ambiguous=False)
+    for b in [first, second, first.to_pydatetime(), second.to_pydatetime(),
+              pd.Timestamp("2020-03-29 03:00", tz="Europe/Paris")]:
+        for mode in MODES:
+            check(s, b, None, mode)
+            check(s, None, b, mode)
+    assert simdfilter.filter_indexes(s, second, None).tolist() == [5, 6, 7]
+    assert simdfilter.filter_indexes(s, first, first).tolist() == [3]
+
+
+# ---- the call itself --------------------------------------------------------------
+
+def test_calls_take_the_c_path_and_match_the_reference():
+    a = np.array(["1969-12-31T23:59:59.999999999", "1970-01-01", "2020-01-01", "NaT"], "M8[ns]")
+    for lo, hi in [(pd.Timestamp("1969-12-31 23:59:59.999999999"), None), (dt.date(1970, 1, 1), dt.datetime(2020, 1, 1)),
+                   (np.datetime64(-1, "us"), np.datetime64("2020", "Y")), (pd.NaT, None)]:
+        assert resolve(a, lo, hi)[0] == "c"
+        np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi), reference.filter_indexes(a, lo, hi))
+
+
+def test_every_float16_bound():
+    """Every half (subnormals, infinities, NaNs of both signs): C reads its bits itself."""
+    a = np.array([0.0, 1.0], np.float32)
+    halves = np.arange(2**16, dtype=np.uint16).view(np.float16)
+    for h in halves[::7].tolist() + [halves[i] for i in (0, 1, 0x3ff, 0x400, 0x7bff, 0x7c00, 0x7c01, 0x8001, 0xfc00)]:
+        h = np.float16(h)
+        check(a, h, None, "both")
+        check(a, None, h, "neither")
