@@ -115,8 +115,13 @@ def test_time_bounds_beyond_the_units_range_are_not_wrapped():
         np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi),
                                       reference.filter_indexes(a, lo, hi))
     assert simdfilter.filter_indexes(a, "9999-12-31", None).tolist() == []
-    # What pandas gives for the same open end:
-    assert pd.Series(a[:3]).between(pd.Timestamp.min, "9999-12-31").all()
+    # What pandas gives for the same open end: from pandas 2 on, the same; pandas 1.5
+    # refuses a string past the nanosecond range instead.
+    if int(pd.__version__.split(".")[0]) >= 2:
+        assert pd.Series(a[:3]).between(pd.Timestamp.min, "9999-12-31").all()
+    else:
+        with pytest.raises(TypeError, match="Invalid comparison"):
+            pd.Series(a[:3]).between(pd.Timestamp.min, "9999-12-31")
     td = np.array([1, 10**18], "m8[ns]")
     assert simdfilter.filter_indexes(td, None, np.timedelta64(10**6, "D")).tolist() == [0, 1]
     # A bound finer than attoseconds of any data unit: compared exactly.

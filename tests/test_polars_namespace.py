@@ -192,3 +192,39 @@ def test_without_polars_the_import_names_it(fresh_python):
     """)
     out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "ImportError: simdfilter.polars needs polars" in out
+
+
+def test_a_polars_below_the_floor_is_refused_by_name(fresh_python):
+    # Before 1.33.1 Polars fails the Arrow C stream of every temporal Series in its
+    # own export (error 2001): the namespace says which Polars it needs instead.
+    code = textwrap.dedent("""
+        import polars
+        polars.__version__ = "1.4.1"
+        try:
+            import simdfilter.polars
+        except ImportError as exc:
+            print("ImportError:", exc)
+    """)
+    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "ImportError: simdfilter.polars needs Polars >= 1.33.1" in out
+    assert "this is Polars 1.4.1" in out
+
+
+def test_failed_stream_of_an_old_polars_names_the_version(monkeypatch):
+    from simdfilter import _columns
+
+    s = pl.Series([dt.date(2011, 2, 22)])
+    assert _columns.stream_failure_hint(s) == ""  # this Polars is at or above the floor
+    monkeypatch.setattr(pl, "__version__", "1.30.0")
+    hint = _columns.stream_failure_hint(s)
+    assert "simdfilter needs Polars >= 1.33.1" in hint and "this is Polars 1.30.0" in hint
+    assert _columns.stream_failure_hint(np.arange(3)) == ""  # not Polars: no hint
+
+
+@pytest.mark.parametrize("version, older", [("1.4.1", True), ("1.33.0", True), ("1.33.1", False),
+                                            ("1.33.1rc1", False), ("1.100.0", False),
+                                            ("2.1.0", False)])
+def test_version_comparison(version, older):
+    from simdfilter._columns import older_than
+
+    assert older_than(version, (1, 33, 1)) is older

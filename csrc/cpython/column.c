@@ -104,7 +104,7 @@ static int arrow_or_array(PyObject *values, column *c) {
         /* np.asarray would make floats of integers with nulls: refuse instead. */
         PyErr_Format(PyExc_TypeError,
                      "simdfilter reads Arrow data through the Arrow PyCapsule interface, which "
-                     "this %.100s lacks (pyarrow >= 16 and Polars >= 1.4 have it)",
+                     "this %.100s lacks (pyarrow >= 16 and Polars >= 1.33.1 have it)",
                      Py_TYPE(values)->tp_name);
         return -1;
     }

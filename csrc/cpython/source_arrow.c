@@ -70,14 +70,34 @@ static int from_array_capsules(PyObject *pair, column *c) {
     return add_chunk(c, array);
 }
 
-static int stream_error(struct ArrowArrayStream *stream, int code) {
+/* What simdfilter._columns knows about the producer's failure (an old Polars'
+ * temporal streams fail in Polars itself): a str, "" if nothing. Asked only when
+ * a stream has failed, so no call pays for it. */
+static PyObject *failure_hint(PyObject *values) {
+    PyObject *module = PyImport_ImportModule("simdfilter._columns");
+    PyObject *hint = module ? PyObject_CallMethod(module, "stream_failure_hint", "O", values)
+                            : NULL;
+    Py_XDECREF(module);
+    if (!hint || !PyUnicode_Check(hint)) {
+        PyErr_Clear(); /* the producer's own message is the error; a hint is extra */
+        Py_XDECREF(hint);
+        hint = PyUnicode_FromString("");
+    }
+    return hint;
+}
+
+static int stream_error(struct ArrowArrayStream *stream, int code, PyObject *values) {
     const char *msg = stream->get_last_error ? stream->get_last_error(stream) : NULL;
-    PyErr_Format(PyExc_ValueError, "the Arrow stream failed (error %d): %s", code,
-                 msg ? msg : "no message");
+    PyObject *hint = failure_hint(values);
+    if (!hint)
+        return -1;
+    PyErr_Format(PyExc_ValueError, "the Arrow stream failed (error %d): %s%U", code,
+                 msg ? msg : "no message", hint);
+    Py_DECREF(hint);
     return -1;
 }
 
-static int from_stream_capsule(PyObject *capsule, column *c) {
+static int from_stream_capsule(PyObject *capsule, column *c, PyObject *values) {
     struct ArrowArrayStream *stream = PyCapsule_GetPointer(capsule, "arrow_array_stream");
     if (!stream)
         return -1;
@@ -89,7 +109,7 @@ static int from_stream_capsule(PyObject *capsule, column *c) {
     memset(&schema, 0, sizeof schema);
     int code = stream->get_schema(stream, &schema);
     if (code != 0)
-        return stream_error(stream, code);
+        return stream_error(stream, code, values);
     const int typed = take_schema(&schema, c);
     schema.release(&schema);
     if (typed < 0)
@@ -101,7 +121,7 @@ static int from_stream_capsule(PyObject *capsule, column *c) {
         memset(&array, 0, sizeof array);
         code = stream->get_next(stream, &array);
         if (code != 0)
-            return stream_error(stream, code);
+            return stream_error(stream, code, values);
         if (!array.release)
             return 0; /* the end of the stream */
         if (add_chunk(c, &array) < 0)
@@ -116,7 +136,7 @@ int sfpy_arrow_column(PyObject *values, int has_array, column *c) {
         return -1;
     c->form = COLUMN_ARROW;
     const int rc = has_array ? from_array_capsules(exported, c)
-                             : from_stream_capsule(exported, c);
+                             : from_stream_capsule(exported, c, values);
     Py_DECREF(exported); /* the capsules' destructors release what was not moved */
     return rc;
 }

@@ -99,6 +99,38 @@ def _pandas(values: Any) -> Unwrapped:
     raise TypeError(f"simdfilter supports pandas columns of {_SUPPORTED}, not {array.dtype}")
 
 
+# The oldest Polars whose Arrow C stream of a Date, Datetime, Duration or Time
+# Series works: before it the chunks have the storage type (Int32, Int64) where
+# the schema says the temporal one, and Polars' own export refuses them.
+POLARS_MIN = (1, 33, 1)
+
+
+def older_than(version: str, minimum: Tuple[int, ...]) -> bool:
+    """Whether a release number ("1.4.1", "2.1.0") is below `minimum`; a pre-release
+    counts as its release ("1.33.1rc1" as 1.33.1)."""
+    parts = []
+    for piece in version.split(".")[:len(minimum)]:
+        digits = piece[:len(piece) - len(piece.lstrip("0123456789"))]
+        parts.append(int(digits or 0))
+    return tuple(parts) < tuple(minimum)
+
+
+def stream_failure_hint(values: Any) -> str:
+    """What to add to the message of a failed Arrow C stream of `values` ("" or a
+    sentence): called by the binding only when a producer's stream fails."""
+    if type(values).__module__.split(".")[0] != "polars":
+        return ""
+    import polars
+
+    version = getattr(polars, "__version__", "")
+    if not version or not older_than(version, POLARS_MIN):
+        return ""
+    need = ".".join(map(str, POLARS_MIN))
+    return (f"; Polars before {need} fails the Arrow C stream of Date, Datetime, Duration "
+            f"and Time columns, whoever reads it: simdfilter needs Polars >= {need} for "
+            f"them (this is Polars {version})")
+
+
 def unwrap(values: Any) -> Unwrapped:
     """The buffers of `values` (see the module docstring)."""
     if isinstance(values, np.ma.MaskedArray):

@@ -55,6 +55,9 @@ _ORDER_MIN_ROWS = 1 << 16
 _SAMPLE = 1024
 
 _MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
+# pandas 1.5 compares Arrow-backed columns into a nullable ``boolean`` array;
+# pandas 2.0 made it ``bool[pyarrow]``. `between` gives what this pandas gives.
+_ARROW_BETWEEN_IS_ARROW = int(pd.__version__.split(".")[0]) >= 2
 
 
 def _check_inclusive(inclusive: Any) -> str:
@@ -80,8 +83,10 @@ def _null_mask(s: "pd.Series") -> Optional[np.ndarray]:
 
 def _result_array(s: "pd.Series", mask: np.ndarray) -> Any:
     """`mask` in the dtype pandas' between gives for `s`: ``boolean`` with NA for
-    nullable columns, ``bool[pyarrow]`` with nulls for Arrow-backed ones, else bool."""
-    if isinstance(s.array, _MASKED):
+    nullable columns, ``bool[pyarrow]`` with nulls for Arrow-backed ones (``boolean``
+    before pandas 2), else bool."""
+    if isinstance(s.array, _MASKED) or (isinstance(s.dtype, pd.ArrowDtype)
+                                         and not _ARROW_BETWEEN_IS_ARROW):
         nulls = _null_mask(s)
         return pd.arrays.BooleanArray(mask, nulls if nulls is not None else np.zeros(len(mask), bool))
     if isinstance(s.dtype, pd.ArrowDtype):

@@ -37,6 +37,18 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
+from simdfilter._columns import POLARS_MIN, older_than
+
+if older_than(pl.__version__, POLARS_MIN):
+    # Such a Polars puts its physical arrays (Int32 for a Date, Int64 for a Datetime,
+    # Duration or Time) in the Arrow C stream of a temporal Series, whose schema says
+    # the temporal type, and its own export then fails the stream (error 2001),
+    # whoever reads it.
+    raise ImportError(
+        "simdfilter.polars needs Polars >= %s (older ones cannot export Date, Datetime, "
+        "Duration and Time columns through the Arrow C stream); this is Polars %s: "
+        "pip install 'polars>=%s'" % (".".join(map(str, POLARS_MIN)), pl.__version__,
+                                      ".".join(map(str, POLARS_MIN))))
 
 __all__ = ["SeriesNamespace", "DataFrameNamespace"]
 
@@ -231,7 +243,7 @@ class DataFrameNamespace:
         return pl.Series("index", idx)
 
     def filter(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> "pl.DataFrame":
-        """The rows where every named column is in its range, through ``gather``.
+        """The rows where every named column is in its range, selected by position.
 
         A column no kernel reads is evaluated by Polars, at the rows left.
 
@@ -240,7 +252,9 @@ class DataFrameNamespace:
         KeyError
             An unknown column.
         """
-        return self._df.gather(_conjunction(self._df, inclusive, ranges, fallback=True))
+        # Row selection by an integer array: every Polars has it; DataFrame.gather
+        # does not (Polars 1.40 and older lack it, Series.gather is far older).
+        return self._df[_conjunction(self._df, inclusive, ranges, fallback=True)]
 
 
 pl.api.register_series_namespace("sf")(SeriesNamespace)

@@ -73,7 +73,7 @@ cpu_flags() {
 # '.[test]'` does on x86.
 numpy_reqs() {
     case "$1" in
-        numpy2) echo "numpy>=2 pandas>=1.5 pyarrow>=16 polars>=1.4" ;;
+        numpy2) echo "numpy>=2 pandas>=1.5 pyarrow>=16 polars>=1.33.1" ;;
         numpy1.23) echo "numpy==1.23.5 pandas>=1.5,<2.3" ;;
         *) die "unknown NumPy '$1' (numpy2, numpy1.23)" ;;
     esac
