@@ -204,7 +204,7 @@ static int data_ticks(const tval *v, int is_dt, int unit, int num, wide *floor, 
 typedef enum pandas_kind { PD_NONE, PD_TIMESTAMP, PD_TIMEDELTA, PD_NAT } pandas_kind;
 
 static PyTypeObject *pandas_types[3]; /* Timestamp, Timedelta, NaTType once seen */
-static PyObject *str_value, *str_creso, *str_utcoffset;
+static PyObject *str_value, *str_creso, *str_utcoffset, *str_value_1x, *str_reso_1x;
 
 int sfpy_bounds_time_init(void) {
     PyDateTime_IMPORT;
@@ -213,7 +213,9 @@ int sfpy_bounds_time_init(void) {
     str_value = PyUnicode_InternFromString("_value");
     str_creso = PyUnicode_InternFromString("_creso");
     str_utcoffset = PyUnicode_InternFromString("utcoffset");
-    return str_value && str_creso && str_utcoffset ? 0 : -1;
+    str_value_1x = PyUnicode_InternFromString("value");
+    str_reso_1x = PyUnicode_InternFromString("_reso");
+    return str_value && str_creso && str_utcoffset && str_value_1x && str_reso_1x ? 0 : -1;
 }
 
 /* What _bounds._is_pandas and _is_pandas_nat see: the class's __name__, and a
@@ -269,17 +271,27 @@ static int int_attr(PyObject *obj, PyObject *name, long long *out) {
     return 1;
 }
 
+/* The ticks and unit of a pandas Timestamp or Timedelta: `_value` and
+ * `_creso` from pandas 2.0 on; pandas 1.x names them `value` and `_reso`, and
+ * its public constructors only make nanosecond ones (`value` is nanoseconds:
+ * any other unit is left to Python). 0 if neither pair is there. */
+static int pandas_ticks(PyObject *obj, long long *ticks, long long *unit) {
+    if (int_attr(obj, str_value, ticks) && int_attr(obj, str_creso, unit))
+        return 1;
+    return int_attr(obj, str_reso_1x, unit) && *unit == NPY_FR_ns &&
+           int_attr(obj, str_value_1x, ticks);
+}
+
 /* A pandas Timestamp or Timedelta: its ticks (`_value`) in its unit (`_creso`,
  * a NumPy unit number): what its to_datetime64() / to_timedelta64() hold,
  * which is how Python reads it, without the 1-2 us those calls cost. For an
  * aware Timestamp the ticks are UTC: Python's wall time less utcoffset() is
  * the same instant (pandas derives the wall time from them), without the
- * 15 us utcoffset() costs a Timestamp. pandas before 2.0 has neither
- * attribute: Python decides. */
+ * 15 us utcoffset() costs a Timestamp. */
 static int pandas_value(PyObject *obj, tval *v) {
     long long ticks, unit;
-    if (!int_attr(obj, str_value, &ticks) || !int_attr(obj, str_creso, &unit) ||
-        ticks == NPY_DATETIME_NAT || unit < 0 || unit > NPY_FR_as)
+    if (!pandas_ticks(obj, &ticks, &unit) || ticks == NPY_DATETIME_NAT || unit < 0 ||
+        unit > NPY_FR_as)
         return 0;
     v->calendar = 0;
     v->ticks = ticks;
