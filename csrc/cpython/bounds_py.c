@@ -8,23 +8,32 @@
  */
 #include "binding.h"
 
+static int read_float(PyObject *obj, sf_bound *b) {
+    b->kind = SF_BOUND_FLOAT;
+    b->f = PyFloat_AsDouble(obj);
+    return (b->f == -1.0 && PyErr_Occurred()) ? -1 : 1;
+}
+
 /* A bound the C path reads: 1 with *b filled, 0 for a kind only Python knows,
  * -1 with an exception. */
 static int read_bound(PyObject *obj, sf_bound *b) {
     b->kind = SF_BOUND_NONE;
     if (obj == NULL || obj == Py_None)
         return 1;
-    if (PyArray_IsScalar(obj, Bool)) {
+    if (PyFloat_CheckExact(obj))
+        return read_float(obj, b);
+    /* Python ints (and bools) and floats first, the common bounds: told by
+     * their type alone, where the NumPy scalar checks walk the type's bases. */
+    PyObject *as_int = NULL;
+    if (PyLong_Check(obj)) {
+        as_int = obj;
+        Py_INCREF(as_int);
+    } else if (PyArray_IsScalar(obj, Bool)) {
         /* np.bool_ has no __index__ (NumPy 2), but it is 0 or 1. */
         const int truth = PyObject_IsTrue(obj);
         b->kind = SF_BOUND_INT;
         b->i = truth;
         return truth < 0 ? -1 : 1;
-    }
-    PyObject *as_int = NULL;
-    if (PyLong_Check(obj)) {
-        as_int = obj;
-        Py_INCREF(as_int);
     } else if (PyArray_IsScalar(obj, Integer) && !PyArray_IsScalar(obj, Timedelta)) {
         /* np.timedelta64 subclasses np.signedinteger; it is no number bound. */
         as_int = PyNumber_Index(obj);
@@ -53,11 +62,8 @@ static int read_bound(PyObject *obj, sf_bound *b) {
         Py_DECREF(as_int);
         return 1;
     }
-    if (PyFloat_Check(obj) || PyArray_IsScalar(obj, Half) || PyArray_IsScalar(obj, Float)) {
-        b->kind = SF_BOUND_FLOAT;
-        b->f = PyFloat_AsDouble(obj);
-        return (b->f == -1.0 && PyErr_Occurred()) ? -1 : 1;
-    }
+    if (PyFloat_Check(obj) || PyArray_IsScalar(obj, Half) || PyArray_IsScalar(obj, Float))
+        return read_float(obj, b);
     return 0;
 }
 
