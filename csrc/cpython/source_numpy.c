@@ -158,6 +158,8 @@ sf_source *sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayOb
 }
 
 void sfpy_numpy_source_free(numpy_source *s) {
+    if (!s->batch)
+        return;
     PyMem_RawFree(s->batch);
     s->batch = NULL;
 }
