@@ -1,6 +1,7 @@
 /* The arguments of the three filter functions: positions, keywords, inclusive, threads. */
 #include "binding.h"
 
+#include <stddef.h>
 #include <string.h>
 
 enum {
@@ -10,6 +11,17 @@ enum {
 
 static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive", "out",
                                                 "index_dtype", "threads", "within"};
+static const size_t SLOTS[ARG_COUNT] = {
+    offsetof(call_args, values), offsetof(call_args, lo),          offsetof(call_args, hi),
+    offsetof(call_args, inclusive), offsetof(call_args, out),     offsetof(call_args, index_dtype),
+    offsetof(call_args, threads), offsetof(call_args, within)};
+/* The keywords as interned str: a call's keyword names are interned (the
+ * compiler interns identifiers), so most are found by identity. */
+static PyObject *interned[ARG_COUNT];
+
+static PyObject **slot(call_args *a, int k) {
+    return (PyObject **)(void *)((char *)a + SLOTS[k]);
+}
 
 const char *sfpy_function_name(sf_op op) {
     switch (op) {
@@ -17,6 +29,13 @@ const char *sfpy_function_name(sf_op op) {
     case SF_OP_VALUES: return "filter_values";
     default: return "count_in_range";
     }
+}
+
+int sfpy_args_init(void) {
+    for (int k = 0; k < ARG_COUNT; k++)
+        if (!interned[k] && !(interned[k] = PyUnicode_InternFromString(KEYWORDS[k])))
+            return -1;
+    return 0;
 }
 
 /* Whether the function of `op` takes keyword argument k. */
@@ -31,55 +50,60 @@ static int takes_keyword(sf_op op, int k) {
 }
 
 static int keyword_slot(sf_op op, PyObject *name) {
-    for (int k = 0; k < ARG_COUNT; k++)
-        if (takes_keyword(op, k) && PyUnicode_CompareWithASCIIString(name, KEYWORDS[k]) == 0)
-            return k;
-    return -1;
+    int k = 0;
+    while (k < ARG_COUNT && name != interned[k])
+        k++;
+    if (k == ARG_COUNT) /* a name made at run time: compared by value */
+        for (k = 0; k < ARG_COUNT; k++)
+            if (PyUnicode_CompareWithASCIIString(name, KEYWORDS[k]) == 0)
+                break;
+    return k < ARG_COUNT && takes_keyword(op, k) ? k : -1;
+}
+
+static int keyword_args(sf_op op, PyObject *const *values, PyObject *kwnames, call_args *a) {
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwnames); j++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, j);
+        const int k = keyword_slot(op, name);
+        if (k < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
+                         sfpy_function_name(op), name);
+            return -1;
+        }
+        if (*slot(a, k)) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
+                         sfpy_function_name(op), KEYWORDS[k]);
+            return -1;
+        }
+        *slot(a, k) = values[j];
+    }
+    return 0;
 }
 
 int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     call_args *a) {
-    PyObject **slots[ARG_COUNT] = {&a->values, &a->lo,          &a->hi,      &a->inclusive,
-                                   &a->out,    &a->index_dtype, &a->threads, &a->within};
-    const char *fname = sfpy_function_name(op);
     memset(a, 0, sizeof *a);
     if (nargs > 3) {
         PyErr_Format(PyExc_TypeError,
                      "%s() takes 3 positional arguments (values, lo, hi) but %zd were given; "
                      "the others are keyword-only",
-                     fname, nargs);
+                     sfpy_function_name(op), nargs);
         return -1;
     }
     for (Py_ssize_t i = 0; i < nargs; i++)
-        *slots[i] = args[i];
-    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t j = 0; j < nkw; j++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, j);
-        const int k = keyword_slot(op, name);
-        if (k < 0) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fname,
-                         name);
-            return -1;
-        }
-        if (*slots[k]) {
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
-                         KEYWORDS[k]);
-            return -1;
-        }
-        *slots[k] = args[nargs + j];
-    }
+        *slot(a, (int)i) = args[i];
+    if (kwnames && keyword_args(op, args + nargs, kwnames, a) < 0)
+        return -1;
     for (int k = ARG_VALUES; k <= ARG_HI; k++) {
-        if (!*slots[k]) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
-                         KEYWORDS[k]);
+        if (!*slot(a, k)) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'",
+                         sfpy_function_name(op), KEYWORDS[k]);
             return -1;
         }
     }
     /* None is "not given" for these; not for inclusive, which pandas refuses too. */
-    PyObject **optional[] = {&a->out, &a->index_dtype, &a->threads, &a->within};
-    for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
-        if (*optional[i] == Py_None)
-            *optional[i] = NULL;
+    for (int k = ARG_OUT; k <= ARG_WITHIN; k++)
+        if (*slot(a, k) == Py_None)
+            *slot(a, k) = NULL;
     return 0;
 }
 

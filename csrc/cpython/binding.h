@@ -33,6 +33,8 @@ typedef struct call_args {
 const char *sfpy_function_name(sf_op op);
 int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     call_args *a);
+/* At module init: the keyword names, interned. 0 or -1. */
+int sfpy_args_init(void);
 
 typedef struct inclusive_mode {
     int lo_closed, hi_closed;
@@ -95,19 +97,22 @@ int sfpy_classify_dtype(PyArray_Descr *d, sf_type *type);
 
 typedef struct numpy_source {
     sf_source source;
-    /* The array's layout, copied so that next() needs neither Python nor the GIL. */
+    sf_run_source one; /* the array as one run, when one run covers it */
+    /* The walk over rows, for any other layout. The axes are filled [0, nd). */
     const char *ptr, *mask_ptr;
     int nd;
     npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS], mask_strides[NPY_MAXDIMS];
     npy_intp idx[NPY_MAXDIMS];
     size_t itemsize, size, row, rows, rows_done, per_batch;
-    int byteswap, whole; /* whole: one run covers the array */
-    char *batch;         /* rows copied together, when they are short (mask bytes after) */
+    int byteswap;
+    char *batch; /* rows copied together, when they are short (mask bytes after) */
 } numpy_source;
 
-/* Always 0: a batch that cannot be allocated means a run per row. Pair with
- * sfpy_numpy_source_free. mask may be NULL. */
-int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask);
+/* The array (`size` elements) and its mask (may be NULL) as a source: one run
+ * when one run covers the array, else a walk over its rows. A batch that
+ * cannot be allocated means a run per row. Pair with sfpy_numpy_source_free. */
+sf_source *sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask,
+                                  size_t size);
 void sfpy_numpy_source_free(numpy_source *s);
 
 /* ---- source_arrow.c: Arrow columns through the PyCapsule interface ---- */

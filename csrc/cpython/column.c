@@ -14,14 +14,19 @@ static PyObject *columns_module; /* simdfilter._columns, imported when first nee
 static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject *tz) {
     c->form = COLUMN_NUMPY;
     c->arr = arr; /* a new reference, now the column's */
-    c->n = (size_t)PyArray_SIZE(arr);
+    c->n = (size_t)(PyArray_NDIM(arr) == 1 ? PyArray_DIM(arr, 0) : PyArray_SIZE(arr));
     if (sfpy_classify_dtype(PyArray_DESCR(arr), &c->type) < 0)
         return -1;
     c->descr = PyArray_DESCR(arr);
     Py_INCREF(c->descr);
-    c->storage_descr = PyArray_DescrNewByteorder(c->descr, NPY_NATIVE);
-    if (!c->storage_descr)
+    /* Values come out in native order: a byte-swapped dtype needs its native
+     * twin; any other already is one (no new dtype for every call). */
+    if (PyArray_ISNBO(c->descr->byteorder)) {
+        c->storage_descr = c->descr;
+        Py_INCREF(c->storage_descr);
+    } else if (!(c->storage_descr = PyArray_DescrNewByteorder(c->descr, NPY_NATIVE))) {
         return -1;
+    }
     if (tz && tz != Py_None) {
         Py_INCREF(tz);
         c->tz = tz;
@@ -156,7 +161,8 @@ void sfpy_column_release(column *c) {
     Py_CLEAR(c->descr);
     Py_CLEAR(c->storage_descr);
     Py_CLEAR(c->tz);
-    sfpy_arrow_release(c);
+    if (c->form == COLUMN_ARROW)
+        sfpy_arrow_release(c);
 }
 
 /* ---- Sources ---------------------------------------------------------------- */
@@ -164,8 +170,7 @@ void sfpy_column_release(column *c) {
 sf_source *sfpy_column_source(const column *c, column_source *s) {
     if (c->form == COLUMN_ARROW)
         return sf_arrow_source_init(&s->arrow, &c->arrow_type, c->chunks, c->nchunks);
-    sfpy_numpy_source_init(&s->numpy, c->arr, c->mask);
-    return &s->numpy.source;
+    return sfpy_numpy_source_init(&s->numpy, c->arr, c->mask, c->n);
 }
 
 void sfpy_column_source_free(const column *c, column_source *s) {

@@ -28,13 +28,23 @@ static void release_call(call *c) {
     sfpy_column_release(&c->column);
 }
 
-/* Arguments, values, types and kernel: everything but the bounds. 0 or -1. */
-static int prepare_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames) {
+/* The arguments, inclusive and threads: nothing is owned yet. 0 or -1. */
+static int parse_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames) {
     if (sfpy_parse_args(op, args, nargs, kwnames, &c->args) < 0 ||
         sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
-        (c->threads = sfpy_parse_threads(c->args.threads)) < 0 ||
-        sfpy_column_from(c->args.values, &c->column) < 0)
+        (c->threads = sfpy_parse_threads(c->args.threads)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Values, types and kernel: everything but the bounds. 0, or -1 with what is
+ * owned so far left for release_call. */
+static int prepare_call(call *c, sf_op op) {
+    c->descr = NULL;
+    c->within = NULL;
+    memset(&c->query, 0, sizeof c->query);
+    if (sfpy_column_from(c->args.values, &c->column) < 0)
         return -1;
     if (c->args.within &&
         !(c->within = sfpy_within(c->args.within, c->column.n, &c->query)))
@@ -52,9 +62,10 @@ static int prepare_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nar
 static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
     call c;
-    memset(&c, 0, sizeof c);
+    if (parse_call(&c, op, args, nargs, kwnames) < 0)
+        return NULL;
     PyObject *result = NULL;
-    if (prepare_call(&c, op, args, nargs, kwnames) == 0) {
+    if (prepare_call(&c, op) == 0) {
         const int nonempty =
             sfpy_resolve_bounds(&c.column, c.args.lo, c.args.hi, &c.inclusive, &c.query.range);
         if (nonempty >= 0)
@@ -103,7 +114,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
-    if (PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
+    if (sfpy_args_init() < 0 ||
+        PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
         sfpy_bounds_time_init() < 0) {

@@ -15,22 +15,19 @@ static const char SUPPORTED[] =
 int sfpy_classify_dtype(PyArray_Descr *d, sf_type *type) {
     static const sf_type signed_types[] = {SF_T_I8, SF_T_I16, SF_T_I32, SF_T_I64};
     static const sf_type unsigned_types[] = {SF_T_U8, SF_T_U16, SF_T_U32, SF_T_U64};
+    static const signed char log2_of_size[9] = {-1, 0, 1, -1, 2, -1, -1, -1, 3};
     const int t = d->type_num;
-    const size_t size = (size_t)PyDataType_ELSIZE(d);
-    if (t == NPY_BOOL) {
-        *type = SF_T_BOOL;
-        return 0;
+    switch (t) {
+    case NPY_BOOL: *type = SF_T_BOOL; return 0;
+    case NPY_DATETIME: case NPY_TIMEDELTA: *type = SF_T_TIME64; return 0;
+    case NPY_FLOAT: *type = SF_T_F32; return 0;
+    case NPY_DOUBLE: *type = SF_T_F64; return 0;
+    default: break;
     }
-    if (t == NPY_DATETIME || t == NPY_TIMEDELTA) {
-        *type = SF_T_TIME64;
-        return 0;
-    }
-    if (t == NPY_FLOAT || t == NPY_DOUBLE) {
-        *type = t == NPY_FLOAT ? SF_T_F32 : SF_T_F64;
-        return 0;
-    }
-    if (PyTypeNum_ISINTEGER(t) && (size == 1 || size == 2 || size == 4 || size == 8)) {
-        const int log2 = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+    /* Integers by their size: the C names (long, longlong...) differ by platform. */
+    const size_t size = PyTypeNum_ISINTEGER(t) ? (size_t)PyDataType_ELSIZE(d) : 0;
+    const int log2 = size <= 8 ? log2_of_size[size] : -1;
+    if (log2 >= 0) {
         *type = PyTypeNum_ISSIGNED(t) ? signed_types[log2] : unsigned_types[log2];
         return 0;
     }
@@ -81,14 +78,6 @@ static int numpy_source_next(sf_source *self, sf_run *run) {
     const int last = s->nd - 1;
     run->byteswap = s->byteswap;
     run->base = (uint64_t)(s->rows_done * s->row);
-    if (s->whole) {
-        run->data = s->ptr;
-        run->n = s->size;
-        run->stride = s->nd == 1 ? s->strides[0] : (ptrdiff_t)s->itemsize;
-        set_mask(run, s->mask_ptr, s->nd == 1 ? s->mask_strides[0] : 1);
-        s->rows_done = s->rows;
-        return 1;
-    }
     if (!s->batch) {
         run->data = s->ptr;
         run->n = s->row;
@@ -118,40 +107,59 @@ static int numpy_source_next(sf_source *self, sf_run *run) {
     return 1;
 }
 
-int sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask) {
-    memset(s, 0, sizeof *s);
+/* An array one run covers (1-d, or C-contiguous with its mask): that run, as
+ * the library's one-run source, which the driver reads without a walk. */
+static sf_source *whole_source(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask) {
+    const int nd = PyArray_NDIM(arr);
+    sf_run run;
+    memset(&run, 0, sizeof run);
+    run.data = PyArray_BYTES(arr);
+    run.n = s->size;
+    run.stride = nd == 1 ? PyArray_STRIDE(arr, 0) : PyArray_ITEMSIZE(arr);
+    run.byteswap = s->byteswap;
+    if (mask)
+        set_mask(&run, PyArray_BYTES(mask), nd == 1 ? PyArray_STRIDE(mask, 0) : 1);
+    return sf_run_source_init(&s->one, &run);
+}
+
+sf_source *sfpy_numpy_source_init(numpy_source *s, PyArrayObject *arr, PyArrayObject *mask,
+                                  size_t size) {
+    const int nd = PyArray_NDIM(arr);
+    s->batch = NULL;
+    s->size = size;
+    s->itemsize = (size_t)PyArray_ITEMSIZE(arr);
+    s->byteswap = PyArray_ISBYTESWAPPED(arr) && s->itemsize > 1;
+    if (size && (nd <= 1 || (PyArray_IS_C_CONTIGUOUS(arr) && (!mask || PyArray_IS_C_CONTIGUOUS(mask)))))
+        return whole_source(s, arr, mask);
+    /* A walk over the rows: the axes are copied so that next() needs neither
+     * Python nor the GIL (only [0, nd): they are NPY_MAXDIMS long). */
     s->source.next = numpy_source_next;
     s->ptr = PyArray_BYTES(arr);
     s->mask_ptr = mask ? PyArray_BYTES(mask) : NULL;
-    s->nd = PyArray_NDIM(arr);
-    s->itemsize = (size_t)PyArray_ITEMSIZE(arr);
-    s->size = (size_t)PyArray_SIZE(arr);
-    s->byteswap = PyArray_ISBYTESWAPPED(arr) && s->itemsize > 1;
-    s->whole = s->nd <= 1 || (PyArray_IS_C_CONTIGUOUS(arr) && (!mask || PyArray_IS_C_CONTIGUOUS(mask)));
-    if (s->size == 0)
-        return 0; /* no runs at all */
-    for (int d = 0; d < s->nd; d++) {
+    s->nd = nd;
+    s->row = s->rows = s->rows_done = s->per_batch = 0;
+    if (size == 0)
+        return &s->source; /* no runs at all */
+    for (int d = 0; d < nd; d++) {
         s->shape[d] = PyArray_DIM(arr, d);
         s->strides[d] = PyArray_STRIDE(arr, d);
         s->mask_strides[d] = mask ? PyArray_STRIDE(mask, d) : 0;
+        s->idx[d] = 0;
     }
-    if (s->whole) {
-        s->row = s->size;
-        s->rows = 1;
-        return 0;
-    }
-    s->row = (size_t)s->shape[s->nd - 1];
-    s->rows = s->size / s->row;
+    s->row = (size_t)s->shape[nd - 1];
+    s->rows = size / s->row;
     s->per_batch = s->row < SHORT_ROW ? BATCH_ELEMENTS / s->row : 1;
     if (s->per_batch > 1) {
         s->batch = PyMem_RawMalloc(s->per_batch * s->row * (s->itemsize + (mask ? 1 : 0)));
         if (!s->batch)
             s->per_batch = 1; /* no room for a batch: a run per row is slower, not wrong */
     }
-    return 0;
+    return &s->source;
 }
 
 void sfpy_numpy_source_free(numpy_source *s) {
+    if (!s->batch)
+        return;
     PyMem_RawFree(s->batch);
     s->batch = NULL;
 }

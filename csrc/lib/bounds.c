@@ -24,21 +24,24 @@ typedef struct domain {
 } domain;
 
 static int type_domain(sf_type t, domain *d) {
-    memset(d, 0, sizeof *d);
-    switch (t) {
-    case SF_T_BOOL: d->max = 1; return 0;
-    case SF_T_U8: d->max = UINT8_MAX; return 0;
-    case SF_T_U16: d->max = UINT16_MAX; return 0;
-    case SF_T_U32: d->max = UINT32_MAX; return 0;
-    case SF_T_U64: d->max = UINT64_MAX; return 0;
-    case SF_T_I8: d->min = INT8_MIN; d->max = INT8_MAX; return 0;
-    case SF_T_I16: d->min = INT16_MIN; d->max = INT16_MAX; return 0;
-    case SF_T_I32: d->min = INT32_MIN; d->max = INT32_MAX; return 0;
-    case SF_T_I64: d->min = INT64_MIN; d->max = INT64_MAX; return 0;
-    case SF_T_TIME64: d->min = (wide)INT64_MIN + 1; d->max = INT64_MAX; return 0;
-    case SF_T_F32: case SF_T_F64: d->is_float = 1; return 0;
-    default: return -1;
-    }
+    static const domain domains[SF_TYPE_COUNT] = {
+        [SF_T_BOOL] = {0, 0, 1},
+        [SF_T_U8] = {0, 0, UINT8_MAX},
+        [SF_T_U16] = {0, 0, UINT16_MAX},
+        [SF_T_U32] = {0, 0, UINT32_MAX},
+        [SF_T_U64] = {0, 0, UINT64_MAX},
+        [SF_T_I8] = {0, INT8_MIN, INT8_MAX},
+        [SF_T_I16] = {0, INT16_MIN, INT16_MAX},
+        [SF_T_I32] = {0, INT32_MIN, INT32_MAX},
+        [SF_T_I64] = {0, INT64_MIN, INT64_MAX},
+        [SF_T_TIME64] = {0, (wide)INT64_MIN + 1, INT64_MAX},
+        [SF_T_F32] = {1, 0, 0},
+        [SF_T_F64] = {1, 0, 0},
+    };
+    if ((unsigned)t >= SF_TYPE_COUNT)
+        return -1;
+    *d = domains[t];
+    return 0;
 }
 
 /* An integer bound as a wide integer; 0 if it is no integer. */

@@ -497,6 +497,43 @@ static int execute_within(const plan *p, const sf_query *q, sf_source *src, unsi
     return w.next < q->within_count ? SF_EOUTOFBOUNDS : SF_OK;
 }
 
+/* Whether a run is one kernel call: read in place, without nulls, too short for
+ * a second thread or a cancel poll inside it, with room for its worst case. A
+ * call on a small array is one such run, and skips cutting blocks and parts. */
+static int is_one_call(const plan *p, const sf_run *run, size_t room) {
+    return run->n > 0 && run->n < SF_CANCEL_BLOCK && run->n < 2 * SF_MIN_ELEMENTS_PER_THREAD &&
+           (room >= run->n || p->op == SF_OP_COUNT) && run->null_form == SF_NULLS_NONE &&
+           sf_run_is_direct(run, p->elem);
+}
+
+/* A source that is one run, and that run one kernel call (a small NumPy array):
+ * the call, without next(), blocks or parts. 1 when it applied. */
+static int execute_one_call(const plan *p, sf_source *src, unsigned char *out, size_t capacity,
+                            size_t *found) {
+    sf_run_source *one = sf_run_source_unread(src);
+    if (!one || !is_one_call(p, &one->run, capacity))
+        return 0;
+    one->taken = 1;
+    *found = run_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
+    return 1;
+}
+
+/* n more elements done: past SF_CANCEL_BLOCK since the last poll, whether the
+ * caller wants the call stopped. */
+static int cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
+    *since_cancel += n;
+    if (*since_cancel < SF_CANCEL_BLOCK)
+        return 0;
+    *since_cancel = 0;
+    return x->cancel && x->cancel(x->cancel_ctx);
+}
+
+/* A stopped call found what it wrote (and, for count, what it counted). */
+static int cancelled(const plan *p, size_t total, size_t capacity, size_t *found) {
+    *found = total < capacity || p->op == SF_OP_COUNT ? total : capacity;
+    return SF_ECANCELLED;
+}
+
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found) {
     static const sf_exec defaults = {0, NULL, NULL};
@@ -505,42 +542,44 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
               sf_result_size(q->op, q->elem)};
     size_t total = 0, since_cancel = 0;
     *found = 0;
-    if (!sf_kernel_supported(p.kernel))
+    /* The process default is always one this CPU runs (sf_use_kernel checks). */
+    if (q->kernel && !sf_kernel_supported(p.kernel))
         return SF_EUNSUPPORTED;
     unsigned char *dst = (unsigned char *)out;
     if (q->within)
         return execute_within(&p, q, src, dst, capacity, x, found);
+    if (execute_one_call(&p, src, dst, capacity, found))
+        return SF_OK;
     sf_run run, block;
     while ((memset(&run, 0, sizeof run), src->next(src, &run))) {
+        /* Past the capacity nothing is written (room 0), only counted. */
+        size_t written = total < capacity ? total : capacity;
+        if (is_one_call(&p, &run, capacity - written)) {
+            total += run_kernel(&p, run.data, NULL, run.n, run.base,
+                                dst ? dst + written * p.rsize : NULL);
+            if (cancel_due(x, &since_cancel, run.n))
+                return cancelled(&p, total, capacity, found);
+            continue;
+        }
         const int threads = team_size(
             run.n, x->threads > 0 ? x->threads : sf_auto_threads(run.n * sf_elem_size(q->elem)));
         if (threads > 1) {
-            const size_t written = total < capacity ? total : capacity;
             size_t got = 0;
             const int rc = run_team(&p, &run, dst ? dst + written * p.rsize : NULL,
                                     capacity - written, threads, x, &got);
             if (rc != 1) {
                 total += got;
-                if (rc == SF_ECANCELLED) {
-                    *found = total < capacity || p.op == SF_OP_COUNT ? total : capacity;
-                    return SF_ECANCELLED;
-                }
+                if (rc == SF_ECANCELLED)
+                    return cancelled(&p, total, capacity, found);
                 continue;
             }
         }
         for (sf_blocks b = SF_BLOCKS(&run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
-            /* Past the capacity nothing is written (room 0), only counted. */
-            const size_t written = total < capacity ? total : capacity;
+            written = total < capacity ? total : capacity;
             total += run_block(&p, &block, dst ? dst + written * p.rsize : NULL,
                                capacity - written);
-            since_cancel += block.n;
-            if (since_cancel >= SF_CANCEL_BLOCK) {
-                since_cancel = 0;
-                if (x->cancel && x->cancel(x->cancel_ctx)) {
-                    *found = total < capacity || p.op == SF_OP_COUNT ? total : capacity;
-                    return SF_ECANCELLED;
-                }
-            }
+            if (cancel_due(x, &since_cancel, block.n))
+                return cancelled(&p, total, capacity, found);
         }
     }
     *found = total;

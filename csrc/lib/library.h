@@ -31,6 +31,10 @@ typedef struct sf_blocks {
 #define SF_BLOCKS(run, len) ((sf_blocks){*(run), (len), 0})
 int sf_blocks_next(sf_blocks *b, sf_run *block);
 
+/* src as a one-run source (sf_run_source_init) whose run is not read yet, or
+ * NULL: the driver may take that run without calling next(). */
+sf_run_source *sf_run_source_unread(sf_source *src);
+
 /* ---- gather.c ---- */
 
 /* Whether a kernel can read the run in place (contiguous, aligned, native). */

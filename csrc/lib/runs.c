@@ -40,3 +40,8 @@ sf_source *sf_run_source_init(sf_run_source *s, const sf_run *run) {
     s->taken = 0;
     return &s->source;
 }
+
+sf_run_source *sf_run_source_unread(sf_source *src) {
+    sf_run_source *s = (sf_run_source *)src;
+    return src->next == run_source_next && !s->taken ? s : NULL;
+}
