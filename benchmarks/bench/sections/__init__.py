@@ -25,6 +25,7 @@ SECTIONS = [
     "columns",
     "dask_cluster",
     "queries",
+    "selectivity",
 ]
 
 
