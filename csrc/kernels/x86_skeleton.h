@@ -203,7 +203,7 @@ SF_INLINE X86_VEC X86_FN(ids_at)(sf_op op, uint64_t pos) {
  * The compaction loop behind index32, index64 and values, unrolled by two (see
  * the ISA file for what that bought). `sparse` (a constant) adds the sparse
  * windows above; 0 is the loop as it was before them, kept for the benchmark
- * (the *_dense kernel variants).
+ * (the *_dense kernel variants, plain entry points only).
  */
 SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
                                     const uint8_t *valid, size_t n, const sf_range *r,
@@ -268,8 +268,8 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
 
 /* P_filter and P_filter_valid (nulls: the block's validity bits ANDed with its
  * movemask bits before the table lookup, in the same loop), with the sparse
- * windows; P_dense_filter and P_dense_filter_valid, the loop without them, for
- * the P_dense variant table (SF_INSTANTIATE_FILTERS in the ISA file). */
+ * windows; P_dense_filter, the plain loop without them, for the P_dense
+ * variant table (SF_INSTANTIATE_FILTERS in the ISA file). */
 SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
                                 const sf_range *r, uint64_t base, void *out) {
     return X86_FN(filter_any)(op, elem, x, NULL, n, r, base, out, 1);
@@ -282,11 +282,6 @@ SF_INLINE size_t X86_FN(filter_valid)(sf_op op, sf_elem elem, const void *x,
 SF_INLINE size_t X86_FN(dense_filter)(sf_op op, sf_elem elem, const void *x, size_t n,
                                       const sf_range *r, uint64_t base, void *out) {
     return X86_FN(filter_any)(op, elem, x, NULL, n, r, base, out, 0);
-}
-SF_INLINE size_t X86_FN(dense_filter_valid)(sf_op op, sf_elem elem, const void *x,
-                                            const uint8_t *valid, size_t n, const sf_range *r,
-                                            uint64_t base, void *out) {
-    return X86_FN(filter_any)(op, elem, x, valid, n, r, base, out, 0);
 }
 
 /* ---- count: no movemask, no popcount in the loop -------------------------- */
