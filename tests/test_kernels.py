@@ -135,3 +135,72 @@ def test_simd_equals_scalar_many_lengths(name, rng):
         with simdfilter.use_kernel(name):
             got = simdfilter.filter_indexes(a, lo, hi)
         np.testing.assert_array_equal(got, want)
+
+
+# The x86 kernels choose their loop per window of 2048 elements from what the
+# previous window kept: a sparse loop over 32-element blocks (skips a block that
+# keeps nothing, writes a few hits one by one) or the dense loop. These arrays
+# change from empty to nearly empty to dense within one call, in regions of
+# whole 32-element blocks, so every call runs both loops and switches between
+# them both ways; the hits sit at the first and the last lane of blocks.
+BLOCK = 32
+REGIONS = ["empty", "first lane", "last lane", "one random lane", "0.2%", "half", "all"]
+
+
+def clustered(rng, n, dtype, lo, hi):
+    """`n` elements of `dtype`, in range [lo, hi] as the regions say, else outside."""
+    inside = np.zeros(n, dtype=bool)
+    i = 0
+    while i < n:
+        end = min(n, i + BLOCK * int(rng.choice([1, 2, 7, 64, 70, 200])))
+        lane = np.arange(i, end) % BLOCK
+        region = REGIONS[int(rng.integers(len(REGIONS)))]
+        inside[i:end] = {
+            "empty": False,
+            "first lane": lane == 0,
+            "last lane": lane == BLOCK - 1,
+            "one random lane": lane == int(rng.integers(BLOCK)),
+            "0.2%": rng.random(end - i) < 0.002,
+            "half": rng.random(end - i) < 0.5,
+            "all": True,
+        }[region]
+        i = end
+    # in range: lo or hi themselves, or between; outside: just below lo or above hi
+    a = np.where(inside, np.where(rng.random(n) < 0.5, lo, hi),
+                 np.where(rng.random(n) < 0.5, lo - 1, hi + 1)).astype(dtype)
+    return a, np.flatnonzero(inside)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "uint32", "int64", "float32", "float64"])
+def test_clustered_blocks_sparse_and_dense_in_one_call(kernel, rng, dtype):
+    for n in (4096, 4096 + 31, 6144 + 1, 20_000, 65_536 + 5):
+        a, want = clustered(rng, n, dtype, 10, 20)
+        np.testing.assert_array_equal(check(a, 10, 20), want)
+        with simdfilter.use_kernel("scalar"):
+            wv = simdfilter.filter_values(a, 10, 20)
+        np.testing.assert_array_equal(simdfilter.filter_values(a, 10, 20), wv)
+        np.testing.assert_array_equal(simdfilter.filter_indexes(a, 10, 20, index_dtype=np.int64),
+                                      want)
+        # nulls: the same loops with the validity bits of a masked array
+        m = np.ma.masked_array(a, mask=rng.random(n) < 0.3)
+        np.testing.assert_array_equal(simdfilter.filter_indexes(m, 10, 20),
+                                      reference.filter_indexes(m, 10, 20))
+
+
+def dense_variants():
+    """The benchmark-only variants (the x86 filter loop without its sparse windows)
+    of the kernels this CPU runs: hidden from available_kernels, chosen by name."""
+    return [k + "_dense" for k in SIMD_KERNELS if k in ("sse41", "avx2")]
+
+
+@pytest.mark.skipif(not dense_variants(), reason="no sse41 or avx2 kernel runs here: no dense variant")
+@pytest.mark.parametrize("name", dense_variants() or ["none"])
+def test_dense_variant_equals_scalar(name, rng):
+    assert name not in simdfilter.available_kernels()
+    assert name not in simdfilter.compiled_kernels()
+    for n in (0, 1, 31, 300, 4096, 20_000):
+        a, want = clustered(rng, n, np.uint32, 1000, 2000)
+        with simdfilter.use_kernel(name):
+            assert simdfilter.active_kernel() == name
+            np.testing.assert_array_equal(simdfilter.filter_indexes(a, 1000, 2000), want)
+            assert simdfilter.count_in_range(a, 1000, 2000) == want.size

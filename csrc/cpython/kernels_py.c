@@ -26,7 +26,11 @@ const sf_kernel *sfpy_context_kernel(void) {
         return NULL;
     const long i = PyLong_AsLong(v);
     Py_DECREF(v);
-    const sf_kernel *k = i >= 0 ? sf_kernel_at((int)i) : NULL;
+    /* Past the kernels: a benchmark-only variant (see py_kernel_index). */
+    const int count = sf_kernel_count();
+    const sf_kernel *k = i < 0         ? NULL
+                         : i < count ? sf_kernel_at((int)i)
+                                     : sf_kernel_variant_at((int)(i - count));
     if (!k) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_SystemError, "simdfilter: a bad kernel in kernel_context");
@@ -132,6 +136,10 @@ static PyObject *py_kernel_index(PyObject *self, PyObject *arg) {
     for (int i = 0; i < sf_kernel_count(); i++)
         if (sf_kernel_at(i) == k)
             return PyLong_FromLong(i);
+    /* A benchmark-only variant ("avx2_dense"): numbered after the kernels. */
+    for (int v = 0; v < sf_kernel_variant_count(); v++)
+        if (sf_kernel_variant_at(v) == k)
+            return PyLong_FromLong(sf_kernel_count() + v);
     PyErr_SetString(PyExc_SystemError, "simdfilter: a kernel missing from its own table");
     return NULL;
 }

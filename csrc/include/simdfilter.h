@@ -223,8 +223,15 @@ typedef struct sf_kernel {
 /* Kernels compiled into this build, slowest first (index 0 is always "scalar"). */
 int sf_kernel_count(void);
 const sf_kernel *sf_kernel_at(int i);
-/* The kernel called `name`, whether or not this CPU can run it; NULL if not built. */
+/* The kernel (or variant) called `name`, whether or not this CPU can run it;
+ * NULL if not built. */
 const sf_kernel *sf_kernel_find(const char *name);
+/* Benchmark-only variants of built kernels ("avx2_dense", "sse41_dense": the
+ * filter loop without its sparse windows), not counted by sf_kernel_count:
+ * each is its base kernel's table with some slots replaced, runs wherever its
+ * base does, and is found by name by sf_kernel_find and sf_kernel_select. */
+int sf_kernel_variant_count(void);
+const sf_kernel *sf_kernel_variant_at(int i);
 /* 1 if this CPU and OS can run `k`, else 0. */
 int sf_kernel_supported(const sf_kernel *k);
 /* The process default: the best supported kernel unless sf_use_kernel changed it. */

@@ -178,3 +178,8 @@ SF_INLINE int avx2_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t bas
 #include "x86_skeleton.h"
 
 SF_INSTANTIATE_ALL(avx2, u8, u16, u32, u64, f32, f64)
+
+/* avx2_dense: the plain filter loop without the sparse windows
+ * (x86_skeleton.h), a variant for the benchmark only (dispatch's SF_VARIANTS;
+ * not listed among the kernels; nulls, within and count are the kernel's). */
+SF_INSTANTIATE_FILTERS(avx2_dense, u8, u16, u32, u64, f32, f64)

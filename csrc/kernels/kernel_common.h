@@ -128,6 +128,46 @@
     const sf_kernel sf_kernel_##P = {.name = #P, SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)   \
                                          SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__)};
 
+/* A second table, sf_kernel_P, holding only the plain filter slots (index32,
+ * index64, values; no nulls) of P_filter: a variant of another kernel's loop
+ * that dispatch lays over that kernel's table (see SF_VARIANTS in
+ * lib/dispatch.c). The slots with nulls stay the base kernel's: a variant is
+ * for benchmarks, which time the plain entry points, and each instantiation
+ * costs build time. */
+#define SF_TABLE_SLOTS_FILTERS(P, TAG)                                                   \
+    .index32[SF_ELEM_OF_##TAG] = P##_index32_##TAG,                                      \
+    .index64[SF_ELEM_OF_##TAG] = P##_index64_##TAG,                                      \
+    .values[SF_ELEM_OF_##TAG] = P##_values_##TAG,
+#define SF_ENTRY_POINTS_FILTERS(P, TAG)                                                  \
+    static size_t P##_index32_##TAG(const void *x, size_t n, const sf_range *r,          \
+                                    uint32_t base, uint32_t *out) {                      \
+        return P##_filter(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
+    }                                                                                    \
+    static size_t P##_index64_##TAG(const void *x, size_t n, const sf_range *r,          \
+                                    uint64_t base, uint64_t *out) {                      \
+        return P##_filter(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
+    }                                                                                    \
+    static size_t P##_values_##TAG(const void *x, size_t n, const sf_range *r,           \
+                                   void *out) {                                          \
+        return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);              \
+    }
+#define SF_INSTANTIATE_FILTERS(P, ...)                                                   \
+    SF_EACH(SF_ENTRY_POINTS_FILTERS, P, __VA_ARGS__)                                     \
+    const sf_kernel sf_kernel_##P = {.name = #P,                                         \
+                                     SF_EACH(SF_TABLE_SLOTS_FILTERS, P, __VA_ARGS__)};
+
+/* The index of the lowest set bit of m (m != 0): tzcnt or bsf. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SF_CTZ32(m) ((unsigned)__builtin_ctz(m))
+#else
+SF_INLINE unsigned SF_CTZ32(uint32_t m) {
+    unsigned j = 0;
+    while (!(m & 1u))
+        m >>= 1, j++;
+    return j;
+}
+#endif
+
 /* P_filter and P_filter_valid from P_filter_any(op, elem, x, valid, n, r, base,
  * out), the one loop with an optional bitmap: the plain entry points pass a
  * constant NULL, which folds the bitmap's work away. */

@@ -121,3 +121,8 @@ SF_INLINE int sse41_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t ba
 #include "x86_skeleton.h"
 
 SF_INSTANTIATE_ALL(sse41, u8, u16, u32, f32, f64)
+
+/* sse41_dense: the plain filter loop without the sparse windows
+ * (x86_skeleton.h), a variant for the benchmark only (dispatch's SF_VARIANTS;
+ * not listed among the kernels; nulls, within and count are the kernel's). */
+SF_INSTANTIATE_FILTERS(sse41_dense, u8, u16, u32, f32, f64)

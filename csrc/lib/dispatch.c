@@ -86,6 +86,32 @@ enum { BUILT_COUNT = 0
 };
 #undef SF_ISA
 
+/* ---- Benchmark-only variants ------------------------------------------------- */
+
+/* V(variant, base): kernels/<base>.c also defines sf_kernel_<variant>, a table
+ * of some slots only, laid over base's full table. A variant runs wherever base
+ * does and is not listed by sf_kernel_count/at (users choose among the real
+ * kernels); sf_kernel_find and sf_kernel_select know its name, so a benchmark
+ * can time it against base in one process, interleaved. Today: the x86 filter
+ * loop without its sparse windows (kernels/x86_skeleton.h). */
+#define SF_VARIANTS(V) V(sse41_dense, sse41) V(avx2_dense, avx2)
+
+#define SF_VDECLARE(variant, base) extern const sf_kernel sf_kernel_##variant;
+#define SF_VARIANT(variant, base) SF_IF(SF_BUILT(base, none))(SF_VDECLARE, SF_NOTHING)(variant, base)
+SF_VARIANTS(SF_VARIANT)
+#undef SF_VARIANT
+
+typedef struct variant_isa {
+    const sf_kernel *file;
+    const char *base;
+} variant_isa;
+
+#define SF_VENTRY(variant, base) {&sf_kernel_##variant, #base},
+#define SF_VARIANT(variant, base) SF_IF(SF_BUILT(base, none))(SF_VENTRY, SF_NOTHING)(variant, base)
+static const variant_isa variants[] = {SF_VARIANTS(SF_VARIANT){NULL, NULL}};
+#undef SF_VARIANT
+#define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]) - 1)
+
 /* ---- Full tables: every slot filled ------------------------------------------- */
 
 /* The tables dispatch hands out: kernel i's own slots, and for each NULL slot
@@ -93,6 +119,8 @@ enum { BUILT_COUNT = 0
  * (so it runs wherever kernel i runs; scalar, which needs none, fills every slot
  * it has). Built once, by the first caller; the others wait the few nanoseconds. */
 static sf_kernel filled[BUILT_COUNT];
+static sf_kernel vfilled[VARIANT_COUNT + 1]; /* the variants over their base's table */
+static int vbase[VARIANT_COUNT + 1];         /* the built index of each variant's base */
 static atomic_int filled_state; /* 0: not yet, 1: being filled, 2: ready */
 
 static void fill_tables(void) {
@@ -116,6 +144,25 @@ static void fill_tables(void) {
         }
 #undef FILL
     }
+    for (int v = 0; v < VARIANT_COUNT; v++) {
+        const sf_kernel *over = variants[v].file;
+        int b = BUILT_COUNT - 1;
+        while (b > 0 && strcmp(built[b].file->name, variants[v].base))
+            b--;
+        vbase[v] = b;
+        sf_kernel *t = &vfilled[v];
+        *t = filled[b];
+        t->name = over->name;
+#define OVERLAY(slot)                                                                    \
+    if (over->slot[e])                                                                   \
+        t->slot[e] = over->slot[e];
+        for (int e = 0; e < SF_ELEM_COUNT; e++) {
+            OVERLAY(index32) OVERLAY(index64) OVERLAY(values) OVERLAY(count)
+            OVERLAY(index32_valid) OVERLAY(index64_valid) OVERLAY(values_valid)
+            OVERLAY(count_valid) OVERLAY(within32) OVERLAY(within64)
+        }
+#undef OVERLAY
+    }
 }
 
 static const sf_kernel *tables(void) {
@@ -134,12 +181,16 @@ static const sf_kernel *tables(void) {
     return filled;
 }
 
-/* Index of k among the built kernels (a table of ours, or a kernel file's own), or -1. */
+/* Index of k among the built kernels (a table of ours, or a kernel file's own),
+ * for a variant its base's, or -1. */
 static int built_index(const sf_kernel *k) {
     const sf_kernel *t = tables();
     for (int i = 0; i < BUILT_COUNT; i++)
         if (k == &t[i] || k == built_isas()[i].file)
             return i;
+    for (int v = 0; v < VARIANT_COUNT; v++)
+        if (k == &vfilled[v] || k == variants[v].file)
+            return vbase[v];
     return -1;
 }
 
@@ -158,8 +209,21 @@ const sf_kernel *sf_kernel_at(int i) {
     return (i >= 0 && i < BUILT_COUNT) ? &tables()[i] : NULL;
 }
 
+int sf_kernel_variant_count(void) { return VARIANT_COUNT; }
+
+const sf_kernel *sf_kernel_variant_at(int i) {
+    if (i < 0 || i >= VARIANT_COUNT)
+        return NULL;
+    (void)tables(); /* which fills vfilled */
+    return &vfilled[i];
+}
+
 const sf_kernel *sf_kernel_find(const char *name) {
-    return sf_kernel_at(built_index_of_name(name));
+    const sf_kernel *k = sf_kernel_at(built_index_of_name(name));
+    for (int v = 0; !k && name && v < VARIANT_COUNT; v++)
+        if (!strcmp(variants[v].file->name, name))
+            k = sf_kernel_variant_at(v);
+    return k;
 }
 
 int sf_kernel_supported(const sf_kernel *k) {

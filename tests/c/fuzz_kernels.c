@@ -16,7 +16,13 @@
  *   [10, 18)  hi, the same
  *   [18, 22)  base32
  *   [22, 30)  base64
- *   [30, ...) the elements, native byte order; a partial trailing element is ignored
+ *   [30]      tiling: the elements are the payload's, repeated 1 + (bits 0-3) times;
+ *             tile t > 0 is the payload again if bit (t % 4) of bits 4-7 is set, else
+ *             the payload's first element repeated (a block of all-in or all-out), so
+ *             that inputs reach the x86 kernels' sparse windows (2048 elements, from
+ *             the second on) and change between empty and dense windows
+ *   [31, ...) the payload: elements in native byte order; a partial trailing element
+ *             is ignored
  *
  * The slots with nulls and with given positions (index32_valid ... within64)
  * run on the same elements, with a validity bitmap and a strictly ascending
@@ -44,7 +50,7 @@
 #include "simdfilter.h"
 #include "test_common.h"
 
-#define HEADER 30
+#define HEADER 31
 
 static uint64_t le(const uint8_t *p, size_t bytes) {
     uint64_t v = 0;
@@ -65,6 +71,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     char names[256] = "";
     for (int i = 1; i < sf_kernel_count() && nkernels < 16; i++) {
         const sf_kernel *k = sf_kernel_at(i);
+        if (!sf_kernel_supported(k))
+            continue;
+        kernels[nkernels++] = k;
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", k->name);
+    }
+    /* The benchmark-only variants (the x86 filter loop without its sparse
+     * windows) are fuzzed like the kernels. */
+    for (int v = 0; v < sf_kernel_variant_count() && nkernels < 16; v++) {
+        const sf_kernel *k = sf_kernel_variant_at(v);
         if (!sf_kernel_supported(k))
             continue;
         kernels[nkernels++] = k;
@@ -236,8 +252,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&c, 0, sizeof c);
     c.elem = (sf_elem)(h[0] % SF_ELEM_COUNT);
     c.size = sf_elem_size(c.elem);
-    c.n = payload_len / c.size;
-    const size_t off = h[1] & 7, bytes = c.n * c.size;
+    const size_t pn = payload_len / c.size, tiles = 1 + (h[30] & 15u);
+    c.n = pn * tiles;
+    const size_t off = h[1] & 7, bytes = c.n * c.size, pbytes = pn * c.size;
+    unsigned char *elems = malloc(bytes ? bytes : 1);
+    if (!elems)
+        return 0;
+    for (size_t t = 0; t < tiles; t++) {
+        unsigned char *tile = elems + t * pbytes;
+        if (t == 0 || ((h[30] >> 4) >> (t % 4)) & 1)
+            memcpy(tile, payload, pbytes);
+        else
+            for (size_t i = 0; i < pn; i++)
+                memcpy(tile + i * c.size, payload, c.size);
+    }
 
     uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
     if (is_float(c.elem)) {
@@ -277,9 +305,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     /* Exact-size copies: the heap redzone starts right after the last element. */
     unsigned char *xbuf = malloc(off * c.size + bytes);
-    if (!xbuf)
+    if (!xbuf) {
+        free(elems);
         return 0;
-    memcpy(xbuf + off * c.size, payload, bytes);
+    }
+    memcpy(xbuf + off * c.size, elems, bytes);
     c.x = xbuf + off * c.size;
 
     for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
@@ -316,11 +346,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(out);
     }
     fuzz_nulls_within(&c, h);
-    if (memcmp(c.x, payload, bytes)) {
+    if (memcmp(c.x, elems, bytes)) {
         fprintf(stderr, "\nFAIL: a kernel modified its input (elem %s, n = %zu)\n",
                 sf_elem_name(c.elem), c.n);
         abort();
     }
     free(xbuf);
+    free(elems);
     return 0;
 }

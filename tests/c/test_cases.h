@@ -178,6 +178,35 @@ static inline uint64_t make_elem(sf_elem k, const sf_range *r, int want_in) {
     return want_in ? lo : (k == SF_F32 ? 0x7FC00000u : 0x7FF8000000000000ull);
 }
 
+/* Clustered data in regions of whole 32-element blocks counted from x[0] (the
+ * blocks of the x86 kernels' sparse path and the windows of 2048 built from
+ * them): each region keeps nothing, exactly one element at the first, the last
+ * or a random lane of each of its blocks, 0.2%, 50% or everything, so that one
+ * call runs empty, nearly empty and dense blocks and windows one after the
+ * other (and a window's choice of loop changes within the call). */
+static inline void fill_clustered(sf_elem k, void *x, size_t n, const sf_range *r, char *desc,
+                                  size_t cap) {
+    for (size_t i = 0; i < n;) {
+        const size_t len = 32 * (1 + (size_t)below(chance(50) ? 8 : 160));
+        const unsigned kind = (unsigned)below(7);
+        for (size_t j = 0; j < len && i < n; j++, i++) {
+            const size_t lane = i % 32;
+            int in;
+            switch (kind) {
+            case 0: in = 0; break;
+            case 1: in = lane == 0; break;
+            case 2: in = lane == 31; break;
+            case 3: in = lane == (size_t)((i / 32) * 7 % 32); break;
+            case 4: in = below(500) == 0; break;
+            case 5: in = chance(50); break;
+            default: in = 1; break;
+            }
+            store_bits(k, x, i, make_elem(k, r, in));
+        }
+    }
+    snprintf(desc, cap, "clustered in 32-element blocks");
+}
+
 /* Fill x[0, n) with a selectivity drawn per case, sometimes in long runs (which
  * exercise all-in / all-out whole-vector paths), sometimes sprinkled with
  * specials regardless of the range. */

@@ -317,7 +317,7 @@ static void run_one(kstate *ks, int op, const tcase *c) {
 static void nw_check_slots(int i);          /* test_nulls_within.h */
 static void run_nulls_within(const tcase *c); /* test_nulls_within.h */
 
-static void run_case(sf_elem elem, size_t n) {
+static void run_case(sf_elem elem, size_t n, int clustered) {
     tcase c;
     const size_t sz = esize(elem);
     memset(&c, 0, sizeof c);
@@ -344,7 +344,10 @@ static void run_case(sf_elem elem, size_t n) {
     c.out_shift = (size_t)below(64);
     unsigned char *x = arena_place(&in_arena, c.in_place, n * sz, sz, (size_t)below(64));
     c.x = x;
-    fill_data(elem, x, n, &c.r, c.data_desc, sizeof c.data_desc);
+    if (clustered)
+        fill_clustered(elem, x, n, &c.r, c.data_desc, sizeof c.data_desc);
+    else
+        fill_data(elem, x, n, &c.r, c.data_desc, sizeof c.data_desc);
     for (size_t i = 0; i < n; i++)
         if (spec_keep(elem, load_bits(elem, x, i), &c.r))
             expect[c.kept++] = i;
@@ -471,6 +474,18 @@ int main(int argc, char **argv) {
         printf("kernel %s: %s\n", ks->k->name,
                i == 0 ? "reference" : !selected ? "not selected" : ks->supported ? "supported" : "unsupported");
     }
+    /* The benchmark-only variants (the x86 filter loop without its sparse
+     * windows) are compared with scalar like any kernel. */
+    for (int v = 0; v < sf_kernel_variant_count() && nkernels < MAX_KERNELS; v++) {
+        kstate *ks = &kernels[nkernels++];
+        ks->k = sf_kernel_variant_at(v);
+        const size_t only = g_only_kernel ? strlen(g_only_kernel) : 0;
+        const int selected = !g_only_kernel || !strcmp(ks->k->name, g_only_kernel) ||
+                             (!strncmp(ks->k->name, g_only_kernel, only) && ks->k->name[only] == '_');
+        ks->supported = selected && sf_kernel_supported(ks->k);
+        printf("variant %s: %s\n", ks->k->name,
+               !selected ? "not selected" : ks->supported ? "supported" : "unsupported");
+    }
     printf("active kernel by default: %s\n", sf_active_kernel()->name);
     if (g_only_kernel && !sf_kernel_supported(sf_kernel_find(g_only_kernel))) {
         printf("FAIL: kernel \"%s\" cannot run on this CPU\n", g_only_kernel);
@@ -493,11 +508,16 @@ int main(int argc, char **argv) {
     for (int e = 0; e < SF_ELEM_COUNT; e++) {
         for (size_t n = 0; n <= 300; n++)
             for (unsigned long r = 0; r < rounds; r++)
-                run_case((sf_elem)e, n);
+                run_case((sf_elem)e, n, 0);
         for (unsigned long m = 0; m < mid; m++)
-            run_case((sf_elem)e, 301 + (size_t)below(4096 - 301 + 1));
+            run_case((sf_elem)e, 301 + (size_t)below(4096 - 301 + 1), 0);
+        /* Clustered, over several 2048-element windows: the x86 sparse path and
+         * the dense loop inside one call, switching both ways. */
+        for (unsigned long m = 0; m < mid; m++)
+            run_case((sf_elem)e, 4096 + (size_t)below(24 * 1024), 1);
         for (unsigned long l = 0; l < large; l++)
-            run_case((sf_elem)e, l == 0 ? max_len : 4097 + (size_t)below(max_len - 4097 + 1));
+            run_case((sf_elem)e, l == 0 ? max_len : 4097 + (size_t)below(max_len - 4097 + 1),
+                     (int)(l & 1));
     }
     const double t1 = now();
 

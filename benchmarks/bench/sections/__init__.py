@@ -26,6 +26,7 @@ SECTIONS = [
     "dask_cluster",
     "queries",
     "bound_types",
+    "selectivity",
 ]
 
 
