@@ -35,27 +35,15 @@
 #define SF_ELEM_OF_f32 SF_F32
 #define SF_ELEM_OF_f64 SF_F64
 
-/* One entry point per operation for element kind TAG, and their table slots. */
+/* One entry point per operation for element kind TAG, and their table slots:
+ * the filters' (SF_ENTRY_POINTS_FILTERS, below) and count's. */
 #define SF_ENTRY_POINTS(P, TAG)                                                          \
-    static size_t P##_index32_##TAG(const void *x, size_t n, const sf_range *r,          \
-                                    uint32_t base, uint32_t *out) {                      \
-        return P##_filter(SF_OP_INDEX32, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
-    }                                                                                    \
-    static size_t P##_index64_##TAG(const void *x, size_t n, const sf_range *r,          \
-                                    uint64_t base, uint64_t *out) {                      \
-        return P##_filter(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, n, r, base, out);          \
-    }                                                                                    \
-    static size_t P##_values_##TAG(const void *x, size_t n, const sf_range *r,           \
-                                   void *out) {                                          \
-        return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);              \
-    }                                                                                    \
+    SF_ENTRY_POINTS_FILTERS(P, TAG)                                                      \
     static size_t P##_count_##TAG(const void *x, size_t n, const sf_range *r) {          \
         return P##_count(SF_ELEM_OF_##TAG, x, n, r);                                     \
     }
 #define SF_TABLE_SLOTS(P, TAG)                                                           \
-    .index32[SF_ELEM_OF_##TAG] = P##_index32_##TAG,                                      \
-    .index64[SF_ELEM_OF_##TAG] = P##_index64_##TAG,                                      \
-    .values[SF_ELEM_OF_##TAG] = P##_values_##TAG, .count[SF_ELEM_OF_##TAG] = P##_count_##TAG,
+    SF_TABLE_SLOTS_FILTERS(P, TAG) .count[SF_ELEM_OF_##TAG] = P##_count_##TAG,
 
 /* M(P, tag) for each of up to six tags. */
 #define SF_EACH_1(M, P, a) M(P, a)
