@@ -311,7 +311,9 @@ static int datetime_value(PyObject *obj, int aware, tval *v) {
     const wide secs = days * 86400 + PyDateTime_DATE_GET_HOUR(obj) * 3600 +
                       PyDateTime_DATE_GET_MINUTE(obj) * 60 + PyDateTime_DATE_GET_SECOND(obj);
     wide us = secs * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
-    if (aware) {
+    /* timezone.utc, the commonest tzinfo of an aware bound, needs no call
+     * (utcoffset() costs about 0.15 us, a call has two bounds). */
+    if (aware && ((PyDateTime_DateTime *)obj)->tzinfo != PyDateTime_TimeZone_UTC) {
         PyObject *off = PyObject_CallMethodNoArgs(obj, str_utcoffset);
         if (!off || !PyDelta_Check(off)) {
             Py_XDECREF(off);

@@ -462,13 +462,40 @@ static size_t within_block(const plan *p, const sf_query *q, const sf_run *run, 
     return kept;
 }
 
+/* The source's next run, into a zeroed *run as sf_source's contract says
+ * (fields it leaves alone: no nulls, not bit-packed); 0 when none is left. */
+static int next_run(sf_source *src, sf_run *run) {
+    memset(run, 0, sizeof *run);
+    return src->next(src, run);
+}
+
+/* n more elements done: past SF_CANCEL_BLOCK since the last poll, whether the
+ * caller wants the call stopped. */
+static int cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
+    *since_cancel += n;
+    if (*since_cancel < SF_CANCEL_BLOCK)
+        return 0;
+    *since_cancel = 0;
+    return x->cancel && x->cancel(x->cancel_ctx);
+}
+
+/* A stopped call found what it wrote (and, for count, what it counted). */
+static int cancelled(const plan *p, size_t total, size_t capacity, size_t *found) {
+    *found = total < capacity || p->op == SF_OP_COUNT ? total : capacity;
+    return SF_ECANCELLED;
+}
+
+/* Positions cost more than elements: each counts as this many elements
+ * towards the next cancel poll (a poll every SF_CANCEL_BLOCK / 16 positions). */
+#define POSITION_WEIGHT 16
+
 static int execute_within(const plan *p, const sf_query *q, sf_source *src, unsigned char *out,
                           size_t capacity, const sf_exec *x, size_t *found) {
     within_walk w = {q, 0, 0};
     size_t total = 0, since_cancel = 0;
     uint64_t stage[WITHIN_BLOCK];
     sf_run run;
-    while (w.next < q->within_count && (memset(&run, 0, sizeof run), src->next(src, &run))) {
+    while (w.next < q->within_count && next_run(src, &run)) {
         ptrdiff_t len;
         while ((len = take_positions(&w, &run)) > 0) {
             const size_t m = (size_t)len, written = total < capacity ? total : capacity;
@@ -479,14 +506,8 @@ static int execute_within(const plan *p, const sf_query *q, sf_source *src, unsi
                 memcpy(out + written * p->rsize, stage, (got < room ? got : room) * p->rsize);
             total += got;
             w.next += m;
-            since_cancel += m;
-            if (since_cancel >= SF_CANCEL_BLOCK / 16) { /* positions cost more than elements */
-                since_cancel = 0;
-                if (x->cancel && x->cancel(x->cancel_ctx)) {
-                    *found = total < capacity || p->op == SF_OP_COUNT ? total : capacity;
-                    return SF_ECANCELLED;
-                }
-            }
+            if (cancel_due(x, &since_cancel, POSITION_WEIGHT * m))
+                return cancelled(p, total, capacity, found);
         }
         if (len < 0) {
             *found = 0;
@@ -518,22 +539,6 @@ static int execute_one_call(const plan *p, sf_source *src, unsigned char *out, s
     return 1;
 }
 
-/* n more elements done: past SF_CANCEL_BLOCK since the last poll, whether the
- * caller wants the call stopped. */
-static int cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
-    *since_cancel += n;
-    if (*since_cancel < SF_CANCEL_BLOCK)
-        return 0;
-    *since_cancel = 0;
-    return x->cancel && x->cancel(x->cancel_ctx);
-}
-
-/* A stopped call found what it wrote (and, for count, what it counted). */
-static int cancelled(const plan *p, size_t total, size_t capacity, size_t *found) {
-    *found = total < capacity || p->op == SF_OP_COUNT ? total : capacity;
-    return SF_ECANCELLED;
-}
-
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found) {
     static const sf_exec defaults = {0, NULL, NULL};
@@ -551,7 +556,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
     if (execute_one_call(&p, src, dst, capacity, found))
         return SF_OK;
     sf_run run, block;
-    while ((memset(&run, 0, sizeof run), src->next(src, &run))) {
+    while (next_run(src, &run)) {
         /* Past the capacity nothing is written (room 0), only counted. */
         size_t written = total < capacity ? total : capacity;
         if (is_one_call(&p, &run, capacity - written)) {

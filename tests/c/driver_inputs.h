@@ -6,7 +6,7 @@
  * positions and values it must give (memcpy per element, spec_keep, is_null).
  * Nothing here calls the driver.
  *
- * Included by test_driver.c after its fail(c, fmt, ...) (report and exit) and
+ * Included by driver_check.h after its fail(c, fmt, ...) (report and exit) and
  * page_size are declared; the random numbers and element access come from
  * test_common.h.
  */

@@ -65,28 +65,26 @@ static int nkernels;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* k into kernels[] and its name onto names, when this CPU runs it (and there
+ * is room). */
+static void add_kernel(const sf_kernel *k, char *names, size_t cap) {
+    if (nkernels >= (int)(sizeof kernels / sizeof *kernels) || !sf_kernel_supported(k))
+        return;
+    kernels[nkernels++] = k;
+    size_t len = strlen(names);
+    snprintf(names + len, cap - len, "%s%s", len ? "," : "", k->name);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     char names[256] = "";
-    for (int i = 1; i < sf_kernel_count() && nkernels < 16; i++) {
-        const sf_kernel *k = sf_kernel_at(i);
-        if (!sf_kernel_supported(k))
-            continue;
-        kernels[nkernels++] = k;
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", k->name);
-    }
+    for (int i = 1; i < sf_kernel_count(); i++)
+        add_kernel(sf_kernel_at(i), names, sizeof names);
     /* The benchmark-only variants (the x86 filter loop without its sparse
      * windows) are fuzzed like the kernels. */
-    for (int v = 0; v < sf_kernel_variant_count() && nkernels < 16; v++) {
-        const sf_kernel *k = sf_kernel_variant_at(v);
-        if (!sf_kernel_supported(k))
-            continue;
-        kernels[nkernels++] = k;
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", k->name);
-    }
+    for (int v = 0; v < sf_kernel_variant_count(); v++)
+        add_kernel(sf_kernel_variant_at(v), names, sizeof names);
     /* The pytest driver checks this line: a build without SIMD kernels must not pass. */
     fprintf(stderr, "fuzz_kernels: kernels under test: %s\n", nkernels ? names : "(none)");
     return 0;
@@ -242,6 +240,102 @@ done:
     free(p64);
 }
 
+/* The elements: the payload's pn elements, then tiles - 1 more tiles, each the
+ * payload again or its first element repeated, as bits 4-7 of h[30] say. */
+static void tile_elements(unsigned char *elems, const uint8_t *payload, size_t pn, size_t size,
+                          size_t tiles, uint8_t tiling) {
+    const size_t pbytes = pn * size;
+    for (size_t t = 0; t < tiles; t++) {
+        unsigned char *tile = elems + t * pbytes;
+        if (t == 0 || ((tiling >> 4) >> (t % 4)) & 1)
+            memcpy(tile, payload, pbytes);
+        else
+            for (size_t i = 0; i < pn; i++)
+                memcpy(tile + i * size, payload, size);
+    }
+}
+
+/* The range from h[2, 18), made non-empty as a caller would; the fields of the
+ * other kind hold junk the kernel must ignore. */
+static void range_from_header(fcase *c, const uint8_t *h) {
+    uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
+    if (is_float(c->elem)) {
+        const uint64_t m = width_mask(c->elem), sign = (m >> 1) + 1;
+        double flo = fval(c->elem, lo & m), fhi = fval(c->elem, hi & m);
+        if (flo != flo)
+            flo = (lo & sign) ? -INFINITY : INFINITY;
+        if (fhi != fhi)
+            fhi = (hi & sign) ? -INFINITY : INFINITY;
+        c->r.flo = flo <= fhi ? flo : fhi;
+        c->r.fhi = flo <= fhi ? fhi : flo;
+        c->r.lo = hi; /* junk a float kernel must ignore */
+        c->r.hi = lo;
+    } else {
+        const uint64_t m = width_mask(c->elem);
+        lo &= m;
+        hi &= m;
+        if (lo > hi && as_signed(c->elem, lo) > as_signed(c->elem, hi)) {
+            uint64_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        c->r.lo = lo;
+        c->r.hi = hi;
+        c->r.flo = NAN; /* junk an integer kernel must ignore */
+        c->r.fhi = -1.0;
+    }
+}
+
+/* The index bases from h[18, 30) and the flags of h[1], kept so that no
+ * position overflows its width. */
+static void bases_from_header(fcase *c, const uint8_t *h) {
+    c->base32 = (uint32_t)le(h + 18, 4);
+    if ((h[1] & 8) || (uint64_t)c->base32 + c->n > (1ull << 32))
+        c->base32 = (uint32_t)((1ull << 32) - c->n - (c->n >= 4 ? (c->base32 & 3) : 0));
+    c->base64 = le(h + 22, 8);
+    if (h[1] & 16)
+        c->base64 = (1ull << 32) - c->base64 % (c->n + 1);
+    if ((h[1] & 32) || c->base64 > UINT64_MAX - c->n)
+        c->base64 = 0ull - c->n;
+}
+
+/* Every op: scalar against the specification, every kernel against scalar. */
+static void fuzz_ops(const fcase *c) {
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
+        const size_t osz = sf_result_size((sf_op)op, c->elem);
+        const size_t obytes = op == SF_OP_COUNT ? 0 : c->n * osz;
+        unsigned char *ref = malloc(obytes), *out = malloc(obytes);
+        if ((!ref || !out) && obytes) {
+            free(ref);
+            free(out);
+            break;
+        }
+        const size_t want = call(sf_kernel_at(0), op, c, ref);
+        check_reference(op, c, want, ref);
+        for (int i = 0; i < nkernels; i++) {
+            if (obytes)
+                memset(out, 0xEE, obytes);
+            const size_t got = call(kernels[i], op, c, out);
+            if (got != want) {
+                report(kernels[i]->name, op, c, "wrong count");
+                fprintf(stderr, "  returned %zu, scalar returned %zu\n", got, want);
+                abort();
+            }
+            if (op != SF_OP_COUNT && got && memcmp(out, ref, got * osz)) {
+                size_t j = 0;
+                while (load_uint(osz, out, j) == load_uint(osz, ref, j))
+                    j++;
+                report(kernels[i]->name, op, c, "wrong output");
+                fprintf(stderr, "  out[%zu] = 0x%" PRIx64 ", scalar wrote 0x%" PRIx64 "\n", j,
+                        load_uint(osz, out, j), load_uint(osz, ref, j));
+                abort();
+            }
+        }
+        free(ref);
+        free(out);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t h[HEADER] = {0};
     memcpy(h, data, size < HEADER ? size : HEADER);
@@ -254,54 +348,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c.size = sf_elem_size(c.elem);
     const size_t pn = payload_len / c.size, tiles = 1 + (h[30] & 15u);
     c.n = pn * tiles;
-    const size_t off = h[1] & 7, bytes = c.n * c.size, pbytes = pn * c.size;
+    const size_t off = h[1] & 7, bytes = c.n * c.size;
     unsigned char *elems = malloc(bytes ? bytes : 1);
     if (!elems)
         return 0;
-    for (size_t t = 0; t < tiles; t++) {
-        unsigned char *tile = elems + t * pbytes;
-        if (t == 0 || ((h[30] >> 4) >> (t % 4)) & 1)
-            memcpy(tile, payload, pbytes);
-        else
-            for (size_t i = 0; i < pn; i++)
-                memcpy(tile + i * c.size, payload, c.size);
-    }
-
-    uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
-    if (is_float(c.elem)) {
-        const uint64_t m = width_mask(c.elem), sign = (m >> 1) + 1;
-        double flo = fval(c.elem, lo & m), fhi = fval(c.elem, hi & m);
-        if (flo != flo)
-            flo = (lo & sign) ? -INFINITY : INFINITY;
-        if (fhi != fhi)
-            fhi = (hi & sign) ? -INFINITY : INFINITY;
-        c.r.flo = flo <= fhi ? flo : fhi;
-        c.r.fhi = flo <= fhi ? fhi : flo;
-        c.r.lo = hi; /* junk a float kernel must ignore */
-        c.r.hi = lo;
-    } else {
-        const uint64_t m = width_mask(c.elem);
-        lo &= m;
-        hi &= m;
-        if (lo > hi && as_signed(c.elem, lo) > as_signed(c.elem, hi)) {
-            uint64_t t = lo;
-            lo = hi;
-            hi = t;
-        }
-        c.r.lo = lo;
-        c.r.hi = hi;
-        c.r.flo = NAN; /* junk an integer kernel must ignore */
-        c.r.fhi = -1.0;
-    }
-
-    c.base32 = (uint32_t)le(h + 18, 4);
-    if ((h[1] & 8) || (uint64_t)c.base32 + c.n > (1ull << 32))
-        c.base32 = (uint32_t)((1ull << 32) - c.n - (c.n >= 4 ? (c.base32 & 3) : 0));
-    c.base64 = le(h + 22, 8);
-    if (h[1] & 16)
-        c.base64 = (1ull << 32) - c.base64 % (c.n + 1);
-    if ((h[1] & 32) || c.base64 > UINT64_MAX - c.n)
-        c.base64 = 0ull - c.n;
+    tile_elements(elems, payload, pn, c.size, tiles, h[30]);
+    range_from_header(&c, h);
+    bases_from_header(&c, h);
 
     /* Exact-size copies: the heap redzone starts right after the last element. */
     unsigned char *xbuf = malloc(off * c.size + bytes);
@@ -312,39 +365,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(xbuf + off * c.size, elems, bytes);
     c.x = xbuf + off * c.size;
 
-    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
-        const size_t osz = sf_result_size((sf_op)op, c.elem);
-        const size_t obytes = op == SF_OP_COUNT ? 0 : c.n * osz;
-        unsigned char *ref = malloc(obytes), *out = malloc(obytes);
-        if ((!ref || !out) && obytes) {
-            free(ref);
-            free(out);
-            break;
-        }
-        const size_t want = call(sf_kernel_at(0), op, &c, ref);
-        check_reference(op, &c, want, ref);
-        for (int i = 0; i < nkernels; i++) {
-            if (obytes)
-                memset(out, 0xEE, obytes);
-            const size_t got = call(kernels[i], op, &c, out);
-            if (got != want) {
-                report(kernels[i]->name, op, &c, "wrong count");
-                fprintf(stderr, "  returned %zu, scalar returned %zu\n", got, want);
-                abort();
-            }
-            if (op != SF_OP_COUNT && got && memcmp(out, ref, got * osz)) {
-                size_t j = 0;
-                while (load_uint(osz, out, j) == load_uint(osz, ref, j))
-                    j++;
-                report(kernels[i]->name, op, &c, "wrong output");
-                fprintf(stderr, "  out[%zu] = 0x%" PRIx64 ", scalar wrote 0x%" PRIx64 "\n", j,
-                        load_uint(osz, out, j), load_uint(osz, ref, j));
-                abort();
-            }
-        }
-        free(ref);
-        free(out);
-    }
+    fuzz_ops(&c);
     fuzz_nulls_within(&c, h);
     if (memcmp(c.x, elems, bytes)) {
         fprintf(stderr, "\nFAIL: a kernel modified its input (elem %s, n = %zu)\n",

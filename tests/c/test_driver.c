@@ -36,6 +36,9 @@
  *     (count - 1, count / 2, 0): the output ends at a PROT_NONE page, so one
  *     byte written past capacity crashes; a canary guards the bytes before it.
  *
+ * How one call is run and checked (the wrapped pthread_create, the report,
+ * check_call) is in driver_check.h; this file says which calls are made.
+ *
  * Inputs (built in driver_inputs.h, with the reference) live between PROT_NONE
  * pages (placed against the upper or the lower one, alternately) and are
  * read-only while the driver runs; the bytes between strided elements are
@@ -75,66 +78,10 @@
 #include "test_common.h"
 
 #define MAX_KERNELS 16
-#define CANARY 64
-#define CANARY_BYTE 0xC5
 
-/* ---- pthread_create, wrapped --------------------------------------------- */
-
-/* Linked with -Wl,--wrap=pthread_create: driver.c's calls land here. The
- * double-underscore names are the linker's convention for --wrap, not ours.
- * Only the thread that called sf_execute creates threads, so plain ints do. */
-int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
-
-static int g_created;      /* threads started since the last reset */
-static int g_refused;      /* creations we made fail */
-static int g_fail_every;   /* 0: never fail; k: fail every k-th creation */
-static int g_create_calls; /* creations asked for, failed or not */
-static int g_delay_every;  /* 0: start at once; k: every k-th thread sleeps first */
-
-/* A thread that starts late, as one the OS parks behind another process: the
- * caller then takes most blocks, and blocks wait for one held elsewhere. */
-typedef struct late_start {
-    void *(*fn)(void *);
-    void *arg;
-    long delay_ns;
-} late_start;
-
-static void *start_late(void *p) {
-    late_start s = *(late_start *)p;
-    free(p);
-    const struct timespec t = {0, s.delay_ns};
-    nanosleep(&t, NULL);
-    return s.fn(s.arg);
-}
-
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
-    g_create_calls++;
-    if (g_fail_every && g_create_calls % g_fail_every == 0) {
-        g_refused++;
-        return EAGAIN; /* what glibc returns when it is out of threads */
-    }
-    late_start *late = NULL;
-    if (g_delay_every && g_create_calls % g_delay_every == 0 &&
-        (late = malloc(sizeof *late)) != NULL) {
-        *late = (late_start){fn, arg, (long)below(2000000)}; /* up to 2 ms */
-        fn = start_late;
-        arg = late;
-    }
-    int rc = __real_pthread_create(t, a, fn, arg);
-    if (rc == 0)
-        g_created++;
-    else
-        free(late);
-    return rc;
-}
-
-/* ---- Reporting ------------------------------------------------------------ */
-
-static uint64_t g_seed;
-static int g_quick, g_strict_threads, g_count_out_nonnull;
-static const char *g_only_kernel;
-static const char *g_argv0;
+/* The wrapped pthread_create, the options and the report, the inputs and their
+ * reference, and check_call. */
+#include "driver_check.h"
 
 static double now(void) {
     struct timespec ts;
@@ -142,250 +89,7 @@ static double now(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Everything that describes one call, for the report. */
-typedef struct {
-    const char *kernel, *layout, *fn;
-    sf_elem kind;
-    sf_op op;
-    size_t n, capacity;
-    ptrdiff_t stride;
-    int swap, threads, misalign;
-    uint64_t base;
-    sf_range range;
-    size_t pieces;
-    const struct nulls_desc *nulls;
-} call_desc;
-
-/* Reports, with the call if there is one, and exits with status 1: below. */
-static void fail(const call_desc *c, const char *fmt, ...);
-
-static size_t page_size;
-
-#include "driver_inputs.h"
-
-static void describe(const call_desc *c) {
-    printf("  call:    %s(kernel=%s, op=%s, kind=%s, n=%zu, threads=%d", c->fn, c->kernel,
-           op_names[c->op], sf_elem_name(c->kind), c->n, c->threads);
-    if (strcmp(c->fn, "sf_execute, bounded") == 0)
-        printf(", capacity=%zu", c->capacity);
-    printf(", runs=%zu", c->pieces);
-    if (c->nulls && c->nulls->form == SF_NULLS_BITMAP)
-        printf(", validity bitmap from bit %" PRIu64, c->nulls->bit);
-    else if (c->nulls && c->nulls->form == SF_NULLS_BYTES)
-        printf(", null mask bytes, stride %td", c->nulls->stride);
-    printf(")\n  layout:  %s, stride=%td bytes, byteswap=%d, data %% size = %d, base=%" PRIu64 "\n",
-           c->layout, c->stride, c->swap, c->misalign, c->base);
-    if (is_float(c->kind))
-        printf("  range:   flo=%a fhi=%a\n", c->range.flo, c->range.fhi);
-    else
-        printf("  range:   lo=0x%" PRIx64 " hi=0x%" PRIx64 "\n", c->range.lo, c->range.hi);
-}
-
-static void fail(const call_desc *c, const char *fmt, ...) {
-    va_list ap;
-    fflush(stdout);
-    printf("FAIL: ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (c)
-        describe(c);
-    printf("reproduce: %s --seed %" PRIu64 "%s%s%s%s%s\n", g_argv0, g_seed,
-           g_quick ? " --quick" : "", g_strict_threads ? " --strict-threads" : "",
-           g_count_out_nonnull ? " --count-out-nonnull" : "", g_only_kernel ? " --kernel " : "",
-           g_only_kernel ? g_only_kernel : "");
-    printf("TOTAL status=FAIL\n");
-    fflush(stdout);
-    exit(1);
-}
-
-/* ---- Running and checking one call ---------------------------------------------- */
-
-static region g_out; /* outputs end exactly at its upper guard */
-static long g_runs;
-static long g_checked[SF_ELEM_COUNT][SF_OP_COUNT_OF_OPS];
-
-static size_t result_size(sf_op op, size_t size) {
-    return op == SF_OP_INDEX32 ? 4 : op == SF_OP_INDEX64 ? 8 : op == SF_OP_VALUES ? size : 0;
-}
-
-static uint64_t pick_base(sf_op op, size_t n) {
-    if (op == SF_OP_INDEX32) { /* base + n <= 2^32 */
-        uint64_t top = ((uint64_t)1 << 32) - (n ? n : 1);
-        switch (below(3)) {
-        case 0: return 0;
-        case 1: return top; /* the last position is exactly 2^32 - 1 */
-        default: return below(top + 1);
-        }
-    }
-    if (op == SF_OP_INDEX64) {
-        switch (below(3)) {
-        case 0: return 0;
-        case 1: return ~(uint64_t)0 - n; /* positions up to 2^64 - 1 */
-        default: return below((uint64_t)1 << 40) << 20;
-        }
-    }
-    return below(0); /* ignored by values and count: any value must do */
-}
-
-/* A source that hands out a run in `pieces` consecutive runs, cut at random
- * places, positions continuing: what a chunked column looks like. */
-typedef struct pieces_source {
-    sf_source source;
-    sf_run whole;
-    size_t cuts[5], next; /* cuts[0] = 0 < ... < cuts[pieces] = n */
-    size_t pieces;
-} pieces_source;
-
-static int pieces_next(sf_source *self, sf_run *run) {
-    pieces_source *s = (pieces_source *)self;
-    if (s->next >= s->pieces)
-        return 0;
-    const size_t a = s->cuts[s->next], b = s->cuts[s->next + 1];
-    *run = s->whole;
-    run->data = (const char *)s->whole.data + (ptrdiff_t)a * s->whole.stride;
-    run->n = b - a;
-    run->base = s->whole.base + a;
-    if (run->null_form == SF_NULLS_BITMAP)
-        run->null_bit = s->whole.null_bit + a;
-    else if (run->null_form == SF_NULLS_BYTES)
-        run->nulls = s->whole.nulls + (ptrdiff_t)a * s->whole.null_stride;
-    s->next++;
-    return 1;
-}
-
-static sf_source *pieces_init(pieces_source *s, const sf_run *whole, size_t pieces) {
-    s->source.next = pieces_next;
-    s->whole = *whole;
-    s->pieces = pieces;
-    s->next = 0;
-    s->cuts[0] = 0;
-    s->cuts[pieces] = whole->n;
-    for (size_t i = 1; i < pieces; i++) /* ascending, possibly empty pieces */
-        s->cuts[i] = s->cuts[i - 1] + below(whole->n - s->cuts[i - 1] + 1);
-    return &s->source;
-}
-
-/* Run one call through sf_execute and compare. bounded: an output with room
- * for only `capacity` results (else room for n). pieces: how many runs the
- * source cuts the input into (1: sf_run_source). */
-static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int threads,
-                          int bounded, size_t capacity, size_t pieces) {
-    const size_t rsize = result_size(op, in->size);
-    sf_query q;
-    memset(&q, 0, sizeof q);
-    q.kernel = k;
-    q.op = op;
-    q.elem = in->kind;
-    q.range = in->range;
-    sf_run run = {.data = in->data, .n = in->n, .stride = in->stride, .byteswap = in->swap,
-                  .base = pick_base(op, in->n), .null_form = in->nulls.form,
-                  .nulls = in->nulls.nulls, .null_bit = in->nulls.bit,
-                  .null_stride = in->nulls.stride};
-
-    call_desc c = {k->name, in->layout, bounded ? "sf_execute, bounded" : "sf_execute", in->kind,
-                   op, in->n, capacity, in->stride, in->swap, threads, in->misalign, run.base,
-                   in->range, pieces, &in->nulls};
-    if (sf_result_size(op, in->kind) != rsize)
-        fail(&c, "sf_result_size is %zu, expected %zu", sf_result_size(op, in->kind), rsize);
-
-    /* Room for `room` results, ending exactly at the guard page; a canary in front.
-     * Count gets NULL, as the Python binding passes it, unless --count-out-nonnull:
-     * then a pointer to the guard page, which count must not touch either. */
-    size_t room = bounded ? capacity : in->n;
-    unsigned char *out = g_count_out_nonnull ? g_out.base + g_out.size : NULL;
-    if (rsize) {
-        if (room * rsize + CANARY > g_out.size)
-            fail(&c, "test bug: output region too small");
-        out = g_out.base + g_out.size - room * rsize;
-        memset(out - CANARY, CANARY_BYTE, CANARY);
-        /* Poison what will be checked, with a byte that changes from call to call:
-         * a result the driver fails to write must not be found left over from an
-         * earlier call on the same input. */
-        size_t checked = in->exp.count < room ? in->exp.count : room;
-        memset(out, (int)(below(255) + 1) ^ CANARY_BYTE, checked * rsize);
-    }
-
-    g_created = g_refused = 0;
-    sf_run_source one;
-    pieces_source cut;
-    sf_source *src = pieces > 1 ? pieces_init(&cut, &run, pieces) : sf_run_source_init(&one, &run);
-    const sf_exec opts = {threads, NULL, NULL};
-    size_t got = 0;
-    const int rc = sf_execute(&q, src, out, room, &opts, &got);
-    if (rc != SF_OK)
-        fail(&c, "sf_execute returned %d", rc);
-    g_runs++;
-    g_checked[in->kind][op]++;
-
-    if (got != in->exp.count)
-        fail(&c, "returned %zu, expected %zu matching elements", got, in->exp.count);
-    if (g_strict_threads && g_created + 1 > (threads > 1 ? threads : 1))
-        fail(&c, "asked for up to %d threads, ran on %d (the caller and %d created)", threads,
-             g_created + 1, g_created);
-    if (!rsize)
-        return;
-    for (size_t i = 0; i < CANARY; i++)
-        if ((out - CANARY)[i] != CANARY_BYTE)
-            fail(&c, "wrote %zu bytes before the start of the output", CANARY - i);
-    size_t copied = got < room ? got : room;
-    for (size_t i = 0; i < copied; i++) {
-        const unsigned char *p = out + i * rsize;
-        uint64_t want, have;
-        switch (op) {
-        case SF_OP_INDEX32: {
-            uint32_t v;
-            memcpy(&v, p, 4);
-            have = v;
-            want = run.base + in->exp.pos[i];
-            break;
-        }
-        case SF_OP_INDEX64:
-            memcpy(&have, p, 8);
-            want = run.base + in->exp.pos[i];
-            break;
-        default:
-            have = load_elem(p, in->size, 0); /* values come out in native order */
-            want = in->exp.bits[i];
-        }
-        if (have != want) {
-            uint64_t pos = in->exp.pos[i];
-            fail(&c,
-                 "result %zu of %zu differs: expected 0x%" PRIx64 ", got 0x%" PRIx64
-                 " (the expected %zu-th match is element %" PRIu64 " = 0x%" PRIx64 ")",
-                 i, in->exp.count, want, have, i, pos, in->exp.bits[i]);
-        }
-    }
-}
-
-/* One call, through a one-run source or (every other call with one thread) a
- * source of 2 to 4 runs. */
-static void check_call(const input *in, const sf_kernel *k, sf_op op, int threads, int bounded,
-                       size_t capacity) {
-    const size_t pieces = threads <= 1 && below(2) ? 2 + below(3) : 1;
-    check_call_in(in, k, op, threads, bounded, capacity, pieces);
-}
-
-/* Every op of one input: room for n results, then bounded at and below the count. */
-static void check_all_ops(const input *in, const sf_kernel *k, int threads, int with_bounded) {
-    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
-        check_call(in, k, (sf_op)op, threads, 0, 0);
-        if (!with_bounded)
-            continue;
-        size_t cnt = in->exp.count;
-        check_call(in, k, (sf_op)op, threads, 1, in->n); /* capacity >= n: room for every element */
-        if (cnt < in->n)
-            check_call(in, k, (sf_op)op, threads, 1, cnt); /* exactly the count */
-        if (cnt > 0) {
-            check_call(in, k, (sf_op)op, threads, 1, cnt - 1);
-            check_call(in, k, (sf_op)op, threads, 1, cnt / 2);
-            check_call(in, k, (sf_op)op, threads, 1, 0);
-        }
-    }
-}
-
-/* ---- Main ------------------------------------------------------------------ */
+/* ---- The cases ------------------------------------------------------------- */
 
 static const size_t CHUNK_LENGTHS[] = {0, 1, 1023, 1024, 1025, 2047, 3000};
 #define M18 ((size_t)1 << 18)
@@ -559,7 +263,109 @@ static void max_threads_case(const sf_kernel *k) {
     input_free(&in);
 }
 
-int main(int argc, char **argv) {
+/* 1. Lengths around the gather chunk, every layout, every kernel, one thread
+ *    (and two: below 2^19 elements the driver must not split, and must not care). */
+static void chunk_cases(const sf_kernel *const *kernels, int nk) {
+    const double t0 = now();
+    for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
+        for (size_t li = 0; li < N_LAYOUTS; li++)
+            for (int swap = 0; swap < 2; swap++)
+                for (size_t ni = 0; ni < sizeof CHUNK_LENGTHS / sizeof *CHUNK_LENGTHS; ni++) {
+                    input in;
+                    input_make(&in, (sf_elem)kind, &LAYOUTS[li], CHUNK_LENGTHS[ni], swap);
+                    for (int ki = 0; ki < nk; ki++)
+                        check_all_ops(&in, kernels[ki], 1 + (int)(ni % 2), 1);
+                    input_free(&in);
+                }
+    printf("chunk cases: %ld runs in %.2f s\n", g_runs, now() - t0);
+}
+
+/* Calls that split across threads, and calls whose thread creation was refused. */
+typedef struct {
+    int splits, fallbacks;
+} split_tally;
+
+/* Every op of one input on `threads` threads: the driver started threads
+ * exactly when library.h's rule lets it split. report: print the split line. */
+static void check_split(const input *in, const sf_kernel *k, int threads, int report,
+                        split_tally *tally) {
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
+        check_call(in, k, (sf_op)op, threads, 0, 0);
+        call_desc c = {k->name, in->layout, "sf_execute", in->kind, (sf_op)op,
+                       in->n, 0, in->stride, in->swap, threads, in->misalign, 0,
+                       in->range, 1, &in->nulls};
+        int split = may_split(in->n, threads);
+        if (split && g_created + g_refused == 0)
+            fail(&c, "did not split %zu elements across %d threads", in->n, threads);
+        if (!split && g_created + g_refused)
+            fail(&c, "started %d threads for %zu elements (< 2 * 2^18)",
+                 g_created + g_refused, in->n);
+        if (op == 0 && split && report)
+            printf("split threads=%d n=%zu created=%d refused=%d\n", threads,
+                   in->n, g_created, g_refused);
+        tally->splits += split && g_created > 0;
+        tally->fallbacks += g_refused > 0;
+    }
+}
+
+/* One input of the thread cases (the rotate-th): every thread count, then
+ * bounded outputs on three threads. */
+static void thread_case(const input *in, const sf_kernel *k, unsigned rotate, int report,
+                        split_tally *tally) {
+    for (size_t ti = 0; ti < sizeof THREADS / sizeof *THREADS; ti++) {
+        /* Every third input: every other pthread_create fails, so the
+         * driver's run-it-here fallback is exercised. */
+        g_fail_every = rotate % 3 == 0 ? 2 : 0;
+        /* Every other input: some threads start up to 2 ms late. */
+        g_delay_every = rotate % 2 == 0 ? 2 : 0;
+        g_create_calls = 0;
+        check_split(in, k, THREADS[ti], report, tally);
+        g_fail_every = g_delay_every = 0;
+    }
+    /* Bounded on big inputs: exact count (the staged serial path) and
+     * less; room for n takes the threaded path. */
+    for (int op = 0; op < SF_OP_COUNT; op++) {
+        check_call(in, k, (sf_op)op, 3, 1, in->n);
+        check_call(in, k, (sf_op)op, 3, 1, in->exp.count);
+        if (in->exp.count)
+            check_call(in, k, (sf_op)op, 3, 1, in->exp.count - 1);
+    }
+}
+
+/* 2. Lengths around the thread split. The kernel rotates so that each one
+ *    meets every kind across the cases; each input gets every op and threads. */
+static void thread_cases(const sf_kernel *const *kernels, int nk) {
+    const double t0 = now();
+    const size_t *lens = g_quick ? THREAD_LENGTHS_QUICK : THREAD_LENGTHS;
+    size_t nlens = g_quick ? sizeof THREAD_LENGTHS_QUICK / sizeof *THREAD_LENGTHS_QUICK
+                           : sizeof THREAD_LENGTHS / sizeof *THREAD_LENGTHS;
+    const size_t nlayouts = sizeof THREAD_LAYOUTS / sizeof *THREAD_LAYOUTS;
+    const long runs_before = g_runs;
+    unsigned rotate = 0;
+    split_tally tally = {0, 0};
+    for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
+        for (size_t ni = 0; ni < nlens; ni++) {
+            /* Each length once per kind; the layout and byte order rotate with
+             * it so that every kind meets every thread layout, both ways. */
+            size_t li = (ni + (size_t)kind) % nlayouts;
+            int swap = (int)((ni / 2 + (size_t)kind) % 2);
+            input in;
+            input_make(&in, (sf_elem)kind, &LAYOUTS[THREAD_LAYOUTS[li]], lens[ni], swap);
+            const sf_kernel *k = kernels[rotate++ % (unsigned)nk];
+            thread_case(&in, k, rotate, kind == 0, &tally);
+            input_free(&in);
+        }
+    if (!tally.splits || !tally.fallbacks)
+        fail(NULL, "the thread cases never split (%d) or never fell back (%d)", tally.splits,
+             tally.fallbacks);
+    printf("thread cases: %ld runs in %.2f s (%d split calls, %d with a refused thread)\n",
+           g_runs - runs_before, now() - t0, tally.splits, tally.fallbacks);
+}
+
+/* ---- Main ------------------------------------------------------------------ */
+
+/* The options into the g_ globals; 1 for --max-threads-case. */
+static int parse_args(int argc, char **argv) {
     int max_threads_only = 0;
     g_argv0 = argv[0];
     g_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -579,15 +385,15 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr, "usage: %s [--seed N] [--quick] [--kernel NAME] [--strict-threads] "
                             "[--count-out-nonnull] [--max-threads-case]\n", argv[0]);
-            return 2;
+            exit(2);
         }
     }
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    rng_seed(g_seed);
-    page_size = (size_t)sysconf(_SC_PAGESIZE);
-    printf("seed %" PRIu64 "\n", g_seed);
+    return max_threads_only;
+}
 
-    const sf_kernel *kernels[MAX_KERNELS];
+/* The kernels to test (those this CPU runs, or the --kernel one), each
+ * reported; their number, at least 1. */
+static int select_kernels(const sf_kernel **kernels) {
     int nk = 0;
     for (int i = 0; i < sf_kernel_count() && nk < MAX_KERNELS; i++) {
         const sf_kernel *k = sf_kernel_at(i);
@@ -599,101 +405,10 @@ int main(int argc, char **argv) {
     if (nk == 0)
         fail(NULL, "no kernel to test%s%s", g_only_kernel ? " named " : "",
              g_only_kernel ? g_only_kernel : "");
+    return nk;
+}
 
-    /* Big enough for 2^20 + 77 results of 8 bytes plus the canary (and 2^26 + 1
-     * nothing: the max-threads case counts). */
-    g_out = region_new((4 * M18 + 77) * 8 + CANARY + 64);
-    double t0 = now();
-
-    if (max_threads_only) {
-        max_threads_case(kernels[nk - 1]);
-        printf("TOTAL runs=%ld kernels=%s time=%.2f status=OK\n", g_runs, kernels[nk - 1]->name,
-               now() - t0);
-        return 0;
-    }
-
-    /* 1. Lengths around the gather chunk, every layout, every kernel, one thread
-     *    (and two: below 2^19 elements the driver must not split, and must not care). */
-    for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
-        for (size_t li = 0; li < N_LAYOUTS; li++)
-            for (int swap = 0; swap < 2; swap++)
-                for (size_t ni = 0; ni < sizeof CHUNK_LENGTHS / sizeof *CHUNK_LENGTHS; ni++) {
-                    input in;
-                    input_make(&in, (sf_elem)kind, &LAYOUTS[li], CHUNK_LENGTHS[ni], swap);
-                    for (int ki = 0; ki < nk; ki++)
-                        check_all_ops(&in, kernels[ki], 1 + (int)(ni % 2), 1);
-                    input_free(&in);
-                }
-    double t1 = now();
-    printf("chunk cases: %ld runs in %.2f s\n", g_runs, t1 - t0);
-
-    /* 2. Lengths around the thread split. The kernel rotates so that each one
-     *    meets every kind across the cases; each input gets every op and threads. */
-    const size_t *lens = g_quick ? THREAD_LENGTHS_QUICK : THREAD_LENGTHS;
-    size_t nlens = g_quick ? sizeof THREAD_LENGTHS_QUICK / sizeof *THREAD_LENGTHS_QUICK
-                           : sizeof THREAD_LENGTHS / sizeof *THREAD_LENGTHS;
-    const size_t nlayouts = sizeof THREAD_LAYOUTS / sizeof *THREAD_LAYOUTS;
-    const long runs_before = g_runs;
-    unsigned rotate = 0;
-    int splits_seen = 0, fallbacks_seen = 0;
-    for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
-        for (size_t ni = 0; ni < nlens; ni++) {
-            /* Each length once per kind; the layout and byte order rotate with
-             * it so that every kind meets every thread layout, both ways. */
-            size_t li = (ni + (size_t)kind) % nlayouts;
-            int swap = (int)((ni / 2 + (size_t)kind) % 2);
-            input in;
-            input_make(&in, (sf_elem)kind, &LAYOUTS[THREAD_LAYOUTS[li]], lens[ni], swap);
-            const sf_kernel *k = kernels[rotate++ % (unsigned)nk];
-            for (size_t ti = 0; ti < sizeof THREADS / sizeof *THREADS; ti++) {
-                int threads = THREADS[ti];
-                /* Every third input: every other pthread_create fails, so the
-                 * driver's run-it-here fallback is exercised. */
-                g_fail_every = rotate % 3 == 0 ? 2 : 0;
-                /* Every other input: some threads start up to 2 ms late. */
-                g_delay_every = rotate % 2 == 0 ? 2 : 0;
-                g_create_calls = 0;
-                for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
-                    check_call(&in, k, (sf_op)op, threads, 0, 0);
-                    call_desc c = {k->name, in.layout, "sf_execute", in.kind, (sf_op)op,
-                                   in.n, 0, in.stride, in.swap, threads, in.misalign, 0,
-                                   in.range, 1, &in.nulls};
-                    int split = may_split(in.n, threads);
-                    if (split && g_created + g_refused == 0)
-                        fail(&c, "did not split %zu elements across %d threads", in.n, threads);
-                    if (!split && g_created + g_refused)
-                        fail(&c, "started %d threads for %zu elements (< 2 * 2^18)",
-                             g_created + g_refused, in.n);
-                    if (op == 0 && split && kind == 0)
-                        printf("split threads=%d n=%zu created=%d refused=%d\n", threads,
-                               in.n, g_created, g_refused);
-                    splits_seen += split && g_created > 0;
-                    fallbacks_seen += g_refused > 0;
-                }
-                g_fail_every = g_delay_every = 0;
-            }
-            /* Bounded on big inputs: exact count (the staged serial path) and
-             * less; room for n takes the threaded path. */
-            for (int op = 0; op < SF_OP_COUNT; op++) {
-                check_call(&in, k, (sf_op)op, 3, 1, in.n);
-                check_call(&in, k, (sf_op)op, 3, 1, in.exp.count);
-                if (in.exp.count)
-                    check_call(&in, k, (sf_op)op, 3, 1, in.exp.count - 1);
-            }
-            input_free(&in);
-        }
-    if (!splits_seen || !fallbacks_seen)
-        fail(NULL, "the thread cases never split (%d) or never fell back (%d)", splits_seen,
-             fallbacks_seen);
-    printf("thread cases: %ld runs in %.2f s (%d split calls, %d with a refused thread)\n",
-           g_runs - runs_before, now() - t1, splits_seen, fallbacks_seen);
-
-    cancel_case(kernels[nk - 1]);
-    cancel_threads_case(kernels[nk - 1]);
-    g_delay_every = 3;
-    long_run_case(kernels[nk - 1]);
-    g_delay_every = 0;
-
+static void print_totals(const sf_kernel *const *kernels, int nk, double t0) {
     for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
         for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
             printf("checked %s %s: runs=%ld\n", sf_elem_name((sf_elem)kind), op_names[op],
@@ -702,6 +417,38 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nk; i++)
         printf("%s%s", i ? "," : "", kernels[i]->name);
     printf(" time=%.2f status=OK\n", now() - t0);
+}
+
+int main(int argc, char **argv) {
+    const int max_threads_only = parse_args(argc, argv);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rng_seed(g_seed);
+    page_size = (size_t)sysconf(_SC_PAGESIZE);
+    printf("seed %" PRIu64 "\n", g_seed);
+
+    const sf_kernel *kernels[MAX_KERNELS];
+    const int nk = select_kernels(kernels);
+    const sf_kernel *last = kernels[nk - 1];
+
+    /* Big enough for 2^20 + 77 results of 8 bytes plus the canary (and 2^26 + 1
+     * nothing: the max-threads case counts). */
+    g_out = region_new((4 * M18 + 77) * 8 + CANARY + 64);
+    const double t0 = now();
+
+    if (max_threads_only) {
+        max_threads_case(last);
+        printf("TOTAL runs=%ld kernels=%s time=%.2f status=OK\n", g_runs, last->name,
+               now() - t0);
+        return 0;
+    }
+    chunk_cases(kernels, nk);
+    thread_cases(kernels, nk);
+    cancel_case(last);
+    cancel_threads_case(last);
+    g_delay_every = 3;
+    long_run_case(last);
+    g_delay_every = 0;
+    print_totals(kernels, nk, t0);
     guarded_free(&g_out, page_size);
     return 0;
 }

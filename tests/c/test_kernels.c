@@ -419,9 +419,16 @@ static unsigned long parse_num(const char *s, const char *argv0) {
     return (unsigned long)v;
 }
 
-int main(int argc, char **argv) {
-    unsigned long rounds = 6, mid = 60, large = 6, max_len = 1000000;
-    int set_rounds = 0, set_mid = 0, set_large = 0, list_only = 0;
+/* How many cases of each kind, from the options. */
+typedef struct {
+    unsigned long rounds, mid, large, max_len;
+    int list_only;
+} case_counts;
+
+/* The options into *o and the g_ globals (usage() and exit 2 on a bad one). */
+static void parse_args(int argc, char **argv, case_counts *o) {
+    int set_rounds = 0, set_mid = 0, set_large = 0;
+    *o = (case_counts){6, 60, 6, 1000000, 0};
     g_seed = (uint64_t)time(NULL);
     snprintf(g_argv0, sizeof g_argv0, "%s", argv[0]);
     for (int i = 1; i < argc; i++) {
@@ -429,28 +436,28 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--seed")) g_seed = parse_num(v, argv[0]), i++;
         else if (!strcmp(a, "--quick")) g_quick = 1;
         else if (!strcmp(a, "--kernel") && v) g_only_kernel = v, i++;
-        else if (!strcmp(a, "--rounds")) rounds = parse_num(v, argv[0]), set_rounds = 1, i++;
-        else if (!strcmp(a, "--mid")) mid = parse_num(v, argv[0]), set_mid = 1, i++;
-        else if (!strcmp(a, "--large")) large = parse_num(v, argv[0]), set_large = 1, i++;
-        else if (!strcmp(a, "--max-len")) max_len = parse_num(v, argv[0]), i++;
-        else if (!strcmp(a, "--list")) list_only = 1;
+        else if (!strcmp(a, "--rounds")) o->rounds = parse_num(v, argv[0]), set_rounds = 1, i++;
+        else if (!strcmp(a, "--mid")) o->mid = parse_num(v, argv[0]), set_mid = 1, i++;
+        else if (!strcmp(a, "--large")) o->large = parse_num(v, argv[0]), set_large = 1, i++;
+        else if (!strcmp(a, "--max-len")) o->max_len = parse_num(v, argv[0]), i++;
+        else if (!strcmp(a, "--list")) o->list_only = 1;
         else usage(argv[0]);
     }
     if (g_quick) {
-        rounds = set_rounds ? rounds : 2;
-        mid = set_mid ? mid : 8;
-        large = set_large ? large : 1;
+        o->rounds = set_rounds ? o->rounds : 2;
+        o->mid = set_mid ? o->mid : 8;
+        o->large = set_large ? o->large : 1;
     }
-    if (max_len < 4097)
-        max_len = 4097;
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    page_size = (size_t)sysconf(_SC_PAGESIZE);
-    rng_seed(g_seed);
+    if (o->max_len < 4097)
+        o->max_len = 4097;
+}
 
+/* sf_cpu_features against snprintf's contract (the full length whatever the
+ * room, truncated and NUL-terminated output, nothing written for size 0), then
+ * the harness line with its answer. 0, or 1 after a FAIL line. */
+static int print_harness_line(void) {
     char features[256], tiny[5];
     const size_t full = sf_cpu_features(features, sizeof features);
-    /* snprintf's contract: the full length whatever the room, truncated and
-     * NUL-terminated output, nothing written for size 0. */
     if (full >= sizeof features || strlen(features) != full ||
         sf_cpu_features(tiny, sizeof tiny) != full ||
         strlen(tiny) != (full < sizeof tiny - 1 ? full : sizeof tiny - 1) ||
@@ -461,7 +468,14 @@ int main(int argc, char **argv) {
     }
     printf("simdfilter harness: seed=%" PRIu64 " mode=%s arch=%s cpu_features=\"%s\" sve_vl_bits=%d\n",
            g_seed, g_quick ? "quick" : "full", arch_name(), features, sve_vector_bits());
+    return 0;
+}
 
+/* Every kernel (scalar, at 0, always: the reference) and every benchmark-only
+ * variant into kernels[], each reported, those not selected by --kernel
+ * marked unsupported. 0, or 2 after a FAIL line when --kernel names none this
+ * CPU runs. */
+static int select_kernels(void) {
     if (g_only_kernel && !sf_kernel_find(g_only_kernel)) {
         printf("FAIL: no kernel named \"%s\" in this build\n", g_only_kernel);
         return 2;
@@ -491,36 +505,30 @@ int main(int argc, char **argv) {
         printf("FAIL: kernel \"%s\" cannot run on this CPU\n", g_only_kernel);
         return 2;
     }
-    if (list_only)
-        return 0;
+    return 0;
+}
 
-    install_crash_handler();
-    in_arena = arena_new(max_len * 8 + 2 * CANARY + 64);
-    out_arena = arena_new(max_len * 8 + 2 * CANARY + 64);
-    expect = malloc(max_len * sizeof *expect);
-    if (!expect)
-        die("out of memory");
-    nw_setup(max_len);
-
-    const double t0 = now();
-    check_table();
-    check_convenience();
+/* The random cases of every element kind: every length 0..300, mid lengths,
+ * clustered ones and large ones. */
+static void run_cases(const case_counts *o) {
     for (int e = 0; e < SF_ELEM_COUNT; e++) {
         for (size_t n = 0; n <= 300; n++)
-            for (unsigned long r = 0; r < rounds; r++)
+            for (unsigned long r = 0; r < o->rounds; r++)
                 run_case((sf_elem)e, n, 0);
-        for (unsigned long m = 0; m < mid; m++)
+        for (unsigned long m = 0; m < o->mid; m++)
             run_case((sf_elem)e, 301 + (size_t)below(4096 - 301 + 1), 0);
         /* Clustered, over several 2048-element windows: the x86 sparse path and
          * the dense loop inside one call, switching both ways. */
-        for (unsigned long m = 0; m < mid; m++)
+        for (unsigned long m = 0; m < o->mid; m++)
             run_case((sf_elem)e, 4096 + (size_t)below(24 * 1024), 1);
-        for (unsigned long l = 0; l < large; l++)
-            run_case((sf_elem)e, l == 0 ? max_len : 4097 + (size_t)below(max_len - 4097 + 1),
+        for (unsigned long l = 0; l < o->large; l++)
+            run_case((sf_elem)e, l == 0 ? o->max_len : 4097 + (size_t)below(o->max_len - 4097 + 1),
                      (int)(l & 1));
     }
-    const double t1 = now();
+}
 
+/* The compared lines of every kernel that ran, the api line and TOTAL. */
+static void print_totals(double seconds) {
     int compared = 0;
     char names[256] = "";
     for (int ki = 0; ki < nkernels; ki++) {
@@ -543,7 +551,34 @@ int main(int argc, char **argv) {
     printf("api checks: %llu (dispatch table, sf_use_kernel, sf_filter_indexes_u32, "
            "sf_count_in_range_u32)\n", api_checks);
     printf("TOTAL comparisons=%llu cases=%llu kernels=%s time=%.2fs status=OK\n", total_cmp,
-           total_cases, compared ? names : "(none besides scalar)", t1 - t0);
+           total_cases, compared ? names : "(none besides scalar)", seconds);
+}
+
+int main(int argc, char **argv) {
+    case_counts o;
+    parse_args(argc, argv, &o);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    page_size = (size_t)sysconf(_SC_PAGESIZE);
+    rng_seed(g_seed);
+    if (print_harness_line())
+        return 1;
+    const int status = select_kernels();
+    if (status || o.list_only)
+        return status;
+
+    install_crash_handler();
+    in_arena = arena_new(o.max_len * 8 + 2 * CANARY + 64);
+    out_arena = arena_new(o.max_len * 8 + 2 * CANARY + 64);
+    expect = malloc(o.max_len * sizeof *expect);
+    if (!expect)
+        die("out of memory");
+    nw_setup(o.max_len);
+
+    const double t0 = now();
+    check_table();
+    check_convenience();
+    run_cases(&o);
+    print_totals(now() - t0);
 
     free(expect);
     nw_teardown();
