@@ -9,23 +9,41 @@
  * u16), or two masks glued together when it has fewer (u64/f64 into 16 uint32
  * positions), so every element kind runs through the same loops below.
  *
- * Compress goes into a register with merge masking and the whole register is
- * stored: the memory form (vpcompressd/q m512{k}) is microcoded on AMD Zen 4/5
- * (~142 cycles latency in AMD's Zen 4 guide; 12.8 G/s against 19-23 G/s for the
- * register form, u32 on the AMD EPYC Zen 5 of DESIGN.md), and the zero-masking
- * register form carries a false dependency on its destination there (LLVM
- * issue 206849). On the Intel Xeon (Sapphire Rapids class) of DESIGN.md the
- * memory form measured up to 1.78x faster at 50% selectivity in L2 (equal at
- * 1-10% and from DRAM); this kernel keeps the register form on every CPU. The full store is in bounds because in the main loop
- * the output cursor k never passes the input cursor i, and a group of G inputs
- * is only taken whole when i + G <= n: out[k, k + G) lies inside out[0, n).
- * The tail (fewer than a block) loads with masked, fault-suppressing loads and
- * stores exactly the kept lanes, so nothing is read past x[n - 1] or written
- * past out[n - 1].
+ * The store form depends on the CPU, so this file builds two kernels:
+ *   - avx512 (the default on Intel): the memory form, vpcompressd/q m512{k}
+ *     (_mm512_mask_compressstoreu_*), which writes exactly the kept lanes. On
+ *     the Intel Xeon (Sapphire Rapids class) of DESIGN.md it measured up to
+ *     1.78x faster than the register form at 50% selectivity in L2 (1.23x at
+ *     1 Mi; equal at 1-10% and from DRAM).
+ *   - avx512_zen4 (kernels/avx512_zen4.c, which includes this file with
+ *     AVX512_REGISTER_FORM 1; the default on AMD): compress into a register
+ *     with merge masking, then store the whole register. The memory form is
+ *     microcoded on AMD Zen 4/5 (~142 cycles latency in AMD's Zen 4 guide;
+ *     12.8 G/s against 19-23 G/s for the register form, u32 on the AMD EPYC
+ *     Zen 5 of DESIGN.md), and the zero-masking register form carries a false
+ *     dependency on its destination there (LLVM issue 206849).
+ * Dispatch picks between them from CPUID (isa.def's SF_NOT_DEFAULT_ON, the
+ * SLOW_COMPRESS_STORE trait of lib/cpu_features.c); either runs on any AVX-512
+ * CPU, and both are tested on every machine. The register form's full store is
+ * in bounds because in the main loop the output cursor k never passes the
+ * input cursor i, and a group of G inputs is only taken whole when i + G <= n:
+ * out[k, k + G) lies inside out[0, n). The tail (fewer than a block) loads
+ * with masked, fault-suppressing loads and stores exactly the kept lanes (in
+ * both forms), so nothing is read past x[n - 1] or written past out[n - 1].
  */
 #include <immintrin.h>
 
 #include "kernel_common.h"
+
+/* 1: compress into a register and store it whole (avx512_zen4); 0: the memory
+ * form (avx512). See the top of the file. */
+#ifndef AVX512_REGISTER_FORM
+#define AVX512_REGISTER_FORM 0
+#endif
+/* The kernel this file builds: its table is sf_kernel_<AVX512_KERNEL>. */
+#ifndef AVX512_KERNEL
+#define AVX512_KERNEL avx512
+#endif
 
 /* Vectors per main-loop block; a group that spans two vectors (u64/f64 into 16
  * positions) raises it for that element kind. AMD EPYC Zen 5, u32 index32, 64 Ki elements in L2
@@ -142,10 +160,15 @@ SF_INLINE size_t avx512_block_vectors(size_t L, size_t G, size_t unroll) {
 
 /* ---- Group emitters: compress one group into a register, store, count ----- */
 
-/* Full groups store the whole register (in bounds: see the top of the file);
+/* The memory form writes exactly the kept lanes. In the register form, full
+ * groups store the whole register (in bounds: see the top of the file) and
  * partial ones (the tail) store exactly the kept lanes. */
 SF_INLINE size_t avx512_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int partial) {
     const size_t kept = avx512_popcount(gm);
+    if (!AVX512_REGISTER_FORM) {
+        _mm512_mask_compressstoreu_epi32(dst, _cvtu32_mask16((uint32_t)gm), ids);
+        return kept;
+    }
     const __m512i c = _mm512_mask_compress_epi32(ids, _cvtu32_mask16((uint32_t)gm), ids);
     if (!partial)
         _mm512_storeu_si512(dst, c);
@@ -156,6 +179,10 @@ SF_INLINE size_t avx512_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int part
 
 SF_INLINE size_t avx512_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int partial) {
     const size_t kept = avx512_popcount(gm);
+    if (!AVX512_REGISTER_FORM) {
+        _mm512_mask_compressstoreu_epi64(dst, _cvtu32_mask8((uint32_t)gm), ids);
+        return kept;
+    }
     const __m512i c = _mm512_mask_compress_epi64(ids, _cvtu32_mask8((uint32_t)gm), ids);
     if (!partial)
         _mm512_storeu_si512(dst, c);
@@ -166,7 +193,9 @@ SF_INLINE size_t avx512_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int part
 
 /* Group size of values: a whole vector for 4- and 8-byte kinds; 16 elements
  * for u8/u16, which are widened to epi32 because compressing bytes and words
- * (VBMI2) is not part of this kernel's instruction set. */
+ * (VBMI2) is not part of this kernel's instruction set. Those two compress in
+ * a register and narrow in both store forms (there is no narrowing compress
+ * store); 4- and 8-byte kinds follow AVX512_REGISTER_FORM. */
 SF_INLINE size_t avx512_values_group(sf_elem elem) { return avx512_min(avx512_lanes(elem), 16); }
 
 /* Compress the kept elements of one values group to dst. `data` is the group's
@@ -206,6 +235,10 @@ SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsi
     }
     case SF_U32: case SF_F32: {
         /* Moved as integers: the bits go out exactly as they came in. */
+        if (!AVX512_REGISTER_FORM) {
+            _mm512_mask_compressstoreu_epi32(dst, _cvtu32_mask16((uint32_t)gm), data);
+            break;
+        }
         const __m512i o = _mm512_mask_compress_epi32(data, _cvtu32_mask16((uint32_t)gm), data);
         if (!partial)
             _mm512_storeu_si512(dst, o);
@@ -214,6 +247,10 @@ SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsi
         break;
     }
     default: {
+        if (!AVX512_REGISTER_FORM) {
+            _mm512_mask_compressstoreu_epi64(dst, _cvtu32_mask8((uint32_t)gm), data);
+            break;
+        }
         const __m512i o = _mm512_mask_compress_epi64(data, _cvtu32_mask8((uint32_t)gm), data);
         if (!partial)
             _mm512_storeu_si512(dst, o);
@@ -383,4 +420,4 @@ SF_INLINE size_t avx512_filter(sf_op op, sf_elem elem, const void *x, size_t n,
     }
 }
 
-SF_INSTANTIATE(avx512, u8, u16, u32, u64, f32, f64)
+SF_INSTANTIATE_AS(avx512, AVX512_KERNEL, u8, u16, u32, u64, f32, f64)
