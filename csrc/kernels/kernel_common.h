@@ -149,10 +149,11 @@
                                    void *out) {                                          \
         return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);              \
     }
-#define SF_INSTANTIATE_FILTERS(P, ...)                                                   \
+#define SF_INSTANTIATE_FILTERS(P, ...) SF_INSTANTIATE_FILTERS_AS(P, P, __VA_ARGS__)
+#define SF_INSTANTIATE_FILTERS_AS(P, NAME, ...)                                          \
     SF_EACH(SF_ENTRY_POINTS_FILTERS, P, __VA_ARGS__)                                     \
-    const sf_kernel sf_kernel_##P = {.name = #P,                                         \
-                                     SF_EACH(SF_TABLE_SLOTS_FILTERS, P, __VA_ARGS__)};
+    const sf_kernel SF_CAT(sf_kernel_, NAME) = {                                         \
+        .name = SF_STR(NAME), SF_EACH(SF_TABLE_SLOTS_FILTERS, P, __VA_ARGS__)};
 
 /* The index of the lowest set bit of m (m != 0): tzcnt or bsf. */
 #if defined(__GNUC__) || defined(__clang__)
