@@ -30,6 +30,14 @@
  * out[k, k + G) lies inside out[0, n). The tail (fewer than a block) loads
  * with masked, fault-suppressing loads and stores exactly the kept lanes (in
  * both forms), so nothing is read past x[n - 1] or written past out[n - 1].
+ *
+ * Nulls run the same loops: each vector's compare mask is ANDed with the
+ * validity bits of its elements (avx512_valid_bits: the bitmap bytes of that
+ * vector, one load) before the group compress; the plain entry points pass a
+ * constant NULL bitmap, which folds that away. At low selectivity the filter
+ * switches to sparse windows (see "The sparse path" below). `within` (given
+ * positions) gathers the elements at 16 uint32 or 8 uint64 positions, compares
+ * them into a mask and compresses the position vector (avx512_within, below).
  */
 #include <immintrin.h>
 
