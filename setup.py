@@ -185,7 +185,10 @@ def main():
         # within a file, which a small array's per-call cost is made of.
         extra_compile_args=C_STD + warning_flags() + ["-fvisibility=hidden"],
         extra_link_args=["-pthread"],
-        depends=header_files(),
+        # The kernel files are linked in as extra objects, which build_ext does not
+        # check for changes: listed here, an edit to one rebuilds the module (and
+        # kernels/avx512_zen4.c includes avx512.c).
+        depends=header_files() + [path for _, path, _ in kernel_sources()],
     )
     setup(ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
 

@@ -3,6 +3,7 @@
 import os
 import platform
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -49,9 +50,18 @@ def test_kernel_introspection():
     assert simdfilter.active_kernel() in avail
     if platform.machine() in ("x86_64", "AMD64"):
         feats = simdfilter.cpu_features()
-        expect = [k for k, f in [("sse41", "sse4.1"), ("avx2", "avx2"), ("avx512", "avx512bw")]
+        expect = [k for k, f in [("sse41", "sse4.1"), ("avx2", "avx2"),
+                                 ("avx512_zen4", "avx512bw"), ("avx512", "avx512bw")]
                   if f in feats and k in simdfilter.compiled_kernels()]
         assert [k for k in avail if k != "scalar"] == expect
+        # The default store form of AVX-512 follows the CPU (kernels/avx512.c).
+        if "avx512" in avail:
+            want = "avx512_zen4" if "slow-compress-store" in feats else "avx512"
+            env = {k: v for k, v in os.environ.items() if k != "SIMDFILTER_KERNEL"}
+            got = subprocess.run([sys.executable, "-c",
+                                  "import simdfilter; print(simdfilter.active_kernel())"],
+                                 env=env, capture_output=True, text=True, check=True).stdout
+            assert got.strip() == want
 
 
 def test_use_kernel_switches_and_restores():

@@ -138,8 +138,8 @@ def test_simd_equals_scalar_many_lengths(name, rng):
 
 
 # The x86 kernels choose their loop per window of 2048 elements from what the
-# previous window kept: a sparse loop over 32-element blocks (skips a block that
-# keeps nothing, writes a few hits one by one) or the dense loop. These arrays
+# previous window kept: a sparse loop over 32-element blocks (64 on AVX-512: skips
+# a block that keeps nothing, writes a few hits one by one) or the dense loop. These arrays
 # change from empty to nearly empty to dense within one call, in regions of
 # whole 32-element blocks, so every call runs both loops and switches between
 # them both ways; the hits sit at the first and the last lane of blocks.
@@ -190,10 +190,10 @@ def test_clustered_blocks_sparse_and_dense_in_one_call(kernel, rng, dtype):
 def dense_variants():
     """The benchmark-only variants (the x86 filter loop without its sparse windows)
     of the kernels this CPU runs: hidden from available_kernels, chosen by name."""
-    return [k + "_dense" for k in SIMD_KERNELS if k in ("sse41", "avx2")]
+    return [k + "_dense" for k in SIMD_KERNELS if k in ("sse41", "avx2", "avx512_zen4", "avx512")]
 
 
-@pytest.mark.skipif(not dense_variants(), reason="no sse41 or avx2 kernel runs here: no dense variant")
+@pytest.mark.skipif(not dense_variants(), reason="no x86 SIMD kernel runs here: no dense variant")
 @pytest.mark.parametrize("name", dense_variants() or ["none"])
 def test_dense_variant_equals_scalar(name, rng):
     assert name not in simdfilter.available_kernels()

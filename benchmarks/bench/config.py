@@ -10,27 +10,31 @@ MODES = {
     # big: size of the memory section; threads_sizes: the threads section's sizes; target: seconds per timed batch;
     # columns_sizes: throughput sizes of the columns section, columns_mem_n: its peak-memory column;
     # dask_quick: the dask_cluster section at 8 Mi elements (else 256 Mi in 64 MiB chunks).
-    # selectivity_sizes/_sels: the selectivity section (filter vs count, sparse loop vs dense).
+    # selectivity_sizes/_sels: the selectivity section (filter vs count, sparse loop vs dense);
+    # store_form_sizes/_sels: the store_form section (the two AVX-512 store forms and avx2).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(sizes=[1000, 64 * Ki, Mi], sels=FEW, small_sels=FEW, clustered=[Mi],
                   clustered_sels=[0.01, 0.5], big=4 * Mi, threads_sizes=[4 * Mi], dtype_n=64 * Ki, target=0.002, repeats=2,
                   overhead_target=0.005, overhead_repeats=3,
                   columns_sizes=[64 * Ki], columns_mem_n=10_000_000, dask_quick=True,
                   queries_n=200_000, series_sizes=[16, 4096, 200_000],
-                  selectivity_sizes=[64 * Ki], selectivity_sels=[0.001, 0.5]),
+                  selectivity_sizes=[64 * Ki], selectivity_sels=[0.001, 0.5],
+                  store_form_sizes=[64 * Ki], store_form_sels=[0.01, 0.5]),
     "default": dict(sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi], sels=SELECTIVITIES, small_sels=FEW,
                     clustered=[Mi, 16 * Mi], clustered_sels=[0.001, 0.01, 0.1, 0.5, 0.99],
                     big=64 * Mi, threads_sizes=[4 * Mi, 16 * Mi, 64 * Mi], dtype_n=Mi, target=0.02, repeats=3,
                     overhead_target=0.05, overhead_repeats=5,
                     columns_sizes=[Mi, 16 * Mi], columns_mem_n=100_000_000, dask_quick=False,
                   queries_n=10_000_000, series_sizes=[16, 256, 4096, 65536, Mi, 10_000_000],
-                  selectivity_sizes=[64 * Ki, Mi, 16 * Mi], selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9]),
+                  selectivity_sizes=[64 * Ki, Mi, 16 * Mi], selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
+                  store_form_sizes=[64 * Ki, Mi, 16 * Mi], store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9]),
     "full": dict(sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
                  sels=SELECTIVITIES, small_sels=SELECTIVITIES, clustered=[64 * Ki, Mi, 16 * Mi, 100_000_000],
                  clustered_sels=SELECTIVITIES, big=64 * Mi, threads_sizes=[4 * Mi, 16 * Mi, 64 * Mi], dtype_n=16 * Mi, target=0.02, repeats=3,
                  overhead_target=0.05, overhead_repeats=5,
                  columns_sizes=[Mi, 16 * Mi], columns_mem_n=100_000_000, dask_quick=False,
                   queries_n=10_000_000, series_sizes=[16, 256, 4096, 65536, Mi, 10_000_000],
-                  selectivity_sizes=[64 * Ki, Mi, 16 * Mi], selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9]),
+                  selectivity_sizes=[64 * Ki, Mi, 16 * Mi], selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
+                  store_form_sizes=[64 * Ki, Mi, 16 * Mi], store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9]),
 }
 THREADED_FROM = Mi  # threads=auto rows only from here: the library keeps smaller inputs on one thread

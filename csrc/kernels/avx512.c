@@ -9,23 +9,49 @@
  * u16), or two masks glued together when it has fewer (u64/f64 into 16 uint32
  * positions), so every element kind runs through the same loops below.
  *
- * Compress goes into a register with merge masking and the whole register is
- * stored: the memory form (vpcompressd/q m512{k}) is microcoded on AMD Zen 4/5
- * (~142 cycles latency in AMD's Zen 4 guide; 12.8 G/s against 19-23 G/s for the
- * register form, u32 on the AMD EPYC Zen 5 of DESIGN.md), and the zero-masking
- * register form carries a false dependency on its destination there (LLVM
- * issue 206849). On the Intel Xeon (Sapphire Rapids class) of DESIGN.md the
- * memory form measured up to 1.78x faster at 50% selectivity in L2 (equal at
- * 1-10% and from DRAM); this kernel keeps the register form on every CPU. The full store is in bounds because in the main loop
- * the output cursor k never passes the input cursor i, and a group of G inputs
- * is only taken whole when i + G <= n: out[k, k + G) lies inside out[0, n).
- * The tail (fewer than a block) loads with masked, fault-suppressing loads and
- * stores exactly the kept lanes, so nothing is read past x[n - 1] or written
- * past out[n - 1].
+ * The store form depends on the CPU, so this file builds two kernels:
+ *   - avx512 (the default on Intel): the memory form, vpcompressd/q m512{k}
+ *     (_mm512_mask_compressstoreu_*), which writes exactly the kept lanes. On
+ *     the Intel Xeon (Sapphire Rapids class) of DESIGN.md it measured up to
+ *     1.78x faster than the register form at 50% selectivity in L2 (1.23x at
+ *     1 Mi; equal at 1-10% and from DRAM).
+ *   - avx512_zen4 (kernels/avx512_zen4.c, which includes this file with
+ *     AVX512_REGISTER_FORM 1; the default on AMD): compress into a register
+ *     with merge masking, then store the whole register. The memory form is
+ *     microcoded on AMD Zen 4/5 (~142 cycles latency in AMD's Zen 4 guide;
+ *     12.8 G/s against 19-23 G/s for the register form, u32 on the AMD EPYC
+ *     Zen 5 of DESIGN.md), and the zero-masking register form carries a false
+ *     dependency on its destination there (LLVM issue 206849).
+ * Dispatch picks between them from CPUID (isa.def's SF_NOT_DEFAULT_ON, the
+ * SLOW_COMPRESS_STORE trait of lib/cpu_features.c); either runs on any AVX-512
+ * CPU, and both are tested on every machine. The register form's full store is
+ * in bounds because in the main loop the output cursor k never passes the
+ * input cursor i, and a group of G inputs is only taken whole when i + G <= n:
+ * out[k, k + G) lies inside out[0, n). The tail (fewer than a block) loads
+ * with masked, fault-suppressing loads and stores exactly the kept lanes (in
+ * both forms), so nothing is read past x[n - 1] or written past out[n - 1].
+ *
+ * Nulls run the same loops: each vector's compare mask is ANDed with the
+ * validity bits of its elements (avx512_valid_bits: the bitmap bytes of that
+ * vector, one load) before the group compress; the plain entry points pass a
+ * constant NULL bitmap, which folds that away. At low selectivity the filter
+ * switches to sparse windows (see "The sparse path" below). `within` (given
+ * positions) gathers the elements at 16 uint32 or 8 uint64 positions, compares
+ * them into a mask and compresses the position vector (avx512_within, below).
  */
 #include <immintrin.h>
 
 #include "kernel_common.h"
+
+/* 1: compress into a register and store it whole (avx512_zen4); 0: the memory
+ * form (avx512). See the top of the file. */
+#ifndef AVX512_REGISTER_FORM
+#define AVX512_REGISTER_FORM 0
+#endif
+/* The kernel this file builds: its table is sf_kernel_<AVX512_KERNEL>. */
+#ifndef AVX512_KERNEL
+#define AVX512_KERNEL avx512
+#endif
 
 /* Vectors per main-loop block; a group that spans two vectors (u64/f64 into 16
  * positions) raises it for that element kind. AMD EPYC Zen 5, u32 index32, 64 Ki elements in L2
@@ -142,10 +168,15 @@ SF_INLINE size_t avx512_block_vectors(size_t L, size_t G, size_t unroll) {
 
 /* ---- Group emitters: compress one group into a register, store, count ----- */
 
-/* Full groups store the whole register (in bounds: see the top of the file);
+/* The memory form writes exactly the kept lanes. In the register form, full
+ * groups store the whole register (in bounds: see the top of the file) and
  * partial ones (the tail) store exactly the kept lanes. */
 SF_INLINE size_t avx512_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int partial) {
     const size_t kept = avx512_popcount(gm);
+    if (!AVX512_REGISTER_FORM) {
+        _mm512_mask_compressstoreu_epi32(dst, _cvtu32_mask16((uint32_t)gm), ids);
+        return kept;
+    }
     const __m512i c = _mm512_mask_compress_epi32(ids, _cvtu32_mask16((uint32_t)gm), ids);
     if (!partial)
         _mm512_storeu_si512(dst, c);
@@ -156,6 +187,10 @@ SF_INLINE size_t avx512_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int part
 
 SF_INLINE size_t avx512_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int partial) {
     const size_t kept = avx512_popcount(gm);
+    if (!AVX512_REGISTER_FORM) {
+        _mm512_mask_compressstoreu_epi64(dst, _cvtu32_mask8((uint32_t)gm), ids);
+        return kept;
+    }
     const __m512i c = _mm512_mask_compress_epi64(ids, _cvtu32_mask8((uint32_t)gm), ids);
     if (!partial)
         _mm512_storeu_si512(dst, c);
@@ -166,7 +201,9 @@ SF_INLINE size_t avx512_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int part
 
 /* Group size of values: a whole vector for 4- and 8-byte kinds; 16 elements
  * for u8/u16, which are widened to epi32 because compressing bytes and words
- * (VBMI2) is not part of this kernel's instruction set. */
+ * (VBMI2) is not part of this kernel's instruction set. Those two compress in
+ * a register and narrow in both store forms (there is no narrowing compress
+ * store); 4- and 8-byte kinds follow AVX512_REGISTER_FORM. */
 SF_INLINE size_t avx512_values_group(sf_elem elem) { return avx512_min(avx512_lanes(elem), 16); }
 
 /* Compress the kept elements of one values group to dst. `data` is the group's
@@ -206,6 +243,10 @@ SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsi
     }
     case SF_U32: case SF_F32: {
         /* Moved as integers: the bits go out exactly as they came in. */
+        if (!AVX512_REGISTER_FORM) {
+            _mm512_mask_compressstoreu_epi32(dst, _cvtu32_mask16((uint32_t)gm), data);
+            break;
+        }
         const __m512i o = _mm512_mask_compress_epi32(data, _cvtu32_mask16((uint32_t)gm), data);
         if (!partial)
             _mm512_storeu_si512(dst, o);
@@ -214,6 +255,10 @@ SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsi
         break;
     }
     default: {
+        if (!AVX512_REGISTER_FORM) {
+            _mm512_mask_compressstoreu_epi64(dst, _cvtu32_mask8((uint32_t)gm), data);
+            break;
+        }
         const __m512i o = _mm512_mask_compress_epi64(data, _cvtu32_mask8((uint32_t)gm), data);
         if (!partial)
             _mm512_storeu_si512(dst, o);
@@ -225,57 +270,101 @@ SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsi
     return kept;
 }
 
-/* ---- The four operations, once for every elem ------------------------------ */
+/* ---- Validity bits and whole masks ----------------------------------------- */
 
-SF_INLINE size_t avx512_index32(sf_elem elem, const void *x, size_t n, const sf_range *r,
-                                uint32_t base, uint32_t *out) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = 16;
+/* Bits [at, at + cnt) of an LSB-first validity bitmap as bits [0, cnt), for
+ * cnt <= 64 and `at` a multiple of 8 (every block, group and word of this file
+ * starts at a multiple of 8 elements), reading only the bytes those bits are
+ * in: one load when cnt is a constant multiple of 8. */
+SF_INLINE uint64_t avx512_valid_bits(const uint8_t *valid, size_t at, size_t cnt) {
+    const uint8_t *b = valid + at / 8;
+    uint64_t v = 0;
+    if (cnt % 8 == 0) {
+        memcpy(&v, b, cnt / 8); /* little-endian: byte j holds bits 8j.. */
+        return v;
+    }
+    for (size_t j = 0; j < (cnt + 7) / 8; j++)
+        v |= (uint64_t)b[j] << (8 * j);
+    return v & avx512_low_bits(cnt);
+}
+
+/* The in-range mask of the whole vector at element i, nulls cleared when
+ * `valid` (a constant NULL in the plain entry points: the AND folds away). */
+SF_INLINE uint64_t avx512_vector_mask(sf_elem elem, const unsigned char *p, size_t i,
+                                      const uint8_t *valid, avx512_bounds b) {
+    const size_t L = avx512_lanes(elem);
+    const uint64_t m = avx512_in_range(elem, avx512_load(elem, p + i * sf_elem_size(elem), 0, 0), b);
+    return valid ? m & avx512_valid_bits(valid, i, L) : m;
+}
+
+/* The 64-bit mask of the 64 elements at element i (1 to 8 vectors): count's
+ * unit and the sparse loop's. */
+SF_INLINE uint64_t avx512_word(sf_elem elem, const unsigned char *p, size_t i,
+                               const uint8_t *valid, avx512_bounds b) {
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
+    uint64_t word = 0;
+    for (size_t v = 0; v < 64 / L; v++)
+        word |= avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b)
+                << (v * L);
+    return valid ? word & avx512_valid_bits(valid, i, 64) : word;
+}
+
+/* The tail's mask: the c < G elements at element i, nulls cleared. */
+SF_INLINE uint64_t avx512_tail_mask(sf_elem elem, const unsigned char *p, size_t i, size_t c,
+                                    size_t G, const uint8_t *valid, avx512_bounds b) {
+    const uint64_t m = avx512_mask_partial(elem, p + i * sf_elem_size(elem), c, G, b);
+    return valid ? m & avx512_valid_bits(valid, i, c) : m;
+}
+
+/* ---- The dense loops: whole blocks, compress and store per group ------------ */
+
+/* Each takes whole blocks [i, end) (end - i a multiple of avx512_block(op,
+ * elem)), appends what they keep at out[k] and returns the new k. Positions are
+ * base + element index. */
+
+SF_INLINE size_t avx512_index32_blocks(sf_elem elem, const unsigned char *p, const uint8_t *valid,
+                                       size_t i, size_t end, avx512_bounds b, uint64_t base,
+                                       uint32_t *out, size_t k) {
+    const size_t L = avx512_lanes(elem), G = 16;
     const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
-    const unsigned char *p = (const unsigned char *)x;
-    const avx512_bounds b = avx512_setup(elem, r);
     /* Positions wrap modulo 2^32 in the vector, never in C: base + n <= 2^32. */
-    __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)base),
+    __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)(base + i)),
                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                                      12, 13, 14, 15));
-    size_t i = 0, k = 0;
-    for (; n - i >= B; i += B) {
+    for (; i < end; i += B) {
         uint64_t m[AVX512_MAX_VECTORS];
         for (size_t v = 0; v < V; v++)
-            m[v] = avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b);
+            m[v] = avx512_vector_mask(elem, p, i + v * L, valid, b);
         for (size_t g = 0; g < B / G; g++) {
             const __m512i id = _mm512_add_epi32(ids, _mm512_set1_epi32((int)(g * G)));
             k += avx512_emit32(out + k, id, avx512_group_mask(m, L, G, g), 0);
         }
         ids = _mm512_add_epi32(ids, _mm512_set1_epi32((int)B));
     }
-    for (; i < n; i += G) {
-        const size_t c = avx512_min(G, n - i);
-        k += avx512_emit32(out + k, ids, avx512_mask_partial(elem, p + i * size, c, G, b), 1);
-        ids = _mm512_add_epi32(ids, _mm512_set1_epi32((int)G));
-    }
     return k;
 }
 
-SF_INLINE size_t avx512_index64(sf_elem elem, const void *x, size_t n, const sf_range *r,
-                                uint64_t base, uint64_t *out) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = 8;
-    const unsigned char *p = (const unsigned char *)x;
-    const avx512_bounds b = avx512_setup(elem, r);
-    size_t i = 0, k = 0;
-    if (size <= 2) {
-        /* 8/16-bit data: one 16-lane compress of 32-bit offsets per 16 inputs,
-         * widened to two vectors of positions, instead of two 8-lane epi64
-         * compresses. AMD EPYC Zen 5, 64 Ki elements: u8 13-14 -> 17-19 G/s, u16 12-15
-         * -> 13-18; for 32- and 64-bit data it measured slower (u32 18.6 ->
-         * 16.6, u64 12.9 -> 8.0), so they keep the loop below. The two full
-         * stores cover out[k, k + 16), in bounds as k <= i and i + 16 <= n. */
+/* 8/16-bit data take one 16-lane compress of 32-bit offsets per 16 inputs,
+ * widened to two vectors of positions, instead of two 8-lane epi64
+ * compresses. AMD EPYC Zen 5, 64 Ki elements, register form: u8 13-14 -> 17-19
+ * G/s, u16 12-15 -> 13-18; for 32- and 64-bit data it measured slower (u32
+ * 18.6 -> 16.6, u64 12.9 -> 8.0), so they take the 8-lane loop. The two full
+ * stores cover out[k, k + 16), in bounds as k <= i and i + 16 <= n, in both
+ * store forms. */
+SF_INLINE int avx512_index64_narrow(sf_elem elem) { return sf_elem_size(elem) <= 2; }
+
+SF_INLINE size_t avx512_index64_blocks(sf_elem elem, const unsigned char *p, const uint8_t *valid,
+                                       size_t i, size_t end, avx512_bounds b, uint64_t base,
+                                       uint64_t *out, size_t k) {
+    const size_t L = avx512_lanes(elem);
+    if (avx512_index64_narrow(elem)) {
         const size_t G32 = 16, V32 = avx512_block_vectors(L, G32, AVX512_UNROLL), B32 = V32 * L;
         const __m512i iota =
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        for (; n - i >= B32; i += B32) {
+        for (; i < end; i += B32) {
             uint64_t m[AVX512_MAX_VECTORS];
             for (size_t v = 0; v < V32; v++)
-                m[v] = avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b);
+                m[v] = avx512_vector_mask(elem, p, i + v * L, valid, b);
             for (size_t g = 0; g < B32 / G32; g++) {
                 const uint64_t gm = avx512_group_mask(m, L, G32, g);
                 const __m512i c = _mm512_mask_compress_epi32(iota, _cvtu32_mask16((uint32_t)gm), iota);
@@ -286,101 +375,304 @@ SF_INLINE size_t avx512_index64(sf_elem elem, const void *x, size_t n, const sf_
                 k += avx512_popcount(gm);
             }
         }
+        return k;
     }
-    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t G = 8, V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
     __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)(base + i)),
                                    _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-    for (; n - i >= B; i += B) {
+    for (; i < end; i += B) {
         uint64_t m[AVX512_MAX_VECTORS];
         for (size_t v = 0; v < V; v++)
-            m[v] = avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b);
+            m[v] = avx512_vector_mask(elem, p, i + v * L, valid, b);
         for (size_t g = 0; g < B / G; g++) {
             const __m512i id = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)(g * G)));
             k += avx512_emit64(out + k, id, avx512_group_mask(m, L, G, g), 0);
         }
         ids = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)B));
     }
-    for (; i < n; i += G) {
-        const size_t c = avx512_min(G, n - i);
-        k += avx512_emit64(out + k, ids, avx512_mask_partial(elem, p + i * size, c, G, b), 1);
-        ids = _mm512_add_epi64(ids, _mm512_set1_epi64((long long)G));
-    }
     return k;
 }
 
-SF_INLINE size_t avx512_values(sf_elem elem, const void *x, size_t n, const sf_range *r,
-                               void *out) {
+SF_INLINE size_t avx512_values_blocks(sf_elem elem, const unsigned char *p, const uint8_t *valid,
+                                      size_t i, size_t end, avx512_bounds b, unsigned char *dst,
+                                      size_t k) {
     const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = avx512_values_group(elem);
     const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
-    const unsigned char *p = (const unsigned char *)x;
-    unsigned char *dst = (unsigned char *)out;
-    const avx512_bounds b = avx512_setup(elem, r);
-    size_t i = 0, k = 0;
-    for (; n - i >= B; i += B) {
+    for (; i < end; i += B) {
         uint64_t m[AVX512_MAX_VECTORS];
         __m512i vec[AVX512_MAX_VECTORS];
         for (size_t v = 0; v < V; v++) {
             vec[v] = avx512_load(elem, p + (i + v * L) * size, 0, 0);
             m[v] = avx512_in_range(elem, vec[v], b);
+            if (valid)
+                m[v] &= avx512_valid_bits(valid, i + v * L, L);
         }
         for (size_t g = 0; g < B / G; g++)
             k += avx512_emit_values(elem, dst + k * size, p + (i + g * G) * size,
-                                vec[g * G / L], avx512_group_mask(m, L, G, g), 0, G);
-    }
-    for (; i < n; i += G) {
-        const size_t c = avx512_min(G, n - i);
-        const unsigned char *src = p + i * size;
-        /* The group is at most one vector, so its data is one masked load. */
-        const __m512i data = avx512_load(elem, src, 1, c);
-        const uint64_t gm = avx512_in_range(elem, data, b) & avx512_low_bits(c);
-        k += avx512_emit_values(elem, dst + k * size, src, data, gm, 1, c);
+                                    vec[g * G / L], avx512_group_mask(m, L, G, g), 0, G);
     }
     return k;
+}
+
+/* Elements per block of the dense loop of op on elem: 2048 (the sparse window)
+ * is a multiple of each. */
+SF_INLINE size_t avx512_block(sf_op op, sf_elem elem) {
+    const size_t L = avx512_lanes(elem);
+    const size_t G = op == SF_OP_INDEX32                               ? 16
+                     : op == SF_OP_VALUES                              ? avx512_values_group(elem)
+                     : avx512_index64_narrow(elem)                     ? 16
+                                                                       : 8;
+    return avx512_block_vectors(L, G, AVX512_UNROLL) * L;
+}
+
+SF_INLINE size_t avx512_blocks(sf_op op, sf_elem elem, const unsigned char *p, const uint8_t *valid,
+                               size_t i, size_t end, avx512_bounds b, uint64_t base, void *out,
+                               size_t k) {
+    switch (op) {
+    case SF_OP_INDEX32:
+        return avx512_index32_blocks(elem, p, valid, i, end, b, base, (uint32_t *)out, k);
+    case SF_OP_INDEX64:
+        return avx512_index64_blocks(elem, p, valid, i, end, b, base, (uint64_t *)out, k);
+    default: return avx512_values_blocks(elem, p, valid, i, end, b, (unsigned char *)out, k);
+    }
+}
+
+/* The last n - i (< one block) elements, in groups read with masked loads;
+ * each stores exactly its kept lanes. */
+SF_INLINE size_t avx512_tail(sf_op op, sf_elem elem, const unsigned char *p, const uint8_t *valid,
+                             size_t i, size_t n, avx512_bounds b, uint64_t base, void *out,
+                             size_t k) {
+    const size_t size = sf_elem_size(elem);
+    if (op == SF_OP_INDEX32) {
+        __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)(base + i)),
+                                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                         12, 13, 14, 15));
+        for (; i < n; i += 16) {
+            const size_t c = avx512_min(16, n - i);
+            k += avx512_emit32((uint32_t *)out + k, ids,
+                               avx512_tail_mask(elem, p, i, c, 16, valid, b), 1);
+            ids = _mm512_add_epi32(ids, _mm512_set1_epi32(16));
+        }
+    } else if (op == SF_OP_INDEX64) {
+        __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)(base + i)),
+                                       _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+        for (; i < n; i += 8) {
+            const size_t c = avx512_min(8, n - i);
+            k += avx512_emit64((uint64_t *)out + k, ids,
+                               avx512_tail_mask(elem, p, i, c, 8, valid, b), 1);
+            ids = _mm512_add_epi64(ids, _mm512_set1_epi64(8));
+        }
+    } else {
+        const size_t G = avx512_values_group(elem);
+        unsigned char *dst = (unsigned char *)out;
+        for (; i < n; i += G) {
+            const size_t c = avx512_min(G, n - i);
+            const unsigned char *src = p + i * size;
+            /* The group is at most one vector, so its data is one masked load. */
+            const __m512i data = avx512_load(elem, src, 1, c);
+            uint64_t gm = avx512_in_range(elem, data, b) & avx512_low_bits(c);
+            if (valid)
+                gm &= avx512_valid_bits(valid, i, c);
+            k += avx512_emit_values(elem, dst + k * size, src, data, gm, 1, c);
+        }
+    }
+    return k;
+}
+
+/* ---- The sparse path: windows that keep next to nothing --------------------- */
+
+/*
+ * At low selectivity nearly every group keeps nothing, yet the dense loop pays
+ * each one's compress and store. As in x86_skeleton.h (whose comment gives the
+ * reasoning and the Zen 3 instruction counts), the filter works in windows of
+ * AVX512_WINDOW elements and picks each window's loop from what the previous
+ * one kept: after a window that kept at most AVX512_SPARSE_MAX, the next runs
+ * sparse, 64 elements per step: their one 64-bit mask (count's unit), and
+ * when it is not zero its positions one by one, lowest bit first (tzcnt,
+ * blsr). A step that keeps nothing costs what count_in_range pays for it. The
+ * same constants as the AVX2 loop: 8 of 2048 keeps uniform data at 1% and
+ * above on the dense loop and puts 0.1% on the sparse one.
+ */
+#define AVX512_WINDOW 2048
+#define AVX512_SPARSE_MAX 8u
+
+SF_INLINE size_t avx512_sparse(sf_op op, sf_elem elem, const unsigned char *p, const uint8_t *valid,
+                               size_t i, size_t end, avx512_bounds b, uint64_t base,
+                               unsigned char *out, size_t k) {
+    const size_t size = sf_elem_size(elem);
+    for (; i < end; i += 64)
+        for (uint64_t w = avx512_word(elem, p, i, valid, b); w; w &= w - 1, k++) {
+            const size_t j = i + (size_t)_tzcnt_u64(w);
+            if (op == SF_OP_VALUES) {
+                memcpy(out + k * size, p + j * size, size);
+            } else if (op == SF_OP_INDEX32) {
+                const uint32_t q = (uint32_t)(base + j);
+                memcpy(out + 4 * k, &q, 4);
+            } else {
+                const uint64_t q = base + j;
+                memcpy(out + 8 * k, &q, 8);
+            }
+        }
+    return k;
+}
+
+/* ---- The operations ------------------------------------------------------------ */
+
+/* index32, index64 and values, with nulls when `valid`; `sparse` (a constant)
+ * adds the sparse windows, 0 being the loop without them (the *_dense
+ * variants, for the benchmark). */
+SF_INLINE size_t avx512_filter_loop(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                    size_t n, const sf_range *r, uint64_t base, void *out,
+                                    int sparse) {
+    const unsigned char *p = (const unsigned char *)x;
+    const avx512_bounds b = avx512_setup(elem, r);
+    const size_t B = avx512_block(op, elem);
+    size_t i = 0, k = 0;
+    if (sparse) {
+        int dense = 1; /* the first window runs dense: short inputs run the plain loop */
+        for (; n - i >= AVX512_WINDOW; i += AVX512_WINDOW) {
+            const size_t k0 = k;
+            k = dense ? avx512_blocks(op, elem, p, valid, i, i + AVX512_WINDOW, b, base, out, k)
+                      : avx512_sparse(op, elem, p, valid, i, i + AVX512_WINDOW, b, base,
+                                      (unsigned char *)out, k);
+            dense = k - k0 > AVX512_SPARSE_MAX;
+        }
+    }
+    const size_t full = i + (n - i) / B * B;
+    k = avx512_blocks(op, elem, p, valid, i, full, b, base, out, k);
+    return avx512_tail(op, elem, p, valid, full, n, b, base, out, k);
+}
+
+SF_INLINE size_t avx512_filter_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                   size_t n, const sf_range *r, uint64_t base, void *out) {
+    return avx512_filter_loop(op, elem, x, valid, n, r, base, out, 1);
+}
+SF_FILTER_FROM_ANY(avx512)
+
+SF_INLINE size_t avx512_dense_filter(sf_op op, sf_elem elem, const void *x, size_t n,
+                                     const sf_range *r, uint64_t base, void *out) {
+    return avx512_filter_loop(op, elem, x, NULL, n, r, base, out, 0);
 }
 
 /* The masks are packed into 64-lane words before the popcount: one popcnt per
  * 64 elements whatever the elem, and no row of independent popcounts, which
  * clang 14's SLP vectorizer turns into a pshufb table popcount that halves f64
  * throughput. */
-SF_INLINE size_t avx512_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
-    const size_t B = AVX512_COUNT_WORDS * 64;
+SF_INLINE size_t avx512_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
+                                    const sf_range *r) {
+    const size_t L = avx512_lanes(elem), B = AVX512_COUNT_WORDS * 64;
     const unsigned char *p = (const unsigned char *)x;
     const avx512_bounds b = avx512_setup(elem, r);
     size_t i = 0, k = 0;
     for (; n - i >= B; i += B)
-        for (size_t w = 0; w < AVX512_COUNT_WORDS; w++) {
-            uint64_t word = 0;
-            for (size_t v = 0; v < 64 / L; v++)
-                word |= avx512_in_range(elem, avx512_load(elem, p + (i + w * 64 + v * L) * size, 0, 0),
-                                    b)
-                        << (v * L);
-            k += avx512_popcount(word);
-        }
+        for (size_t w = 0; w < AVX512_COUNT_WORDS; w++)
+            k += avx512_popcount(avx512_word(elem, p, i + w * 64, valid, b));
     for (; i < n; i += L) {
         const size_t c = avx512_min(L, n - i);
-        k += avx512_popcount(avx512_in_range(elem, avx512_load(elem, p + i * size, 1, c), b) &
-                         avx512_low_bits(c));
+        k += avx512_popcount(avx512_tail_mask(elem, p, i, c, L, valid, b));
     }
     return k;
 }
 
-/* Nulls and given positions (the *_valid and within slots) have no AVX-512
- * code: the machine this was written on (AMD EPYC Zen 3) has no AVX-512, so
- * such code could not be run or tested here. The slots stay NULL and dispatch
- * fills them from avx2 (which needs no feature avx512 lacks): the movemask
- * byte ANDed with the validity bits, and hardware gathers. A k-mask from the
- * bitmap (one kmov per vector) and vpgatherdd into a mask are the AVX-512
- * forms, for a machine that can run them. */
-
-/* index32, index64 and values for SF_INSTANTIATE. */
-SF_INLINE size_t avx512_filter(sf_op op, sf_elem elem, const void *x, size_t n,
-                               const sf_range *r, uint64_t base, void *out) {
-    switch (op) {
-    case SF_OP_INDEX32: return avx512_index32(elem, x, n, r, (uint32_t)base, (uint32_t *)out);
-    case SF_OP_INDEX64: return avx512_index64(elem, x, n, r, base, (uint64_t *)out);
-    default: return avx512_values(elem, x, n, r, out);
-    }
+SF_INLINE size_t avx512_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
+    return avx512_count_valid(elem, x, NULL, n, r);
 }
 
-SF_INSTANTIATE(avx512, u8, u16, u32, u64, f32, f64)
+/* ---- within: the elements at given positions -------------------------------- */
+
+/*
+ * Groups of g positions, one vector of them (16 uint32 or 8 uint64): the
+ * elements x[pos[j] - base] are gathered, compared into a g-bit mask, and the
+ * position vector itself is compressed by the emitters, so out[] gets the kept
+ * pos[j]. A full group's whole-register store stays in out[0, m) as in the
+ * filter loops (k <= j, j + g <= m). The last, partial group loads its
+ * positions with a masked load and gathers with the same mask (masked-off
+ * lanes are neither read nor faulted on), so nothing past pos[m - 1] is read.
+ *
+ * 32- and 64-bit kinds: hardware gathers (vpgatherdd, vpgatherqd, vpgatherqq).
+ * vpgatherdd's indexes are signed, so a group with an offset of 2^31 or more
+ * (a vptestmd of the sign bits; the positions need not be sorted) takes two
+ * 64-bit-index gathers instead; 64-bit kinds always widen their indexes.
+ * 8- and 16-bit kinds: scalar loads into a buffer, compared as one vector, as
+ * avx2 does: a 32-bit gather around them could read up to 3 bytes past the
+ * last element.
+ */
+
+/* The in-range mask of the elements at the positions of the vector pv (the
+ * lanes set in `live`; w-byte positions, `pos` the same in memory). */
+SF_INLINE uint64_t avx512_within_mask(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                                      __m512i pv, const unsigned char *pos, uint64_t live,
+                                      avx512_bounds b) {
+    const size_t size = sf_elem_size(elem), w = op == SF_OP_INDEX32 ? 4 : 8;
+    if (size < 4) {
+        _Alignas(64) unsigned char buf[64] = {0}; /* g * size <= 32 */
+        const unsigned char *src = (const unsigned char *)x;
+        const size_t cnt = avx512_popcount(live); /* live is the low cnt lanes */
+        for (size_t j = 0; j < cnt; j++)
+            memcpy(buf + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
+        return avx512_in_range(elem, _mm512_load_si512(buf), b) & live;
+    }
+    if (op == SF_OP_INDEX64) {
+        const __m512i idx = _mm512_sub_epi64(pv, _mm512_set1_epi64((long long)base));
+        const __mmask8 k8 = _cvtu32_mask8((uint32_t)live);
+        if (size == 4) {
+            const __m256i v =
+                _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), k8, idx, x, 4);
+            return avx512_in_range(elem, _mm512_zextsi256_si512(v), b) & live;
+        }
+        const __m512i v = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), k8, idx, x, 8);
+        return avx512_in_range(elem, v, b) & live;
+    }
+    /* 16 uint32 positions */
+    const __m512i idx = _mm512_sub_epi32(pv, _mm512_set1_epi32((int)(uint32_t)base));
+    const __mmask16 k16 = _cvtu32_mask16((uint32_t)live);
+    if (size == 4 &&
+        !_cvtmask16_u32(_mm512_mask_test_epi32_mask(k16, idx, _mm512_set1_epi32(INT32_MIN))))
+        return avx512_in_range(
+                   elem, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), k16, idx, x, 4), b) &
+               live;
+    const __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(idx));
+    const __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(idx, 1));
+    const __mmask8 klo = _cvtu32_mask8((uint32_t)live & 0xff);
+    const __mmask8 khi = _cvtu32_mask8((uint32_t)(live >> 8) & 0xff);
+    if (size == 4) {
+        const __m256i vlo = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), klo, lo, x, 4);
+        const __m256i vhi = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), khi, hi, x, 4);
+        return avx512_in_range(elem, _mm512_inserti64x4(_mm512_castsi256_si512(vlo), vhi, 1), b) &
+               live;
+    }
+    const __m512i vlo = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), klo, lo, x, 8);
+    const __m512i vhi = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), khi, hi, x, 8);
+    return (avx512_in_range(elem, vlo, b) | avx512_in_range(elem, vhi, b) << 8) & live;
+}
+
+SF_INLINE size_t avx512_within(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                               const void *pos_, size_t m, const sf_range *r, void *out) {
+    const size_t w = op == SF_OP_INDEX32 ? 4 : 8, g = 64 / w;
+    const unsigned char *pos = (const unsigned char *)pos_;
+    const avx512_bounds b = avx512_setup(elem, r);
+    size_t i = 0, k = 0;
+    for (; m - i >= g; i += g) {
+        const __m512i pv = _mm512_loadu_si512(pos + i * w);
+        const uint64_t gm = avx512_within_mask(op, elem, x, base, pv, pos + i * w,
+                                               avx512_low_bits(g), b);
+        k += op == SF_OP_INDEX32 ? avx512_emit32((uint32_t *)out + k, pv, gm, 0)
+                                 : avx512_emit64((uint64_t *)out + k, pv, gm, 0);
+    }
+    if (i < m) {
+        const uint64_t live = avx512_low_bits(m - i);
+        const __m512i pv = op == SF_OP_INDEX32
+                               ? _mm512_maskz_loadu_epi32(_cvtu32_mask16((uint32_t)live), pos + i * w)
+                               : _mm512_maskz_loadu_epi64(_cvtu32_mask8((uint32_t)live), pos + i * w);
+        const uint64_t gm = avx512_within_mask(op, elem, x, base, pv, pos + i * w, live, b);
+        k += op == SF_OP_INDEX32 ? avx512_emit32((uint32_t *)out + k, pv, gm, 1)
+                                 : avx512_emit64((uint64_t *)out + k, pv, gm, 1);
+    }
+    return k;
+}
+
+SF_INSTANTIATE_ALL_AS(avx512, AVX512_KERNEL, u8, u16, u32, u64, f32, f64)
+
+/* <kernel>_dense: the filter loop without the sparse windows, a variant for the
+ * benchmark only (dispatch's SF_VARIANTS; not listed among the kernels). */
+SF_INSTANTIATE_FILTERS_AS(avx512_dense, SF_CAT(AVX512_KERNEL, _dense), u8, u16, u32, u64, f32, f64)

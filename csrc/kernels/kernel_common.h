@@ -24,6 +24,8 @@
 
 #define SF_CAT(a, b) SF_CAT_(a, b)
 #define SF_CAT_(a, b) a##b
+#define SF_STR(a) SF_STR_(a)
+#define SF_STR_(a) #a
 
 /* ---- Instantiation ----------------------------------------------------------- */
 
@@ -64,9 +66,15 @@
  * public table sf_kernel_P. The slots of kinds not listed stay NULL: dispatch
  * gives them a lower kernel's entry (a kind this ISA gains nothing on).
  */
-#define SF_INSTANTIATE(P, ...)                                                           \
+#define SF_INSTANTIATE(P, ...) SF_INSTANTIATE_AS(P, P, __VA_ARGS__)
+
+/* The same with the table named sf_kernel_NAME (NAME may be a macro): for a file
+ * built twice as two kernels (kernels/avx512_zen4.c includes avx512.c). The
+ * entry points are static, so each build's P_* names stay its own. */
+#define SF_INSTANTIATE_AS(P, NAME, ...)                                                  \
     SF_EACH(SF_ENTRY_POINTS, P, __VA_ARGS__)                                             \
-    const sf_kernel sf_kernel_##P = {.name = #P, SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)};
+    const sf_kernel SF_CAT(sf_kernel_, NAME) = {.name = SF_STR(NAME),                    \
+                                                SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)};
 
 /* With nulls and positions (every slot of the table): an ISA whose file also
  * defines
@@ -110,11 +118,13 @@
     .within32[SF_ELEM_OF_##TAG] = P##_within32_##TAG,                                    \
     .within64[SF_ELEM_OF_##TAG] = P##_within64_##TAG,
 
-#define SF_INSTANTIATE_ALL(P, ...)                                                       \
+#define SF_INSTANTIATE_ALL(P, ...) SF_INSTANTIATE_ALL_AS(P, P, __VA_ARGS__)
+#define SF_INSTANTIATE_ALL_AS(P, NAME, ...)                                              \
     SF_EACH(SF_ENTRY_POINTS, P, __VA_ARGS__)                                             \
     SF_EACH(SF_ENTRY_POINTS_NULLS, P, __VA_ARGS__)                                       \
-    const sf_kernel sf_kernel_##P = {.name = #P, SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)   \
-                                         SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__)};
+    const sf_kernel SF_CAT(sf_kernel_, NAME) = {.name = SF_STR(NAME),                    \
+                                                SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)  \
+                                                SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__)};
 
 /* A second table, sf_kernel_P, holding only the plain filter slots (index32,
  * index64, values; no nulls) of P_filter: a variant of another kernel's loop
@@ -139,10 +149,11 @@
                                    void *out) {                                          \
         return P##_filter(SF_OP_VALUES, SF_ELEM_OF_##TAG, x, n, r, 0, out);              \
     }
-#define SF_INSTANTIATE_FILTERS(P, ...)                                                   \
+#define SF_INSTANTIATE_FILTERS(P, ...) SF_INSTANTIATE_FILTERS_AS(P, P, __VA_ARGS__)
+#define SF_INSTANTIATE_FILTERS_AS(P, NAME, ...)                                          \
     SF_EACH(SF_ENTRY_POINTS_FILTERS, P, __VA_ARGS__)                                     \
-    const sf_kernel sf_kernel_##P = {.name = #P,                                         \
-                                     SF_EACH(SF_TABLE_SLOTS_FILTERS, P, __VA_ARGS__)};
+    const sf_kernel SF_CAT(sf_kernel_, NAME) = {                                         \
+        .name = SF_STR(NAME), SF_EACH(SF_TABLE_SLOTS_FILTERS, P, __VA_ARGS__)};
 
 /* The index of the lowest set bit of m (m != 0): tzcnt or bsf. */
 #if defined(__GNUC__) || defined(__clang__)

@@ -4,6 +4,10 @@
  * One bit each. isa.def's features column names them without the FEAT_ prefix
  * (AVX|AVX2|...), so this list is the one place a feature is declared; the
  * string is what sf_cpu_features prints.
+ *
+ * SLOW_COMPRESS_STORE is a trait, not a feature (no kernel requires it): the
+ * memory form of vpcompress is microcoded on this CPU (AMD Zen 4/5). isa.def's
+ * SF_NOT_DEFAULT_ON keeps dispatch's default off the kernel that uses it.
  */
 #ifndef SIMDFILTER_CPU_FEATURES_H
 #define SIMDFILTER_CPU_FEATURES_H
@@ -19,7 +23,8 @@
     X(AVX512VL, "avx512vl")                                                              \
     X(AVX512BW, "avx512bw")                                                              \
     X(AVX512DQ, "avx512dq")                                                              \
-    X(SVE, "sve")
+    X(SVE, "sve")                                                                        \
+    X(SLOW_COMPRESS_STORE, "slow-compress-store")
 
 enum {
 #define SF_FEATURE_INDEX(name, label) SF_FEATURE_INDEX_##name,

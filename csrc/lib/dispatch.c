@@ -86,6 +86,34 @@ enum { BUILT_COUNT = 0
 };
 #undef SF_ISA
 
+/* SF_BUILT_INDEX_<name>: a built kernel's index in built_isas(). */
+#define SF_BUILT_INDEX(name) SF_BUILT_INDEX_##name,
+#define SF_ISA(name, arch, features, flags)                                              \
+    SF_IF(SF_BUILT(name, arch))(SF_BUILT_INDEX, SF_NOTHING)(name)
+enum {
+#include "../kernels/isa.def"
+    SF_BUILT_INDEX_END_
+};
+#undef SF_ISA
+#undef SF_BUILT_INDEX
+
+/* For each built kernel, the CPU traits on which the default passes over it
+ * (isa.def's SF_NOT_DEFAULT_ON lines; 0 for most). */
+static const unsigned *default_avoids(void) {
+    SF_ISA_FEATURE_NAMES;
+    static const unsigned avoid[BUILT_COUNT] = {
+#define SF_AVOID(name, trait) [SF_BUILT_INDEX_##name] = (unsigned)(trait),
+#define SF_NOT_DEFAULT_ON(name, trait)                                                   \
+    SF_IF(SF_IS_ONE(SF_HAVE_##name))(SF_AVOID, SF_NOTHING)(name, trait)
+#define SF_ISA(name, arch, features, flags)
+#include "../kernels/isa.def"
+#undef SF_ISA
+#undef SF_NOT_DEFAULT_ON
+#undef SF_AVOID
+    };
+    return avoid;
+}
+
 /* ---- Benchmark-only variants ------------------------------------------------- */
 
 /* V(variant, base): kernels/<base>.c also defines sf_kernel_<variant>, a table
@@ -93,8 +121,10 @@ enum { BUILT_COUNT = 0
  * does and is not listed by sf_kernel_count/at (users choose among the real
  * kernels); sf_kernel_find and sf_kernel_select know its name, so a benchmark
  * can time it against base in one process, interleaved. Today: the x86 filter
- * loop without its sparse windows (kernels/x86_skeleton.h). */
-#define SF_VARIANTS(V) V(sse41_dense, sse41) V(avx2_dense, avx2)
+ * loop without its sparse windows (kernels/x86_skeleton.h, kernels/avx512.c). */
+#define SF_VARIANTS(V)                                                                   \
+    V(sse41_dense, sse41) V(avx2_dense, avx2) V(avx512_zen4_dense, avx512_zen4)              \
+    V(avx512_dense, avx512)
 
 #define SF_VDECLARE(variant, base) extern const sf_kernel sf_kernel_##variant;
 #define SF_VARIANT(variant, base) SF_IF(SF_BUILT(base, none))(SF_VDECLARE, SF_NOTHING)(variant, base)
@@ -235,8 +265,9 @@ int sf_kernel_supported(const sf_kernel *k) {
 }
 
 const sf_kernel *sf_best_kernel(void) {
+    const unsigned traits = sf_cpu_feature_bits();
     for (int i = BUILT_COUNT - 1; i > 0; i--)
-        if (sf_kernel_supported(sf_kernel_at(i)))
+        if (sf_kernel_supported(sf_kernel_at(i)) && !(default_avoids()[i] & traits))
             return sf_kernel_at(i);
     return sf_kernel_at(0);
 }

@@ -27,6 +27,7 @@ SECTIONS = [
     "queries",
     "bound_types",
     "selectivity",
+    "store_form",
 ]
 
 

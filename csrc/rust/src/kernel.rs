@@ -40,8 +40,9 @@ impl Kernel {
         ffi::kernel_select(name).map(Kernel).map_err(|rc| Error::from_code(rc, name))
     }
 
-    /// The kernel's name: `"scalar"`, `"sse41"`, `"avx2"`, `"avx512"`,
-    /// `"neon"` or `"sve"`.
+    /// The kernel's name: `"scalar"`, `"sse41"`, `"avx2"`, `"avx512_zen4"`,
+    /// `"avx512"`, `"neon"` or `"sve"` (the two AVX-512 kernels differ in how
+    /// they store what a vector keeps; the default follows the CPU).
     ///
     /// ```
     /// println!("filtering with {}", simdfilter::active_kernel().name());
