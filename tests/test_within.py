@@ -102,3 +102,30 @@ def test_bad_positions_are_refused(bad, error):
 def test_filter_values_takes_no_within():
     with pytest.raises(TypeError, match="unexpected keyword argument 'within'"):
         simdfilter.filter_values(np.arange(3), 0, 1, within=[0])
+
+
+@pytest.mark.parametrize("dtype", ["u4", "f4", "u8", "f8"])
+def test_within_offsets_beyond_2_31_on_every_kernel(dtype, tmp_path):
+    # A sparse file of 2**31 + 64 elements (8-16 GiB of address space, a few pages
+    # of disk): offsets of 2**31 and more, where a gather's signed 32-bit indexes
+    # would go negative (kernels/avx512.c and avx2.c widen them), next to small
+    # offsets in the same call.
+    n = 2**31 + 64
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(n * np.dtype(dtype).itemsize)
+    a = np.memmap(path, dtype=dtype, mode="r+", shape=(n,))
+    high = np.arange(n - 40, n, dtype=np.int64)
+    a[high] = np.arange(40) % 5        # 0 1 2 3 4 0 1 ...: in [1, 3] three times in five
+    low = np.arange(0, 24, dtype=np.int64)
+    a[low] = 7                          # outside [1, 3]
+    within = np.concatenate([low[:8], high[::-1][:16], low[8:], high[:24]]).astype(np.uint32)
+    within = np.sort(within)            # the driver asks for ascending positions
+    want = within[np.isin(a[within], [1, 2, 3])]
+    for k in KERNELS:
+        with simdfilter.use_kernel(k):
+            got = simdfilter.filter_indexes(a, 1, 3, within=within)
+            got64 = simdfilter.filter_indexes(a, 1, 3, within=within.astype(np.int64))
+        np.testing.assert_array_equal(got, want, err_msg=k)
+        np.testing.assert_array_equal(got64, want, err_msg=k)
+    del a
