@@ -84,8 +84,9 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(session, config, items):
     """The order the tests run in (every pytest-xdist worker computes the same):
 
-    - the C harness first, its slow tests first of all: they are the longest
-      (builds, sanitizers, qemu, 60 s of fuzzing), and pytest-xdist deals the
+    - the C harness first, its slow tests first of all, then the other slow
+      tests: they are the longest (builds, sanitizers, qemu, 60 s of fuzzing,
+      2**24 elements under emulation), and pytest-xdist deals the
       first items to the workers in turn, so they are spread over the workers and
       the short Python tests fill in around them, instead of one long test
       starting last while the other worker has nothing left to do;
@@ -93,9 +94,15 @@ def pytest_collection_modifyitems(session, config, items):
       one worker computes the reference's answers once for all of them (agree.py).
     """
     def rank(item):
-        if item.nodeid.split("::")[0].endswith("test_c_harness.py"):
+        path = item.nodeid.split("::")[0]
+        if path.endswith("test_c_harness.py"):
             return 0 if item.get_closest_marker("slow") else 1
-        return 2
+        # The other slow tests next (under qemu the 2**24-element thread test is
+        # the longest of all), but not Dask's: its module-scoped scheduler
+        # parameter keeps the module's tests together.
+        if item.get_closest_marker("slow") and not path.endswith("test_dask.py"):
+            return 2
+        return 3
 
     ordered = []
     for _, group in _runs(sorted(items, key=rank), lambda i: (i.nodeid.split("::")[0], i.originalname)):
