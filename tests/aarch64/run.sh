@@ -53,7 +53,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         -n) workers=$2; shift 2 ;;
         --prepare) prepare=1; shift ;;
-        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
