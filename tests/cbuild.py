@@ -8,8 +8,9 @@ directories. A test program is linked against that one library:
     binary, compiled = build(cc, arch, out_dir, [TESTS_C / "test_kernels.c"], cflags=...)
 
 Compiles run in parallel, and the library's objects are cached per (compiler,
-architecture, flags) for the session, so the kernel test and the driver test of
-one configuration (say gcc with ASan+UBSan) share a single build of the library.
+architecture, flags) for the session, across pytest-xdist workers too, so the
+kernel test and the driver test of one configuration (say gcc with ASan+UBSan)
+share a single build of the library.
 
 Environment:
   SIMDFILTER_SOURCE_ROOT   tree holding setup.py and csrc/ (default: this repo)
@@ -18,6 +19,9 @@ Environment:
 """
 
 import concurrent.futures
+import contextlib
+import fcntl
+import hashlib
 import importlib.util
 import os
 import re
@@ -148,18 +152,42 @@ def _common_flags(arch, cflags):
             + ["-D%s=%s" % (name, value) for name, value in SETUP.kernel_macros(arch, str(ROOT))])
 
 
+@contextlib.contextmanager
+def _file_lock(path):
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def library(cc, arch, cflags, cache_dir):
     """(objects, [isa names compiled in]) of the library for this configuration,
     compiled once per session: every csrc/lib C file and the scalar kernel for the
-    baseline, each kernel file with its own flags."""
+    baseline, each kernel file with its own flags.
+
+    cache_dir may be shared by the pytest-xdist workers of one session
+    (test_c_harness.py's cache_dir): the first worker to need a configuration
+    builds it, under a lock, and the others wait for it and link the same objects
+    (gcc's ASan+UBSan build serves test_native_sanitized, test_driver_sanitized
+    and test_driver_256_threads, whichever workers they run on)."""
     key = (cc, arch, tuple(cflags))
     with _library_lock:
         if key not in _library_cache:
             kernels = kernel_sources(arch)
             units = [(ROOT / s, []) for s in SETUP.library_sources(str(ROOT))]
             units += [(path, flags) for _, path, flags in kernels]
-            out = Path(cache_dir) / ("lib-%s-%s-%d" % (Path(cc).name, arch, len(_library_cache)))
-            objects = _compile_all(cc, arch, units, _common_flags(arch, cflags), out)
+            tag = hashlib.sha256(repr((key, str(ROOT))).encode()).hexdigest()[:12]
+            out = Path(cache_dir) / ("lib-%s-%s-%s" % (Path(cc).name, arch, tag))
+            done = out.with_suffix(".objects")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with _file_lock(out.with_suffix(".lock")):
+                if done.exists():
+                    objects = [Path(line) for line in done.read_text().splitlines()]
+                else:
+                    objects = _compile_all(cc, arch, units, _common_flags(arch, cflags), out)
+                    done.write_text("".join("%s\n" % o for o in objects))
             _library_cache[key] = (objects, [isa for isa, _, _ in kernels])
         return _library_cache[key]
 

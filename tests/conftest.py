@@ -4,6 +4,7 @@ Inputs come from tests/arrays.py, shared assertions from tests/agree.py.
 """
 
 import os
+import re
 import sys
 import zlib
 
@@ -40,7 +41,7 @@ def kernel(request):
         yield request.param
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def fresh_python():
     """The command that starts a fresh Python with this one's simdfilter and NumPy.
 
@@ -52,8 +53,75 @@ def fresh_python():
     return os.environ.get("SIMDFILTER_TEST_PYTHON") or sys.executable
 
 
+def _case_id(item):
+    """The test id without the kernel's part: the same for every kernel of a case."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "kernel" not in params:
+        return item.nodeid
+    return re.sub(r"(?<=[\[-])%s(?=[\]-])" % re.escape(str(params["kernel"])), "*", item.nodeid, count=1)
+
+
 @pytest.fixture
 def rng(request):
     # A seed per test id, stable across runs and across pytest-xdist workers
-    # (never the collection order), so a failure reproduces.
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+    # (never the collection order), so a failure reproduces. The kernel is left
+    # out of it: every kernel of a case sees the same data, so a kernel that
+    # fails where the others pass is a bug of that kernel's, and the reference's
+    # answers are computed once for all of them (tests/agree.py).
+    return np.random.default_rng(zlib.crc32(_case_id(request.node).encode()))
+
+
+def pytest_configure(config):
+    # pytest-xdist (-n): deal the tests out one at a time as workers free up (each
+    # worker holds the test it runs and the next), not in chunks of a quarter of a
+    # worker's share: the first chunk would hold the whole C harness (the order
+    # below), minutes of work for one worker while the other runs out of tests.
+    # An explicit --maxschedchunk wins.
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The order the tests run in (every pytest-xdist worker computes the same):
+
+    - the C harness first, its slow tests first of all, then the other slow
+      tests: they are the longest (builds, sanitizers, qemu, 60 s of fuzzing,
+      2**24 elements under emulation), and pytest-xdist deals the
+      first items to the workers in turn, so they are spread over the workers and
+      the short Python tests fill in around them, instead of one long test
+      starting last while the other worker has nothing left to do;
+    - within a test function, the kernels of one case next to each other, so that
+      one worker computes the reference's answers once for all of them (agree.py).
+    """
+    def rank(item):
+        path = item.nodeid.split("::")[0]
+        if path.endswith("test_c_harness.py"):
+            return 0 if item.get_closest_marker("slow") else 1
+        # The other slow tests next (under qemu the 2**24-element thread test is
+        # the longest of all), but not Dask's: its module-scoped scheduler
+        # parameter keeps the module's tests together.
+        if item.get_closest_marker("slow") and not path.endswith("test_dask.py"):
+            return 2
+        return 3
+
+    ordered = []
+    for _, group in _runs(sorted(items, key=rank), lambda i: (i.nodeid.split("::")[0], i.originalname)):
+        if any("kernel" in getattr(getattr(i, "callspec", None), "params", {}) for i in group):
+            first = {}
+            for i in group:
+                first.setdefault(_case_id(i), len(first))
+            group = sorted(group, key=lambda i: first[_case_id(i)])
+        ordered += group
+    items[:] = ordered
+
+
+def _runs(items, key):
+    """Consecutive items with the same key, as (key, [items])."""
+    out = []
+    for item in items:
+        k = key(item)
+        if out and out[-1][0] == k:
+            out[-1][1].append(item)
+        else:
+            out.append((k, [item]))
+    return out

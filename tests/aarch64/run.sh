@@ -2,7 +2,10 @@
 # The whole Python suite on an aarch64 build of simdfilter, under qemu-user, from
 # an x86-64 Debian machine (README: "aarch64 under qemu").
 #
-#   tests/aarch64/run.sh [-n WORKERS] [CONFIG...] [-- PYTEST_ARGS...]
+#   tests/aarch64/run.sh [-n WORKERS] [--prepare] [CONFIG...] [-- PYTEST_ARGS...]
+#
+# --prepare: make the cached steps below for the CONFIGs and stop (no build, no
+# test): mostly downloads, which CI runs while the x86 suite runs.
 #
 # CONFIG is CPU-NUMPY with CPU one of
 #   neon     -cpu max,sve=off                       (neon is the best kernel)
@@ -41,6 +44,7 @@ suite=bookworm
 # bookworm's Python: the host builds with the same X.Y, which names the wheel.
 pyver=3.11
 workers=1
+prepare=0
 
 die() { echo "aarch64: FAILED: $*" >&2; exit 1; }
 log() { echo "== aarch64: $*"; }
@@ -48,7 +52,8 @@ log() { echo "== aarch64: $*"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         -n) workers=$2; shift 2 ;;
-        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        --prepare) prepare=1; shift ;;
+        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
@@ -183,6 +188,12 @@ site_for() {  # site_for NUMPY -> the cached site folder, made if missing
     fi
     echo "$site"
 }
+
+if [ "$prepare" = 1 ]; then
+    for config in "${configs[@]}"; do site_for "${config#*-}" >/dev/null; done
+    log "prepared: the root, the build venv and the wheels of ${configs[*]} are cached"
+    exit 0
+fi
 
 # --- the cross build ----------------------------------------------------------------
 log "cross-building the aarch64 wheel"
