@@ -15,6 +15,7 @@ import pandas.testing as pdt  # noqa: E402
 
 import simdfilter  # noqa: E402
 import simdfilter.pandas  # noqa: E402,F401
+from simdfilter import _conjunction  # noqa: E402
 
 N = 300
 INCLUSIVE = ("both", "left", "right", "neither")
@@ -275,11 +276,11 @@ def test_dataframe_filter_equals_the_boolean_mask_idiom(ranges, kernel, rng):
 
 def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypatch):
     # Above the size where the accessor estimates selectivities and reorders.
-    df = make_frame(rng, n=simdfilter.pandas._ORDER_MIN_ROWS + 10)
+    df = make_frame(rng, n=_conjunction.ORDER_MIN_ROWS + 10)
     ranges = dict(dep_delay=(15, 60), distance=(100, 300), time_hour=("2013-03-01", "2013-06-01"))
     expected = _pandas_rows(df, "both", ranges)
     pdt.assert_frame_equal(df.sf.filter(**ranges), expected)
-    monkeypatch.setattr(simdfilter.pandas, "_ORDER_MIN_ROWS", 10**12)  # the order given
+    monkeypatch.setattr(_conjunction, "ORDER_MIN_ROWS", 10**12)  # the order given
     pdt.assert_frame_equal(df.sf.filter(**ranges), expected)
     pdt.assert_frame_equal(df.sf.filter(**dict(reversed(list(ranges.items())))), expected)
 

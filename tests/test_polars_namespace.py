@@ -12,6 +12,7 @@ from polars.testing import assert_frame_equal, assert_series_equal  # noqa: E402
 
 import simdfilter  # noqa: E402
 import simdfilter.polars  # noqa: E402,F401
+from simdfilter import _conjunction  # noqa: E402
 
 N = 300
 INCLUSIVE = ("both", "left", "right", "neither")
@@ -165,6 +166,19 @@ def test_dataframe_filter_equals_the_polars_filter(ranges, kernel, rng):
         else:
             rows = df.with_row_index("i").filter(expr)["i"].to_list()
             assert df.sf.indexes(inclusive=inclusive, **ranges).to_list() == rows
+
+
+def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypatch):
+    # Above the size where the namespace estimates selectivities and reorders;
+    # "carrier" (strings: no kernel) goes last, answered by Polars.
+    df = make_frame(rng, n=_conjunction.ORDER_MIN_ROWS + 10)
+    ranges = dict(carrier=("B6", "DL"), dep_delay=(15, 60), distance=(100, 300))
+    expr = pl.all_horizontal([_expr(k, lo, hi, "both") for k, (lo, hi) in ranges.items()])
+    expected = df.filter(expr)
+    assert_frame_equal(df.sf.filter(**ranges), expected)
+    monkeypatch.setattr(_conjunction, "ORDER_MIN_ROWS", 10**12)  # the order given
+    assert_frame_equal(df.sf.filter(**ranges), expected)
+    assert_frame_equal(df.sf.filter(**dict(reversed(list(ranges.items())))), expected)
 
 
 def test_dataframe_errors():

@@ -30,7 +30,7 @@ refuses strings.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -42,17 +42,13 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
+from simdfilter import _conjunction as _conj
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
 
 _INCLUSIVE = ("both", "left", "right", "neither")
 # pandas' own message for a bad `inclusive`, so the drop-in raises what pandas raises.
 _BAD_INCLUSIVE = 'Inclusive has to be either string of "both","left", "right", or "neither".'
-
-# Below this many rows a conjunction is evaluated in the order given: a
-# selectivity estimate would cost more than it saves.
-_ORDER_MIN_ROWS = 1 << 16
-_SAMPLE = 1024
 
 _MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
 # pandas 1.5 compares Arrow-backed columns into a nullable ``boolean`` array;
@@ -194,67 +190,31 @@ class SeriesAccessor:
             return int(s.between(lo, hi, inclusive=inclusive).sum())
 
 
-def _ranges(df: "pd.DataFrame", ranges: Dict[str, Any]) -> List[Tuple[str, "pd.Series", Any, Any]]:
-    if not ranges:
-        raise TypeError("give at least one range, as column=(lo, hi)")
-    out = []
-    for name, rng in ranges.items():
-        if name not in df.columns:
-            raise KeyError(name)
-        col = df[name]
-        if isinstance(col, pd.DataFrame):
-            raise ValueError(f"column label {name!r} is not unique")
-        try:
-            lo, hi = rng
-        except (TypeError, ValueError):
-            raise TypeError(f"the range of {name!r} must be a pair (lo, hi), not {rng!r}") from None
-        out.append((name, col, lo, hi))
-    return out
+def _between(col: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
+    """pandas' own answer as a bool array, NA False."""
+    m = col.between(lo, hi, inclusive=inclusive)
+    return np.asarray(m.fillna(False).astype(bool).to_numpy(), dtype=bool)
 
 
-def _estimate(col: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Optional[int]:
-    """Hits among an evenly spaced sample of rows, or None if no kernel reads the column."""
-    n = len(col)
-    sample = np.arange(0, n, max(1, n // _SAMPLE), dtype=np.intp)
-    try:
-        return _sf.count_in_range(col, lo, hi, inclusive=inclusive, within=sample)
-    except (TypeError, ValueError):
-        return None
+def _column(df: "pd.DataFrame", name: str) -> "pd.Series":
+    col = df[name]
+    if isinstance(col, pd.DataFrame):
+        raise ValueError(f"column label {name!r} is not unique")
+    return col
 
 
 def _conjunction(df: "pd.DataFrame", inclusive: str, ranges: Dict[str, Any],
                  pandas_fallback: bool) -> np.ndarray:
-    """Positions of the rows in every range: the first range through the kernel,
-    each further one only at the rows still standing (``within=``)."""
+    """Positions of the rows in every range (simdfilter._conjunction): columns no
+    kernel reads are refused, or with `pandas_fallback` answered by ``between``."""
     inclusive = _check_inclusive(inclusive)
-    plan = _ranges(df, ranges)
-    if len(plan) > 1 and len(df) >= _ORDER_MIN_ROWS:
-        # Most selective first: the later passes then read fewer rows. Columns
-        # no kernel reads go last. The order changes the cost, never the rows.
-        est = [_estimate(col, lo, hi, inclusive) for _, col, lo, hi in plan]
-        order = sorted(range(len(plan)), key=lambda i: (est[i] is None, est[i] or 0, i))
-        plan = [plan[i] for i in order]
-    idx: Optional[np.ndarray] = None
-    for name, col, lo, hi in plan:
-        if idx is not None and len(idx) == 0:
-            break
-        try:
-            idx = _positions(col, lo, hi, inclusive, within=idx)
-            continue
-        except TypeError as exc:
-            if not pandas_fallback:
-                raise TypeError(f"column {name!r}: {exc}") from exc
-        except ValueError:
-            if not pandas_fallback:
-                raise
-        mask = col.between(lo, hi, inclusive=inclusive)
-        mask = np.asarray(mask.fillna(False).astype(bool).to_numpy(), dtype=bool)
-        if idx is None:
-            idx = np.flatnonzero(mask).astype(np.uint32 if len(df) < 2**32 else np.int64)
-        else:
-            idx = idx[mask[idx]]
-    assert idx is not None
-    return idx
+    plan = _conj.parse_ranges(ranges, df.columns, lambda name: _column(df, name))
+    plan = _conj.most_selective_first(plan, len(df), inclusive)
+    return _conj.conjunction(
+        plan, len(df), inclusive, index_dtype=np.uint32 if len(df) < 2**32 else np.int64,
+        positions=lambda col, lo, hi, within: _positions(col, lo, hi, inclusive, within=within),
+        mask=lambda col, lo, hi: _between(col, lo, hi, inclusive),
+        fallback=(TypeError, ValueError) if pandas_fallback else ())
 
 
 class DataFrameAccessor:

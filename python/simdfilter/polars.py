@@ -37,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
+from simdfilter import _conjunction as _conj
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -185,38 +186,17 @@ class SeriesNamespace:
 
 def _conjunction(df: "pl.DataFrame", inclusive: str, ranges: Dict[str, Any],
                  fallback: bool) -> np.ndarray:
-    """Positions of the rows in every range: the first through the kernel over the
-    whole column, each further one only at the rows left (``within=``)."""
+    """Positions of the rows in every range (simdfilter._conjunction): columns no
+    kernel reads are refused, or with `fallback` answered by ``is_between``."""
     inclusive = _check(inclusive)
-    if not ranges:
-        raise TypeError("give at least one range, as column=(lo, hi)")
-    plan = []
-    for name, rng in ranges.items():
-        if name not in df.columns:
-            raise KeyError(name)
-        try:
-            lo, hi = rng
-        except (TypeError, ValueError):
-            raise TypeError(f"the range of {name!r} must be a pair (lo, hi), not {rng!r}") from None
-        plan.append((name, df.get_column(name), lo, hi))
-    idx: Optional[np.ndarray] = None
-    for name, col, lo, hi in plan:
-        if idx is not None and len(idx) == 0:
-            break
-        if not _delegate(lo, hi):
-            try:
-                idx = _positions(col, lo, hi, inclusive, within=idx)
-                continue
-            except TypeError as exc:
-                if not fallback:
-                    raise TypeError(f"column {name!r}: {exc}") from exc
-        mask = _polars_mask(col, lo, hi, inclusive).fill_null(False).to_numpy()
-        if idx is None:
-            idx = np.flatnonzero(mask).astype(_index_dtype(len(df)))
-        else:
-            idx = idx[mask[idx]]
-    assert idx is not None
-    return idx
+    plan = _conj.parse_ranges(ranges, df.columns, df.get_column)
+    plan = _conj.most_selective_first(plan, len(df), inclusive)
+    return _conj.conjunction(
+        plan, len(df), inclusive, index_dtype=_index_dtype(len(df)),
+        positions=lambda col, lo, hi, within: (
+            None if _delegate(lo, hi) else _positions(col, lo, hi, inclusive, within=within)),
+        mask=lambda col, lo, hi: _polars_mask(col, lo, hi, inclusive).fill_null(False).to_numpy(),
+        fallback=(TypeError,) if fallback else ())
 
 
 class DataFrameNamespace:
