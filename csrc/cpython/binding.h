@@ -132,10 +132,11 @@ void sfpy_column_source_free(const column *c, column_source *s);
 
 /* ---- gil.c: running a query with the GIL released and Ctrl-C honoured ---- */
 
-/* sf_execute for a call over `n` elements. Returns the number found, or -1 with
- * an exception (KeyboardInterrupt from Ctrl-C, or another a signal handler raised). */
+/* sf_execute for a call over `n` elements (fresh_out: out is a new array, as
+ * sf_exec.fresh_out says). Returns the number found, or -1 with an exception
+ * (KeyboardInterrupt from Ctrl-C, or another a signal handler raised). */
 Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
-                        int threads, size_t n);
+                        int threads, int fresh_out, size_t n);
 
 /* ---- kernels_py.c: the kernel a call runs ---- */
 

@@ -146,12 +146,14 @@ typedef struct call_run {
     const sf_query *q;
     const column *column;
     int threads;
+    int fresh_out; /* out is an array allocated for this call */
 } call_run;
 
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
     column_source storage;
     sf_source *src = sfpy_column_source(c->column, &storage);
-    const Py_ssize_t k = sfpy_execute(c->q, src, out, capacity, c->threads, c->column->n);
+    const Py_ssize_t k = sfpy_execute(c->q, src, out, capacity, c->threads, c->fresh_out,
+                                      c->column->n);
     sfpy_column_source_free(c->column, &storage);
     return k;
 }
@@ -166,12 +168,13 @@ static PyObject *new_1d(PyArray_Descr *descr, npy_intp n) {
 static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     sf_query count = *c->q;
     count.op = SF_OP_COUNT;
-    const call_run counting = {&count, c->column, c->threads};
+    const call_run counting = {&count, c->column, c->threads, 0};
     const Py_ssize_t need = run_into(&counting, NULL, 0);
     if (need < 0)
         return NULL;
     PyObject *res = new_1d(descr, need);
-    if (res && run_into(c, PyArray_BYTES((PyArrayObject *)res), (size_t)need) < 0)
+    const call_run filling = {c->q, c->column, c->threads, 1};
+    if (res && run_into(&filling, PyArray_BYTES((PyArrayObject *)res), (size_t)need) < 0)
         Py_CLEAR(res);
     return res;
 }
@@ -186,8 +189,9 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * of the call): with them a fresh result cost 0.9-1.6x the CPU time of out=,
  * without them 1.6-5.8x. First touch: with threads, each page of a fresh result
  * is first written by the thread that copies its block's results there
- * (driver.c), so the faults are spread over the threads; touching the whole
- * worst case up front would fault pages the shrink now gives back unused. */
+ * (driver.c); touching the whole worst case up front would fault pages the
+ * shrink now gives back unused. Those faults make a second thread a loss below
+ * some size, so the run is marked fresh_out (lib/threads.c has the figures). */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     const size_t n = sfpy_most_results(c->q, c->column);
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
@@ -197,7 +201,8 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
         PyErr_Clear();
         return count_then_fill(c, descr);
     }
-    const Py_ssize_t k = run_into(c, PyArray_BYTES(res), n);
+    const call_run filling = {c->q, c->column, c->threads, 1};
+    const Py_ssize_t k = run_into(&filling, PyArray_BYTES(res), n);
     if (k < 0) {
         Py_DECREF(res);
         return NULL;
@@ -243,7 +248,7 @@ static PyObject *widened(PyObject *values, const column *c) {
 
 PyObject *sfpy_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
                       PyArray_Descr *descr, int threads) {
-    const call_run c = {q, col, threads};
+    const call_run c = {q, col, threads, 0};
     if (q->op == SF_OP_COUNT) {
         const Py_ssize_t k = nonempty ? run_into(&c, NULL, 0) : 0;
         return k < 0 ? NULL : PyLong_FromSsize_t(k);

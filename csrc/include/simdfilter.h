@@ -339,6 +339,11 @@ typedef struct sf_exec {
     int threads; /* 0: automatic (sf_auto_threads); k >= 1: up to k */
     sf_cancel_fn cancel; /* may be NULL */
     void *cancel_ctx;
+    /* Nonzero: out is a new allocation none of whose pages was written yet.
+     * The OS then zeroes each page on its first write, and two threads fault
+     * the same pages no faster than one: automatic threads start later (see
+     * lib/threads.c). Explicit thread counts are unaffected. */
+    int fresh_out;
 } sf_exec;
 
 /*
@@ -365,6 +370,9 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
  * CPUs idle at the call (online CPUs less the other runnable tasks that
  * /proc/loadavg counts, at least 1). */
 int sf_auto_threads(size_t nbytes);
+/* The same for a call whose output is fresh (sf_exec.fresh_out): one thread
+ * per 64 MiB of input. */
+int sf_auto_threads_fresh(size_t nbytes);
 /* The CPUs this process may run on (its affinity mask where the OS has one). */
 int sf_available_cpus(void);
 

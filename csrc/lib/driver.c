@@ -541,7 +541,7 @@ static int execute_one_call(const plan *p, sf_source *src, unsigned char *out, s
 
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found) {
-    static const sf_exec defaults = {0, NULL, NULL};
+    static const sf_exec defaults = {0, NULL, NULL, 0};
     const sf_exec *x = opts ? opts : &defaults;
     plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
               sf_result_size(q->op, q->elem)};
@@ -566,8 +566,11 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                 return cancelled(&p, total, capacity, found);
             continue;
         }
+        const size_t nbytes = run.n * sf_elem_size(q->elem);
         const int threads = team_size(
-            run.n, x->threads > 0 ? x->threads : sf_auto_threads(run.n * sf_elem_size(q->elem)));
+            run.n, x->threads > 0      ? x->threads
+                   : x->fresh_out && dst ? sf_auto_threads_fresh(nbytes)
+                                         : sf_auto_threads(nbytes));
         if (threads > 1) {
             size_t got = 0;
             const int rc = run_team(&p, &run, dst ? dst + written * p.rsize : NULL,

@@ -66,8 +66,22 @@ static size_t idle_cpus(void) {
 #endif
 }
 
-int sf_auto_threads(size_t nbytes) {
-    const size_t want = nbytes / AUTO_BYTES_PER_THREAD;
+/* Input bytes per automatic thread when the output is fresh (sf_exec.fresh_out).
+ * Its pages are faulted and zeroed on first write, 2 MiB huge pages with
+ * NumPy's madvise, and two threads placing consecutive blocks fault the same
+ * pages, so they wait on each other; on top, threads stage their blocks'
+ * results and copy them (driver.c). Measured on the 2-core Intel Xeon
+ * (Sapphire Rapids class) KVM, uint32, fresh result, one thread's time over
+ * two threads', 1/10/50/90% kept: 4 Mi 1.12/0.71/0.38/0.33, 16 Mi
+ * 1.68/0.82/0.68/0.90, 64 Mi 1.71/1.41/1.14/1.23 (the same calls into a reused
+ * out=: 1.29-1.78 everywhere; on the Zen 3 VM of last session, 4 Mi 90% fresh
+ * 0.62). With 1 GiB mmap/trim thresholds, so that glibc hands back the pages
+ * of the previous result, fresh 4 Mi gave 1.29-1.40: the faults are the
+ * cost. So a fresh output gets a second thread from 128 MiB of input. */
+#define AUTO_BYTES_PER_THREAD_FRESH ((size_t)64 << 20)
+
+static int auto_threads(size_t nbytes, size_t per_thread) {
+    const size_t want = nbytes / per_thread;
     if (want <= 1)
         return 1; /* no CPU count needed: the common, small call makes no syscall */
     size_t cpus = (size_t)sf_available_cpus();
@@ -75,6 +89,12 @@ int sf_auto_threads(size_t nbytes) {
     if (idle && idle < cpus)
         cpus = idle;
     return (int)(want < cpus ? want : cpus);
+}
+
+int sf_auto_threads(size_t nbytes) { return auto_threads(nbytes, AUTO_BYTES_PER_THREAD); }
+
+int sf_auto_threads_fresh(size_t nbytes) {
+    return auto_threads(nbytes, AUTO_BYTES_PER_THREAD_FRESH);
 }
 
 typedef struct task_call {

@@ -30,6 +30,7 @@ static const size_t layout[] = {
     FIELD(sf_run_source, run), FIELD(sf_run_source, taken),
 
     sizeof(sf_exec), FIELD(sf_exec, threads), FIELD(sf_exec, cancel), FIELD(sf_exec, cancel_ctx),
+    FIELD(sf_exec, fresh_out),
 
     sizeof(sf_kernel), FIELD(sf_kernel, name),
 

@@ -285,7 +285,7 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     sf_run_source one;
     pieces_source cut;
     sf_source *src = pieces > 1 ? pieces_init(&cut, &run, pieces) : sf_run_source_init(&one, &run);
-    const sf_exec opts = {threads, NULL, NULL};
+    const sf_exec opts = {threads, NULL, NULL, 0};
     size_t got = 0;
     const int rc = sf_execute(&q, src, out, room, &opts, &got);
     if (rc != SF_OK)

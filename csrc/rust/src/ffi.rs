@@ -35,6 +35,7 @@ struct SfExec {
     threads: c_int,
     cancel: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
     cancel_ctx: *mut c_void,
+    fresh_out: c_int,
 }
 
 extern "C" {
@@ -295,6 +296,7 @@ fn execute<T: Plain>(
         threads: threads.min(SF_MAX_THREADS) as c_int,
         cancel: None,
         cancel_ctx: std::ptr::null_mut(),
+        fresh_out: 0,
     };
     let capacity = if out.is_null() { 0 } else { data.len() };
     let mut found: usize = 0;
@@ -432,7 +434,7 @@ fn layout_from_rust() -> Vec<usize> {
         run: SfRun::new(std::ptr::null(), 0, 0),
         taken: 0,
     };
-    let e = SfExec { threads: 0, cancel: None, cancel_ctx: std::ptr::null_mut() };
+    let e = SfExec { threads: 0, cancel: None, cancel_ctx: std::ptr::null_mut(), fresh_out: 0 };
     let mut v = vec![
         size_of::<SfRange>(),
         off(&r, &r.lo),
@@ -473,6 +475,7 @@ fn layout_from_rust() -> Vec<usize> {
         off(&e, &e.threads),
         off(&e, &e.cancel),
         off(&e, &e.cancel_ctx),
+        off(&e, &e.fresh_out),
     ];
     // sf_kernel: Rust declares the name only, so what is checked is where
     // the name is, and that the C struct is a whole number of pointers.
