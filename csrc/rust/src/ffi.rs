@@ -266,7 +266,8 @@ pub struct Query {
 pub struct ExecError(pub c_int);
 
 /// Runs `op` over all of `data` and returns `found`. `out` is null for count,
-/// otherwise room for `data.len()` results.
+/// otherwise room for `data.len()` results; `fresh_out` says that memory was
+/// just allocated (never written: fewer automatic threads, see `sf_exec`).
 ///
 /// Not public: its callers below pair each op with its result type.
 fn execute<T: Plain>(
@@ -275,6 +276,7 @@ fn execute<T: Plain>(
     data: &[T],
     threads: usize,
     out: *mut c_void,
+    fresh_out: bool,
 ) -> Result<usize, ExecError> {
     assert_eq!(elem_size(q.elem), size_of::<T>(), "element kind and type disagree");
     let query = SfQuery {
@@ -296,7 +298,7 @@ fn execute<T: Plain>(
         threads: threads.min(SF_MAX_THREADS) as c_int,
         cancel: None,
         cancel_ctx: std::ptr::null_mut(),
-        fresh_out: 0,
+        fresh_out: c_int::from(fresh_out),
     };
     let capacity = if out.is_null() { 0 } else { data.len() };
     let mut found: usize = 0;
@@ -345,12 +347,14 @@ fn execute_into<T: Plain, R: Plain>(
     if data.is_empty() {
         return Ok(0);
     }
-    // Kernels store whole vectors anywhere in out[0, n): room for all n.
+    // Kernels store whole vectors anywhere in out[0, n): room for all n. A
+    // buffer that has to grow for it is new memory, not yet written.
+    let fresh_out = out.capacity() < data.len();
     out.reserve(data.len());
     // Never a &mut [R] over this memory: it is uninitialised until the C
     // library writes it. A raw pointer into the spare capacity it is.
     let dst = out.spare_capacity_mut().as_mut_ptr() as *mut c_void;
-    let found = execute(q, op, data, threads, dst)?;
+    let found = execute(q, op, data, threads, dst, fresh_out)?;
     // SAFETY: `out` has capacity >= data.len() >= found (checked in execute);
     // sf_execute returned SF_OK, so the first `found` results are written,
     // each a valid R (Plain: any bit pattern is a value).
@@ -395,7 +399,7 @@ pub fn count<T: Plain>(q: &Query, data: &[T], threads: usize) -> Result<usize, E
     if data.is_empty() {
         return Ok(0);
     }
-    execute(q, SF_OP_COUNT, data, threads, std::ptr::null_mut())
+    execute(q, SF_OP_COUNT, data, threads, std::ptr::null_mut(), false)
 }
 
 // ---- Layout check -------------------------------------------------------------
