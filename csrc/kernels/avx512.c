@@ -503,15 +503,7 @@ SF_INLINE size_t avx512_sparse(sf_op op, sf_elem elem, const unsigned char *p, c
     for (; i < end; i += 64)
         for (uint64_t w = avx512_word(elem, p, i, valid, b); w; w &= w - 1, k++) {
             const size_t j = i + (size_t)_tzcnt_u64(w);
-            if (op == SF_OP_VALUES) {
-                memcpy(out + k * size, p + j * size, size);
-            } else if (op == SF_OP_INDEX32) {
-                const uint32_t q = (uint32_t)(base + j);
-                memcpy(out + 4 * k, &q, 4);
-            } else {
-                const uint64_t q = base + j;
-                memcpy(out + 8 * k, &q, 8);
-            }
+            sf_put_result(op, out, k, p + j * size, size, base + j);
         }
     return k;
 }

@@ -259,6 +259,21 @@ SF_INLINE uint64_t sf_pos_at(const unsigned char *pos, size_t w, size_t j) {
     return q;
 }
 
+/* Result k of op for the element at p (of `size` bytes), position pos: the
+ * element itself, or its position as uint32 or uint64. The sparse loops write
+ * their few hits one at a time with it. */
+SF_INLINE void sf_put_result(sf_op op, unsigned char *out, size_t k, const unsigned char *p,
+                             size_t size, uint64_t pos) {
+    if (op == SF_OP_VALUES) {
+        memcpy(out + k * size, p, size);
+    } else if (op == SF_OP_INDEX32) {
+        const uint32_t q = (uint32_t)pos;
+        memcpy(out + 4 * k, &q, 4);
+    } else {
+        memcpy(out + 8 * k, &pos, 8);
+    }
+}
+
 /* ---- Validity bitmaps ----------------------------------------------------------- */
 
 /* Bits [i, i + cnt) of an LSB-first validity bitmap as bits [0, cnt) (cnt <= 32),

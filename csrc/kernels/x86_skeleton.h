@@ -179,15 +179,7 @@ SF_INLINE size_t X86_FN(sparse_block)(sf_op op, sf_elem elem, const X86_FN(bound
     uint32_t m = X86_FN(keep)(elem, c, p, X86_SPARSE / X86_FN(lanes)(elem)) & valid;
     for (; m; m &= m - 1u, k++) {
         const unsigned j = SF_CTZ32(m);
-        if (op == SF_OP_VALUES) {
-            memcpy(out + k * size, p + j * size, size);
-        } else if (op == SF_OP_INDEX32) {
-            const uint32_t q = (uint32_t)(pos + j);
-            memcpy(out + 4 * k, &q, 4);
-        } else {
-            const uint64_t q = pos + j;
-            memcpy(out + 8 * k, &q, 8);
-        }
+        sf_put_result(op, out, k, p + j * size, size, pos + j);
     }
     return k;
 }
