@@ -201,6 +201,14 @@ typedef size_t (*sf_within32_fn)(const void *x, uint64_t base, const uint32_t *p
 typedef size_t (*sf_within64_fn)(const void *x, uint64_t base, const uint64_t *pos, size_t m,
                                  const sf_range *r, uint64_t *out);
 
+/*
+ * A byte mask (pandas', numpy.ma's: mask[i] nonzero for a null) as the
+ * validity bitmap the _valid entry points read: bit i of valid (LSB first) is 1
+ * where mask[i] is 0. Writes ceil(n / 8) bytes; the bits past n in the last one
+ * are 0.
+ */
+typedef void (*sf_mask_to_valid_fn)(const uint8_t *mask, size_t n, uint8_t *valid);
+
 /* One instruction set's kernels. A kernel file may leave a slot NULL (an
  * operation its ISA gains nothing on); dispatch fills such a slot from the next
  * lower kernel, so every table dispatch hands out has every slot filled. */
@@ -216,6 +224,7 @@ typedef struct sf_kernel {
     sf_count_valid_fn count_valid[SF_ELEM_COUNT];
     sf_within32_fn within32[SF_ELEM_COUNT];
     sf_within64_fn within64[SF_ELEM_COUNT];
+    sf_mask_to_valid_fn mask_to_valid;
 } sf_kernel;
 
 /* ---- Dispatch --------------------------------------------------------------- */

@@ -175,6 +175,18 @@ SF_INLINE int avx2_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t bas
     return 1;
 }
 
+/* 32 mask bytes into 32 validity bits: compare with zero, then vpmovmskb. */
+static void avx2_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(mask + i));
+        const uint32_t bits =
+            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()));
+        memcpy(valid + i / 8, &bits, 4);
+    }
+    sf_mask_to_valid_tail(mask + i, n - i, valid + i / 8);
+}
+
 #include "x86_skeleton.h"
 
 SF_INSTANTIATE_ALL(avx2, u8, u16, u32, u64, f32, f64)

@@ -570,6 +570,23 @@ SF_INLINE size_t avx512_count(sf_elem elem, const void *x, size_t n, const sf_ra
     return avx512_count_valid(elem, x, NULL, n, r);
 }
 
+/* 64 mask bytes into 64 validity bits with one vptestnmb; the tail is one
+ * masked (fault-suppressing) load that reads nothing past mask[n - 1]. */
+static void avx512_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i v = _mm512_loadu_si512((const void *)(mask + i));
+        const uint64_t bits = _mm512_testn_epi8_mask(v, v);
+        memcpy(valid + i / 8, &bits, 8);
+    }
+    if (i < n) {
+        const __mmask64 live = _bzhi_u64(~0ull, (unsigned)(n - i));
+        const __m512i v = _mm512_maskz_loadu_epi8(live, (const void *)(mask + i));
+        const uint64_t bits = _mm512_mask_testn_epi8_mask(live, v, v);
+        memcpy(valid + i / 8, &bits, (n - i + 7) / 8);
+    }
+}
+
 #include "avx512_within.h" /* within: gathers, compare, the emitters */
 
 SF_INSTANTIATE_ALL_AS(avx512, AVX512_KERNEL, u8, u16, u32, u64, f32, f64)

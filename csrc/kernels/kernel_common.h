@@ -82,6 +82,7 @@
  *     P_count_valid(elem, x, valid, n, r)
  *     P_within(op, elem, x, base, pos, m, r, out)   op: SF_OP_INDEX32 (pos and
  *                                                  out uint32) or SF_OP_INDEX64
+ *     P_mask_to_valid(mask, n, valid)              an sf_mask_to_valid_fn
  * uses SF_INSTANTIATE_ALL(P, u8, ...) instead of SF_INSTANTIATE. */
 #define SF_ENTRY_POINTS_NULLS(P, TAG)                                                    \
     static size_t P##_index32_valid_##TAG(const void *x, const uint8_t *v, size_t n,     \
@@ -124,7 +125,8 @@
     SF_EACH(SF_ENTRY_POINTS_NULLS, P, __VA_ARGS__)                                       \
     const sf_kernel SF_CAT(sf_kernel_, NAME) = {.name = SF_STR(NAME),                    \
                                                 SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)  \
-                                                SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__)};
+                                                SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__) \
+                                                .mask_to_valid = P##_mask_to_valid};
 
 /* A second table, sf_kernel_P, holding only the plain filter slots (index32,
  * index64, values; no nulls) of P_filter: a variant of another kernel's loop
@@ -291,6 +293,34 @@ SF_INLINE uint32_t sf_valid_bits(const uint8_t *valid, size_t i, size_t cnt, siz
         return v & mask;
     }
     return ((uint32_t)valid[i / 8] >> (i % 8)) & mask;
+}
+
+/* The sf_mask_to_valid_fn contract for mask[0, n) into valid[0, ceil(n / 8)),
+ * without vectors: the scalar kernel's, and each vector kernel's tail past its
+ * last whole vector (called with mask and valid advanced by a multiple of 8). */
+SF_INLINE void sf_mask_to_valid_tail(const uint8_t *mask, size_t n, uint8_t *valid) {
+    size_t i = 0;
+    /* Eight mask bytes at a time: each byte folded to its lowest bit (1 for
+     * nonzero), then the eight bits gathered into one byte by a multiply. */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, mask + i, 8);
+        w |= w >> 4;
+        w |= w >> 2;
+        w |= w >> 1;
+        w &= 0x0101010101010101u;
+        /* little-endian byte j -> bit j; on big-endian the bytes come reversed */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        valid[i / 8] = (uint8_t)~((w * 0x0102040810204080u) >> 56);
+    }
+    if (i < n) {
+        uint8_t last = 0;
+        for (size_t j = 0; i + j < n; j++)
+            last |= (uint8_t)((mask[i + j] == 0) << j);
+        valid[i / 8] = last;
+    }
 }
 
 #endif

@@ -430,4 +430,22 @@ SF_INLINE size_t neon_count(sf_elem elem, const void *x, size_t n, const sf_rang
     return (size_t)total;
 }
 
+/* 64 mask bytes into 64 validity bits: each byte compared with zero and ANDed
+ * with its bit's weight (1, 2, ..., 128 within each 8), then three rounds of
+ * pairwise adds sum every 8 weights into one byte (no movemask on NEON). */
+static void neon_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
+    static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t w = vld1q_u8(weights);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const uint8x16_t a = vandq_u8(vceqzq_u8(vld1q_u8(mask + i)), w);
+        const uint8x16_t b = vandq_u8(vceqzq_u8(vld1q_u8(mask + i + 16)), w);
+        const uint8x16_t c = vandq_u8(vceqzq_u8(vld1q_u8(mask + i + 32)), w);
+        const uint8x16_t d = vandq_u8(vceqzq_u8(vld1q_u8(mask + i + 48)), w);
+        const uint8x16_t abcd = vpaddq_u8(vpaddq_u8(a, b), vpaddq_u8(c, d));
+        vst1_u8(valid + i / 8, vget_low_u8(vpaddq_u8(abcd, abcd)));
+    }
+    sf_mask_to_valid_tail(mask + i, n - i, valid + i / 8);
+}
+
 SF_INSTANTIATE_ALL(neon, u8, u16, u32, u64, f32, f64)

@@ -108,4 +108,8 @@ SF_INLINE size_t scalar_within(sf_op op, sf_elem elem, const void *x, uint64_t b
     return k;
 }
 
+static void scalar_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
+    sf_mask_to_valid_tail(mask, n, valid);
+}
+
 SF_INSTANTIATE_ALL(scalar, u8, u16, u32, u64, f32, f64)

@@ -117,6 +117,17 @@ SF_INLINE int sse41_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t ba
     return 0;
 }
 
+/* 16 mask bytes into 16 validity bits: compare with zero, then pmovmskb. */
+static void sse41_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(mask + i));
+        const uint16_t bits = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+        memcpy(valid + i / 8, &bits, 2);
+    }
+    sf_mask_to_valid_tail(mask + i, n - i, valid + i / 8);
+}
+
 /* Unrolled by two: measured ~1.5x on u32 index32, no loss elsewhere. */
 #include "x86_skeleton.h"
 

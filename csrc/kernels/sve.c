@@ -331,4 +331,21 @@ SF_INLINE size_t sve_count_valid(sf_elem elem, const void *x, const uint8_t *val
     return sve_count_any(elem, x, valid, n, r);
 }
 
+/* One vector of mask bytes at a time (any length, the last one under
+ * svwhilelt): a 0x01 byte for each valid element, 0x00 elsewhere (inactive
+ * lanes included), then each 64-bit lane's eight bytes gathered into its top
+ * byte by a multiply (as in sf_mask_to_valid_tail) and stored truncated: one
+ * validity byte per lane, exactly ceil(n / 8) of them in all. */
+static void sve_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
+    const svbool_t all = svptrue_b64();
+    for (uint64_t i = 0; i < n; i += svcntb()) {
+        const svbool_t live = svwhilelt_b8_u64(i, n);
+        const svbool_t ok = svcmpeq_n_u8(live, svld1_u8(live, mask + i), 0);
+        const svuint64_t ones = svreinterpret_u64_u8(svdup_n_u8_z(ok, 1));
+        const svuint64_t bits =
+            svlsr_n_u64_x(all, svmul_n_u64_x(all, ones, 0x0102040810204080u), 56);
+        svst1b_u64(svwhilelt_b64_u64(0, (n - i + 7) / 8), valid + i / 8, bits);
+    }
+}
+
 SF_INSTANTIATE_ALL(sve, u8, u16, u32, u64, f32, f64)

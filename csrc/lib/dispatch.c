@@ -173,6 +173,8 @@ static void fill_tables(void) {
             FILL(within32) FILL(within64)
         }
 #undef FILL
+        if (!t->mask_to_valid)
+            t->mask_to_valid = lower->mask_to_valid;
     }
     for (int v = 0; v < VARIANT_COUNT; v++) {
         const sf_kernel *over = variants[v].file;

@@ -68,11 +68,12 @@ static size_t run_serial(const plan *p, const sf_run *block, void *out) {
     if (direct && (valid || block->null_form == SF_NULLS_NONE))
         return run_kernel(p, block->data, valid, block->n, block->base, out);
     uint64_t buf[SF_GATHER_BLOCK]; /* 64-bit words: aligned for every kind */
-    uint8_t bits[SF_GATHER_BLOCK / 8];
+    uint8_t bits[SF_VALIDITY_BLOCK / 8];
     unsigned char *cursor = (unsigned char *)out;
     size_t total = 0;
     sf_run g;
-    for (sf_blocks b = SF_BLOCKS(block, SF_GATHER_BLOCK); sf_blocks_next(&b, &g);) {
+    for (sf_blocks b = SF_BLOCKS(block, direct ? SF_VALIDITY_BLOCK : SF_GATHER_BLOCK);
+         sf_blocks_next(&b, &g);) {
         const void *x = g.data;
         if (!direct) {
             sf_gather(&g, p->elem, buf);
@@ -80,7 +81,7 @@ static size_t run_serial(const plan *p, const sf_run *block, void *out) {
         }
         const uint8_t *v = sf_run_validity_in_place(&g);
         if (!v && g.null_form != SF_NULLS_NONE) {
-            sf_validity_bits(&g, bits);
+            sf_validity_bits(&g, p->kernel->mask_to_valid, bits);
             v = bits;
         }
         size_t got = run_kernel(p, x, v, g.n, g.base, cursor);

@@ -32,34 +32,14 @@ static void shift_bits(const uint8_t *src, uint64_t bit, size_t n, uint8_t *dst)
     }
 }
 
-void sf_validity_bits(const sf_run *run, uint8_t *dst) {
+void sf_validity_bits(const sf_run *run, sf_mask_to_valid_fn mask_to_valid, uint8_t *dst) {
     if (run->null_form == SF_NULLS_BITMAP) {
         shift_bits(run->nulls, run->null_bit, run->n, dst);
-        return;
-    }
-    /* SF_NULLS_BYTES: a mask byte is nonzero for a null, a bit is 1 for a valid element. */
-    const size_t n = run->n;
-    size_t i = 0;
-    if (run->null_stride == 1) {
-        /* Eight mask bytes at a time: each byte folded to its lowest bit (1 for
-         * nonzero), then the eight bits gathered into one byte by a multiply. */
-        for (; i + 8 <= n; i += 8) {
-            uint64_t w;
-            memcpy(&w, run->nulls + i, 8);
-            w |= w >> 4;
-            w |= w >> 2;
-            w |= w >> 1;
-            w &= 0x0101010101010101u;
-            /* little-endian byte j -> bit j; on big-endian the bytes come reversed */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            w = __builtin_bswap64(w);
-#endif
-            dst[i / 8] = (uint8_t)~((w * 0x0102040810204080u) >> 56);
-        }
-    }
-    if (i < n) {
-        memset(dst + i / 8, 0, (n - i + 7) / 8);
-        for (; i < n; i++)
+    } else if (run->null_stride == 1) {
+        mask_to_valid(run->nulls, run->n, dst);
+    } else { /* a strided mask (a view of a numpy.ma): byte by byte */
+        memset(dst, 0, (run->n + 7) / 8);
+        for (size_t i = 0; i < run->n; i++)
             dst[i / 8] |= (uint8_t)((run->nulls[(ptrdiff_t)i * run->null_stride] == 0) << (i % 8));
     }
 }

@@ -13,6 +13,9 @@
 /* Elements a block that is gathered (or staged) holds: 8 KiB of 64-bit data,
  * L1-resident. */
 #define SF_GATHER_BLOCK ((size_t)1024)
+/* Elements of a block read in place whose validity has to be made (a byte
+ * mask, an unaligned bitmap): 1 KiB of bits, and few kernel calls. */
+#define SF_VALIDITY_BLOCK ((size_t)8192)
 
 /* Below this many elements per thread, starting a thread costs more than it saves. */
 #define SF_MIN_ELEMENTS_PER_THREAD ((size_t)1 << 18)
@@ -46,8 +49,9 @@ void sf_gather(const sf_run *run, sf_elem elem, void *dst);
  * byte), or NULL when it has to be made (sf_validity_bits) or there are no nulls. */
 const uint8_t *sf_run_validity_in_place(const sf_run *run);
 /* The run's validity (bitmap or mask bytes) as bits [0, n) of dst
- * (room for ceil(n / 8) bytes). */
-void sf_validity_bits(const sf_run *run, uint8_t *dst);
+ * (room for ceil(n / 8) bytes); a contiguous byte mask goes through the
+ * kernel's mask_to_valid. */
+void sf_validity_bits(const sf_run *run, sf_mask_to_valid_fn mask_to_valid, uint8_t *dst);
 
 /* The same at elements idx[0, m) of the run (indices from its start), into
  * dst[0, m) and bits [0, m). */

@@ -19,6 +19,8 @@ static unsigned long long nw_cmp[MAX_KERNELS][SF_ELEM_COUNT][NW_OPS];
 static arena valid_arena, pos_arena;
 static size_t *nw_expect; /* what the specification keeps: element indexes */
 static size_t *nw_pos;    /* the position set, as element indexes */
+static unsigned long long nw_mask_cmp[MAX_KERNELS][SF_ELEM_COUNT];
+static arena mask_arena;
 
 static void nw_fail(const kstate *ks, int op, const tcase *c, const char *what, size_t got,
                     size_t want, const char *sets) {
@@ -116,7 +118,52 @@ static size_t nw_positions(size_t n, char *desc, size_t cap) {
     return m;
 }
 
+/* mask_to_valid of every kernel on a random byte mask of c->n bytes (zero, or
+ * any nonzero byte: pandas writes 1, a mask from other code need not), which
+ * ends or starts at a guard page, into a fenced bitmap: bit i is 1 exactly
+ * where mask[i] is 0, and the bits past n in the last byte are 0. */
+static void run_mask_to_valid(const tcase *c) {
+    const size_t n = c->n, nb = (n + 7) / 8;
+    static const unsigned densities[4] = {0, 1, 50, 100};
+    const unsigned density = densities[below(4)];
+    char what[96];
+    uint8_t *mask = arena_place(&mask_arena, (int)below(PLACE_N), n, 1,
+                                (size_t)below(64));
+    for (size_t i = 0; i < n; i++)
+        mask[i] = chance(density) ? (uint8_t)(1 + below(255)) : 0;
+    arena_protect(mask, n, PROT_READ);
+    for (int ki = 0; ki < nkernels; ki++) {
+        if (!kernels[ki].supported)
+            continue;
+        uint8_t *bits = arena_place(&out_arena, c->out_place, nb, 1, c->out_shift);
+        memset(bits, 0xEE, nb);
+        canary_fill(&out_arena, bits, nb);
+        cur_kernel = kernels[ki].k->name;
+        kernels[ki].k->mask_to_valid(mask, n, bits);
+        cur_kernel = "(harness)";
+        if (canary_check(&out_arena, bits, nb))
+            snprintf(what, sizeof what, "mask_to_valid wrote outside its %zu bytes", nb);
+        else
+            what[0] = 0;
+        for (size_t i = 0; !what[0] && i < 8 * nb; i++) {
+            const unsigned have = (bits[i / 8] >> (i % 8)) & 1u, want = i < n && mask[i] == 0;
+            if (have != want)
+                snprintf(what, sizeof what, "mask_to_valid: bit %zu is %u, mask byte %s", i, have,
+                         i < n ? (mask[i] ? "nonzero" : "zero") : "past n");
+        }
+        if (what[0]) {
+            printf("\nFAIL: kernel %s: %s\n  n=%zu, null density %u%%\n", kernels[ki].k->name,
+                   what, n, density);
+            fail_footer();
+        }
+        nw_mask_cmp[ki][c->elem]++;
+        total_cmp++;
+    }
+    arena_protect(mask, n, PROT_READ | PROT_WRITE);
+}
+
 static void run_nulls_within(const tcase *c) {
+    run_mask_to_valid(c);
     const size_t n = c->n, nb = (n + 7) / 8;
     static const unsigned densities[4] = {0, 1, 50, 100};
     const unsigned density = densities[below(4)];
@@ -167,6 +214,7 @@ static void run_nulls_within(const tcase *c) {
 
 static void nw_setup(size_t max_len) {
     valid_arena = arena_new(max_len / 8 + 64);
+    mask_arena = arena_new(max_len + 64);
     pos_arena = arena_new(max_len * 8 + 64);
     nw_expect = malloc(max_len * sizeof *nw_expect);
     nw_pos = malloc(max_len * sizeof *nw_pos);
@@ -178,6 +226,7 @@ static void nw_teardown(void) {
     free(nw_expect);
     free(nw_pos);
     guarded_free(&valid_arena, page_size);
+    guarded_free(&mask_arena, page_size);
     guarded_free(&pos_arena, page_size);
 }
 
@@ -185,6 +234,7 @@ static void nw_teardown(void) {
 static void nw_print(int ki, int e) {
     for (int op = 0; op < NW_OPS; op++)
         printf(" %s=%llu", nw_names[op], nw_cmp[ki][e][op]);
+    printf(" mask_to_valid=%llu", nw_mask_cmp[ki][e]);
 }
 
 /* Slot op of the nulls/positions slots of k, as one pointer type. */
@@ -203,6 +253,12 @@ static any_fn nw_slot_of(const sf_kernel *k, int op, int e) {
  * as check_table does for the others ("slot K OP ELEM: from L"). */
 static void nw_check_slots(int i) {
     const sf_kernel *k = sf_kernel_at(i);
+    API_CHECK(k->mask_to_valid, "kernel %s has an empty mask_to_valid slot", k->name);
+    for (int j = 0; j < i; j++)
+        if (sf_kernel_at(j)->mask_to_valid == k->mask_to_valid) {
+            printf("slot %s mask_to_valid any: from %s\n", k->name, sf_kernel_at(j)->name);
+            break;
+        }
     for (int op = 0; op < NW_OPS; op++)
         for (int e = 0; e < SF_ELEM_COUNT; e++) {
             API_CHECK(nw_slot_of(k, op, e), "kernel %s has an empty %s slot for elem %s", k->name,
