@@ -1,7 +1,7 @@
 /*
  * What a call's values are: a NumPy array read in place (a plain ndarray, the
  * fast path), the buffers of a pandas column or numpy.ma array (found by
- * simdfilter._columns.unwrap: values and a mask of nulls, or a time zone), or
+ * simdfilter._columns: values and a mask of nulls, or a time zone), or
  * an Arrow column (pyarrow, Polars, pandas' Arrow dtypes) through the Arrow
  * PyCapsule interface. Anything else is viewed with np.asarray.
  */
@@ -9,7 +9,6 @@
 
 #include <string.h>
 
-static PyObject *columns_module; /* simdfilter._columns, imported when first needed */
 
 static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject *tz) {
     c->form = COLUMN_NUMPY;
@@ -35,7 +34,7 @@ static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject 
         if (!PyArray_Check(mask) || PyArray_ITEMSIZE((PyArrayObject *)mask) != 1 ||
             !PyArray_SAMESHAPE((PyArrayObject *)mask, arr)) {
             PyErr_SetString(PyExc_SystemError,
-                            "simdfilter._columns.unwrap: a mask must be a bool array shaped "
+                            "simdfilter._columns: a mask must be a bool array shaped "
                             "as its values");
             return -1;
         }
@@ -45,46 +44,58 @@ static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject 
     return 0;
 }
 
-/* Whether obj's type (or a base) defines `name`: the class is asked, not the
- * instance, so no __getattr__ runs (Polars' costs 14 us for a missing name). */
-static int type_defines(PyObject *obj, const char *name) {
-    PyObject *mro = Py_TYPE(obj)->tp_mro;
-    if (!mro || !PyTuple_Check(mro))
+/* Names looked up on every call that is not a plain ndarray, interned once. */
+static PyObject *name_c_array, *name_c_stream, *name_module;
+
+static int intern_names(void) {
+    if (name_module)
         return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-        PyObject *dict = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict;
-        PyObject *v = dict ? PyDict_GetItemString(dict, name) : NULL;
-        if (v)
-            return v != Py_None; /* `__arrow_c_array__ = None` says "not this one" */
-    }
-    return 0;
+    name_c_array = PyUnicode_InternFromString("__arrow_c_array__");
+    name_c_stream = PyUnicode_InternFromString("__arrow_c_stream__");
+    name_module = PyUnicode_InternFromString("__module__");
+    return name_c_array && name_c_stream && name_module ? 0 : -1;
 }
 
-/* Whether values' type comes from `package` (its module is package or package.*). */
+/* Whether obj's type (or a base) defines `name`: the class is asked, through
+ * the type's attribute cache, not the instance, so no __getattr__ runs
+ * (Polars' costs 14 us for a missing name). */
+static int type_defines(PyObject *obj, PyObject *name) {
+    PyObject *v = _PyType_Lookup(Py_TYPE(obj), name); /* borrowed; sets no error */
+    return v && v != Py_None; /* `__arrow_c_array__ = None` says "not this one" */
+}
+
+/* Whether values' type comes from `package` (its module is package or
+ * package.*): a class's __module__ from its own dict, a static type's from its
+ * dotted tp_name ("pyarrow.lib.ChunkedArray"), without building a string. */
 static int from_package(PyObject *values, const char *package) {
-    PyObject *module = PyObject_GetAttrString((PyObject *)Py_TYPE(values), "__module__");
-    if (!module) {
-        PyErr_Clear();
-        return 0;
+    PyTypeObject *t = Py_TYPE(values);
+    const char *name = t->tp_name;
+    if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        PyObject *module = t->tp_dict ? PyDict_GetItemWithError(t->tp_dict, name_module) : NULL;
+        name = module && PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
+        PyErr_Clear(); /* no module name, or one that is no str: no package's */
+        if (!name)
+            return 0;
     }
-    const char *name = PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
     const size_t len = strlen(package);
-    const int yes = name && strncmp(name, package, len) == 0 && (name[len] == '.' || !name[len]);
-    PyErr_Clear(); /* a module name that is no str is no package's */
-    Py_DECREF(module);
-    return yes;
+    return strncmp(name, package, len) == 0 && (name[len] == '.' || !name[len]);
 }
 
 static int arrow_or_array(PyObject *values, column *c);
+static PyObject *unwrap_pandas, *unwrap_masked;
 
-/* pandas columns and masked arrays: their buffers, as simdfilter._columns finds them. */
-static int unwrapped_column(PyObject *values, column *c) {
-    if (!columns_module) {
-        columns_module = PyImport_ImportModule("simdfilter._columns");
-        if (!columns_module)
+/* pandas columns and masked arrays: their buffers, as simdfilter._columns'
+ * unwrap_pandas or unwrap_masked (`finder`, imported when first needed) finds
+ * them. */
+static int unwrapped_column(PyObject *values, PyObject **finder, const char *name, column *c) {
+    if (!*finder) {
+        PyObject *module = PyImport_ImportModule("simdfilter._columns");
+        *finder = module ? PyObject_GetAttrString(module, name) : NULL;
+        Py_XDECREF(module);
+        if (!*finder)
             return -1;
     }
-    PyObject *got = PyObject_CallMethod(columns_module, "unwrap", "O", values);
+    PyObject *got = PyObject_CallOneArg(*finder, values);
     if (!got)
         return -1;
     int rc;
@@ -101,8 +112,8 @@ static int unwrapped_column(PyObject *values, column *c) {
 }
 
 static int arrow_or_array(PyObject *values, column *c) {
-    const int has_array = type_defines(values, "__arrow_c_array__");
-    const int has_stream = has_array ? 0 : type_defines(values, "__arrow_c_stream__");
+    const int has_array = type_defines(values, name_c_array);
+    const int has_stream = has_array ? 0 : type_defines(values, name_c_stream);
     if (has_array || has_stream)
         return sfpy_arrow_column(values, has_array, c);
     if (from_package(values, "pyarrow") || from_package(values, "polars")) {
@@ -140,6 +151,8 @@ int sfpy_column_from(PyObject *values, column *c) {
         Py_INCREF(values);
         return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
     }
+    if (intern_names() < 0)
+        return -1;
     if (PyArray_Check(values)) {
         const int masked = is_masked_array(values);
         if (masked < 0)
@@ -148,10 +161,10 @@ int sfpy_column_from(PyObject *values, column *c) {
             Py_INCREF(values);
             return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
         }
-        return unwrapped_column(values, c);
+        return unwrapped_column(values, &unwrap_masked, "unwrap_masked", c);
     }
     if (from_package(values, "pandas"))
-        return unwrapped_column(values, c);
+        return unwrapped_column(values, &unwrap_pandas, "unwrap_pandas", c);
     return arrow_or_array(values, c);
 }
 

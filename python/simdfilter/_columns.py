@@ -1,7 +1,8 @@
 """The buffers behind pandas columns and numpy.ma arrays, for the C binding.
 
-``unwrap(values)`` is called by simdfilter._core for a pandas object or a
-masked array and answers without copying anything:
+``unwrap_pandas(values)`` (for a pandas object) and ``unwrap_masked(values)``
+(for a numpy.ma array) are called by simdfilter._core and answer without
+copying anything:
 
 - ``(data, mask, tz)``: a NumPy array of the values, a bool array of the same
   shape that is True at nulls (or None), and the time zone of tz-aware
@@ -31,7 +32,8 @@ _SUPPORTED = (
 )
 
 
-def _masked(values: np.ma.MaskedArray) -> Unwrapped:
+def unwrap_masked(values: np.ma.MaskedArray) -> Unwrapped:
+    """The buffers of a numpy.ma array (see the module docstring)."""
     data = values.data  # a view of the values, not a copy
     mask = np.ma.getmask(values)
     if mask is np.ma.nomask or mask.shape != data.shape:
@@ -69,23 +71,38 @@ def _pandas_types() -> dict:
 
 
 _types: dict = {}
+# The kind of each pandas array type met so far ("masked", "times", "arrow",
+# "numpy" or "other"): one dict lookup per call instead of a row of isinstance
+# checks. It holds the types themselves, so an entry never outlives its type.
+_kinds: dict = {}
 
 
-def _pandas(values: Any) -> Unwrapped:
+def _kind_of(array_type: type) -> str:
     if not _types:
         _types.update(_pandas_types())
+    for kind in ("masked", "times", "arrow", "numpy"):
+        if issubclass(array_type, _types[kind]):
+            return kind
+    return "other"
+
+
+def unwrap_pandas(values: Any) -> Unwrapped:
+    """The buffers of a pandas Series, Index or array (see the module docstring)."""
     array = _pandas_array(values)
     if isinstance(array, np.ndarray):
         return array, None, None
-    if isinstance(array, _types["masked"]):
+    kind = _kinds.get(type(array))
+    if kind is None:
+        kind = _kinds[type(array)] = _kind_of(type(array))
+    if kind == "masked":
         return array._data, array._mask, None
-    if isinstance(array, _types["times"]):
+    if kind == "times":
         tz = getattr(array.dtype, "tz", None)
         data = getattr(array, "_ndarray", None)
         if data is None:
             data = (array.tz_convert(None) if tz is not None else array).to_numpy()
         return data, None, _zone(tz)
-    if isinstance(array, _types["arrow"]):
+    if kind == "arrow":
         data = getattr(array, "_pa_array", None)  # pandas >= 2.1; 1.5 to 2.0 named it _data
         if data is None and type(getattr(array, "_data", None)).__module__.startswith("pyarrow"):
             data = array._data
@@ -94,7 +111,7 @@ def _pandas(values: Any) -> Unwrapped:
 
             data = pa.chunked_array([pa.array(array)])
         return data  # read through its Arrow C stream: types, nulls and zones there
-    if isinstance(array, _types["numpy"]):
+    if kind == "numpy":
         return array.to_numpy(), None, None
     raise TypeError(f"simdfilter supports pandas columns of {_SUPPORTED}, not {array.dtype}")
 
@@ -129,10 +146,3 @@ def stream_failure_hint(values: Any) -> str:
     return (f"; Polars before {need} fails the Arrow C stream of Date, Datetime, Duration "
             f"and Time columns, whoever reads it: simdfilter needs Polars >= {need} for "
             f"them (this is Polars {version})")
-
-
-def unwrap(values: Any) -> Unwrapped:
-    """The buffers of `values` (see the module docstring)."""
-    if isinstance(values, np.ma.MaskedArray):
-        return _masked(values)
-    return _pandas(values)
