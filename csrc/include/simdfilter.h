@@ -376,8 +376,8 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
 
 /* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 2 MiB
  * (so 1 below 4 MiB), at most sf_available_cpus(), and on Linux at most the
- * CPUs idle at the call (online CPUs less the other runnable tasks that
- * /proc/loadavg counts, at least 1). */
+ * CPUs idle at the call (sf_available_cpus() less the other runnable tasks
+ * that /proc/loadavg counts, at least 1). */
 int sf_auto_threads(size_t nbytes);
 /* The same for a call whose output is fresh (sf_exec.fresh_out): one thread
  * per 64 MiB of input. */

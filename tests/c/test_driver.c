@@ -69,7 +69,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -263,6 +265,49 @@ static void max_threads_case(const sf_kernel *k) {
     input_free(&in);
 }
 
+/* The automatic thread count: one thread below its thresholds, never more than
+ * the CPUs this process may use, and (on Linux) one CPU fewer while another
+ * process spins: the busy CPU is left alone. */
+static void auto_threads_case(void) {
+    const int cpus = sf_available_cpus();
+    const size_t huge = (size_t)1 << 40;
+    int got;
+    if ((got = sf_auto_threads(0)) != 1 || (got = sf_auto_threads(((size_t)4 << 20) - 1)) != 1)
+        fail(NULL, "auto threads: below 2 x 2 MiB a call gets more than one thread (got %d, %d CPUs available)", got, cpus);
+    if ((got = sf_auto_threads_fresh(((size_t)128 << 20) - 1)) != 1)
+        fail(NULL, "auto threads: a fresh output below 2 x 64 MiB gets more than one thread (got %d, %d CPUs available)", got, cpus);
+    if ((got = sf_auto_threads(huge)) < 1 || got > cpus ||
+        (got = sf_auto_threads_fresh(huge)) < 1 || got > cpus)
+        fail(NULL, "auto threads: outside [1, CPUs available] (got %d, %d CPUs available)", got, cpus);
+#ifdef __linux__
+    int ready[2];
+    if (pipe(ready) != 0)
+        fail(NULL, "pipe: %s", strerror(errno));
+    const pid_t spinner = fork();
+    if (spinner < 0)
+        fail(NULL, "fork: %s", strerror(errno));
+    if (spinner == 0) { /* runnable until killed */
+        const char byte = 1;
+        if (write(ready[1], &byte, 1) != 1)
+            _exit(1);
+        for (volatile unsigned long spin = 0;; spin++) {
+        }
+    }
+    char byte;
+    const int started = read(ready[0], &byte, 1) == 1;
+    got = sf_auto_threads(huge);
+    kill(spinner, SIGKILL);
+    waitpid(spinner, NULL, 0);
+    close(ready[0]);
+    close(ready[1]);
+    if (!started)
+        fail(NULL, "auto threads: the spinning process did not start");
+    if (got > (cpus > 1 ? cpus - 1 : 1))
+        fail(NULL, "auto threads: another process spins, yet the call takes every CPU (got %d, %d CPUs available)", got, cpus);
+    printf("auto threads: %d of %d CPUs with another process spinning\n", got, cpus);
+#endif
+}
+
 /* 1. Lengths around the gather chunk, every layout, every kernel, one thread
  *    (and two: below 2^19 elements the driver must not split, and must not care). */
 static void chunk_cases(const sf_kernel *const *kernels, int nk) {
@@ -441,6 +486,7 @@ int main(int argc, char **argv) {
                now() - t0);
         return 0;
     }
+    auto_threads_case();
     chunk_cases(kernels, nk);
     thread_cases(kernels, nk);
     cancel_case(last);

@@ -82,7 +82,7 @@ def run(ctx):
                         one, auto = res[methods[i]][0], res[methods[3 + i]][0]
                         rows.append(dict(n=n, sel=sel, condition=condition, kind=kind,
                                          one_s=one, auto_s=auto, auto_vs_one=one / auto,
-                                         auto_threads=sf_auto_threads(a)))
+                                         auto_threads=sf_auto_threads(a, kind, condition)))
             ctx.log(f"  threads: n = {fmt_n(n)}, {condition} done")
     return rows
 
@@ -95,12 +95,14 @@ class _nothing:
         return False
 
 
-def sf_auto_threads(a):
-    """The most threads threads=None gives `a` here: the library's rule (csrc/lib/threads.c), 2 MiB
-    of input per thread, at most the CPUs this process may use (and fewer when some are busy at
-    the call, which this does not know)."""
+def sf_auto_threads(a, kind="out=", condition="quiet"):
+    """The threads threads=None gives `a` here, by the library's rule (csrc/lib/threads.c): 2 MiB
+    of input per thread, 64 MiB for a fresh result; at most the CPUs this process may use, less
+    those busy at the call (the busy-core spinner takes one)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    want = a.nbytes // (2 << 20)
+    if condition == "busy core":
+        cpus = max(1, cpus - 1)
+    want = a.nbytes // ((64 if kind == "fresh" else 2) << 20)
     return 1 if want <= 1 else min(want, cpus)
 
 
@@ -108,17 +110,24 @@ def report(rows, result):
     cells = {(r["n"], r["sel"], r["condition"], r["kind"]): r for r in rows}
     sizes = sorted({r["n"] for r in rows})
     conds = [c for c in ("quiet", "busy core") if any(r["condition"] == c for r in rows)]
-    header = ["n", "sel", "auto threads, at most"] + [f"{kind}, {c}" for c in conds for kind in KINDS]
+    header = ["n", "sel", "auto threads (fresh, out=)"] + [f"{kind}, {c}" for c in conds for kind in KINDS]
     table = []
+
+    def cell(r):
+        return f"{r['auto_vs_one']:.2f}" + (" =" if r["auto_threads"] == 1 else "")
+
     for n in sizes:
         for sel in SELS:
             if (n, sel, conds[0], KINDS[0]) not in cells:
                 continue
-            table.append([fmt_n(n), fmt_sel(sel), str(cells[(n, sel, conds[0], KINDS[0])]["auto_threads"])] +
-                         [f"{cells[(n, sel, c, kind)]['auto_vs_one']:.2f}" for c in conds for kind in KINDS])
+            quiet = [cells[(n, sel, conds[0], kind)]["auto_threads"] for kind in KINDS[:2]]
+            table.append([fmt_n(n), fmt_sel(sel), ", ".join(map(str, quiet))] +
+                         [cell(cells[(n, sel, c, kind)]) for c in conds for kind in KINDS])
     load = result.get("load_before")
     print_table("THREADS - threads=None vs threads=1 (one-thread time / automatic time), random uint32, "
                 "best kernel", header, table,
                 note="fresh: filter_indexes returning a new array; out=: into a preallocated array; "
-                     "busy core: another process spins on one of our CPUs. Load average before the run: "
+                     "busy core: another process spins on one of our CPUs. '=': threads=None runs this call on "
+                     "one thread, the same code as threads=1, so the ratio is the measurement's noise. "
+                     "Load average before the run: "
                      f"{load}; a loaded machine gives no measurements.")
