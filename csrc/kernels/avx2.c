@@ -134,8 +134,9 @@ SF_INLINE size_t avx2_emit_values(sf_elem elem, unsigned char *out, size_t k, __
  * vpgatherdd / vpgatherqd / vpgatherqq per vector of 32- or 64-bit elements.
  * 8- and 16-bit kinds take scalar loads: a gather of 32-bit words around them
  * could read up to 3 bytes past the last element. vpgatherdd's indexes are
- * signed, so a group whose last (largest) offset is 2^31 or more takes the
- * 64-bit-index form (64-bit elements always do: their indexes are widened).
+ * signed, so a group with an offset of 2^31 or more (any lane: the positions
+ * need not be sorted) takes the 64-bit-index form (64-bit elements always do:
+ * their indexes are widened).
  */
 SF_INLINE int avx2_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t base,
                              const unsigned char *pos, size_t cnt, unsigned char *buf) {
@@ -154,13 +155,10 @@ SF_INLINE int avx2_gather_hw(sf_op op, sf_elem elem, const void *x, uint64_t bas
         return 1;
     }
     const __m256i idx = _mm256_sub_epi32(p, _mm256_set1_epi32((int)(uint32_t)base));
-    if (size == 4) {
-        uint32_t last;
-        memcpy(&last, pos + 28, 4);
-        if (last - (uint32_t)base < 0x80000000u) {
-            _mm256_storeu_si256(dst, _mm256_i32gather_epi32((const int *)x, idx, 4));
-            return 1;
-        }
+    /* The offsets' sign bits, all 8 (vmovmskps): the positions need not be sorted. */
+    if (size == 4 && !_mm256_movemask_ps(_mm256_castsi256_ps(idx))) {
+        _mm256_storeu_si256(dst, _mm256_i32gather_epi32((const int *)x, idx, 4));
+        return 1;
     }
     const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(idx));
     const __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(idx, 1));
