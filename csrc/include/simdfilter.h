@@ -380,7 +380,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
  * that /proc/loadavg counts, at least 1). */
 int sf_auto_threads(size_t nbytes);
 /* The same for a call whose output is fresh (sf_exec.fresh_out): one thread
- * per 64 MiB of input. */
+ * per 16 MiB of input. */
 int sf_auto_threads_fresh(size_t nbytes);
 /* The CPUs this process may run on (its affinity mask where the OS has one). */
 int sf_available_cpus(void);

@@ -15,13 +15,17 @@
  * schedule, and the pages of a fresh result are first touched by the threads
  * that fill them. One spawn per run, not per cancel block.
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#define _DEFAULT_SOURCE /* nanosleep, madvise */
 #include "library.h"
 
 #include <time.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 typedef struct plan {
     const sf_kernel *kernel;
@@ -152,7 +156,55 @@ typedef struct team {
     atomic_size_t counted; /* count: results of the blocks done */
     int cancelled;         /* set by the calling thread only */
     worker *workers;       /* one per thread, for what it holds at its end */
+    size_t page;           /* fault-ahead: the OS page size, 0 for none (see fault_ahead) */
+    atomic_size_t faulted; /* fault-ahead: 1 + the last stretch populated, 0 before */
 } team;
+
+/*
+ * A fresh output's pages are faulted in, and zeroed by the OS, at their first
+ * write: a 2 MiB huge page at once where NumPy asked for them. Threads placing
+ * consecutive blocks write into the same page, so while one takes the fault
+ * the other waits for it, and the zeroing is as serial as on one thread: on
+ * the 2-core Intel Xeon (Sapphire Rapids class) KVM, uint32, 64 Mi, 50% kept,
+ * a fresh result cost 10.6 ms more than out= on one thread and 11.4 ms more
+ * on two, where filling 128 MiB of fresh pages from two threads, each its own
+ * half, took 13.3 ms against 23.4 on one. So the block that first reaches
+ * into a 2 MiB stretch of a fresh output has its thread populate the next
+ * stretch (MADV_POPULATE_WRITE: the pages are faulted in and what they hold is
+ * kept, so a block another thread is copying there is not touched), and that
+ * fault is taken while the other thread goes on: 11.4 -> 5.3 ms more than out=
+ * on two threads. At most one stretch past the results is populated; outside
+ * Linux 5.14+ nothing is.
+ */
+#define FAULT_AHEAD_BYTES ((size_t)2 << 20)
+/* Only a block that kept at least 1/16 of its elements populates ahead: below
+ * that the results reach a new stretch seldom (every 2 MiB of uint32
+ * positions is 8 Mi elements at 6%), their faults cost little, and a stretch
+ * populated past the last result is memory for nothing (on a 1e8-element int64
+ * column, 0.9% kept, 2.8 MiB more peak RSS next to a 3.4 MiB result). */
+#define FAULT_AHEAD_MIN_KEPT (SF_THREAD_BLOCK / 16)
+
+static void fault_ahead(team *t, size_t end) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    const uintptr_t lo = (uintptr_t)t->out, hi = lo + t->room * t->p->rsize;
+    const size_t next = (lo + end * t->p->rsize) / FAULT_AHEAD_BYTES + 1;
+    size_t faulted = atomic_load_explicit(&t->faulted, memory_order_relaxed);
+    while (faulted < next + 1)
+        if (atomic_compare_exchange_weak_explicit(&t->faulted, &faulted, next + 1,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            uintptr_t from = next * FAULT_AHEAD_BYTES, to = from + FAULT_AHEAD_BYTES;
+            from = from < lo ? lo : from;
+            to = to > hi ? hi : to;
+            from = (from + t->page - 1) / t->page * t->page; /* whole pages of the output */
+            to = to / t->page * t->page;
+            if (from < to)
+                (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE); /* a hint */
+            return;
+        }
+#else
+    (void)t, (void)end;
+#endif
+}
 
 /* Where block j's first result goes, once every block before it has been
  * filtered: look back over the blocks whose counts are known to the nearest
@@ -185,6 +237,8 @@ static int place(team *t, size_t j, const unsigned char *buf, size_t c) {
     if (at < t->room && c) {
         const size_t m = c < t->room - at ? c : t->room - at;
         memcpy(t->out + at * t->p->rsize, buf, m * t->p->rsize);
+        if (t->page && c >= FAULT_AHEAD_MIN_KEPT)
+            fault_ahead(t, at + m);
     }
     return 1;
 }
@@ -311,6 +365,14 @@ static int run_team(const plan *p, const sf_run *run, unsigned char *out, size_t
     atomic_init(&t.stop, 0);
     atomic_init(&t.counted, 0);
     t.cancelled = 0;
+    t.page = 0;
+#ifdef __linux__
+    if (x->fresh_out && out) {
+        const long page = sysconf(_SC_PAGESIZE);
+        t.page = page > 0 ? (size_t)page : 0;
+    }
+#endif
+    atomic_init(&t.faulted, 0);
     t.workers = (worker *)malloc((size_t)threads * sizeof *t.workers);
     if (!t.workers)
         return 1;

@@ -83,18 +83,20 @@ static size_t idle_cpus(size_t cpus) {
 }
 
 /* Input bytes per automatic thread when the output is fresh (sf_exec.fresh_out).
- * Its pages are faulted and zeroed on first write, 2 MiB huge pages with
- * NumPy's madvise, and two threads placing consecutive blocks fault the same
- * pages, so they wait on each other; on top, threads stage their blocks'
- * results and copy them (driver.c). Measured on the 2-core Intel Xeon
- * (Sapphire Rapids class) KVM, uint32, fresh result, one thread's time over
- * two threads', 1/10/50/90% kept: 4 Mi 1.12/0.71/0.38/0.33, 16 Mi
- * 1.68/0.82/0.68/0.90, 64 Mi 1.71/1.41/1.14/1.23 (the same calls into a reused
- * out=: 1.29-1.78 everywhere; on the Zen 3 VM of last session, 4 Mi 90% fresh
- * 0.62). With 1 GiB mmap/trim thresholds, so that glibc hands back the pages
- * of the previous result, fresh 4 Mi gave 1.29-1.40: the faults are the
- * cost. So a fresh output gets a second thread from 128 MiB of input. */
-#define AUTO_BYTES_PER_THREAD_FRESH ((size_t)64 << 20)
+ * The OS faults in and zeroes its pages at their first write (2 MiB huge pages
+ * with NumPy's madvise). The driver populates a fresh output one 2 MiB stretch
+ * ahead of its results (fault_ahead in driver.c), so that two threads take
+ * those faults side by side instead of one waiting for the other's; what two
+ * threads still pay is their start and the staging of their blocks' results.
+ * Measured on the 2-core Intel Xeon (Sapphire Rapids class) KVM, fresh result,
+ * one thread's time over two threads', 1/10/50/90% kept: uint32 4 Mi
+ * 1.30/1.06/0.90/0.80, 8 Mi 1.46/1.36/1.44/1.35, 16 Mi 1.44/1.38/1.38/1.51,
+ * 64 Mi 1.62/1.56/1.56/1.62; at 32 MiB of input int64 1.10-1.54, float64
+ * 1.21-1.55, uint16 1.19-1.33, uint8 1.16-1.36. Without the fault-ahead: uint32
+ * 4 Mi 0.61-1.49, 16 Mi 1.16-1.57, 64 Mi 1.25-1.62 (and 4 Mi 90% 0.62 on the
+ * Zen 3 VM of an earlier session). So a fresh output gets a second thread from
+ * 32 MiB of input; an out= output, whose pages are already there, from 4 MiB. */
+#define AUTO_BYTES_PER_THREAD_FRESH ((size_t)16 << 20)
 
 static int auto_threads(size_t nbytes, size_t per_thread) {
     const size_t want = nbytes / per_thread;

@@ -274,8 +274,8 @@ static void auto_threads_case(void) {
     int got;
     if ((got = sf_auto_threads(0)) != 1 || (got = sf_auto_threads(((size_t)4 << 20) - 1)) != 1)
         fail(NULL, "auto threads: below 2 x 2 MiB a call gets more than one thread (got %d, %d CPUs available)", got, cpus);
-    if ((got = sf_auto_threads_fresh(((size_t)128 << 20) - 1)) != 1)
-        fail(NULL, "auto threads: a fresh output below 2 x 64 MiB gets more than one thread (got %d, %d CPUs available)", got, cpus);
+    if ((got = sf_auto_threads_fresh(((size_t)32 << 20) - 1)) != 1)
+        fail(NULL, "auto threads: a fresh output below 2 x 16 MiB gets more than one thread (got %d, %d CPUs available)", got, cpus);
     if ((got = sf_auto_threads(huge)) < 1 || got > cpus ||
         (got = sf_auto_threads_fresh(huge)) < 1 || got > cpus)
         fail(NULL, "auto threads: outside [1, CPUs available] (got %d, %d CPUs available)", got, cpus);

@@ -6,7 +6,10 @@ threads=1 and threads=None, interleaved. Twice: with the machine as it is ("quie
 a busy loop in another process pinned to one of our CPUs ("busy core": a browser next to a
 notebook, or a second notebook), where a static split of the input would leave the part on the
 shared core finishing last. The ratio printed is one-thread time / automatic time: above 1,
-automatic threads win. On a machine loaded by anything else the ratios are not measurements.
+automatic threads win. Where threads=None gives the call one thread (a fresh result below 32 MiB
+of input; any call while the other CPU is busy), the two calls run the same code and the ratio,
+marked "=", shows only the noise of the measurement. On a machine loaded by anything else the
+ratios are not measurements.
 """
 
 import multiprocessing
@@ -97,12 +100,12 @@ class _nothing:
 
 def sf_auto_threads(a, kind="out=", condition="quiet"):
     """The threads threads=None gives `a` here, by the library's rule (csrc/lib/threads.c): 2 MiB
-    of input per thread, 64 MiB for a fresh result; at most the CPUs this process may use, less
+    of input per thread, 16 MiB for a fresh result; at most the CPUs this process may use, less
     those busy at the call (the busy-core spinner takes one)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if condition == "busy core":
         cpus = max(1, cpus - 1)
-    want = a.nbytes // ((64 if kind == "fresh" else 2) << 20)
+    want = a.nbytes // ((16 if kind == "fresh" else 2) << 20)
     return 1 if want <= 1 else min(want, cpus)
 
 
