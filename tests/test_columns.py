@@ -490,6 +490,28 @@ def test_capsules_are_released(wrapper):
     assert pa.total_allocated_bytes() == base
 
 
+def test_streams_of_many_chunks():
+    # More chunks than the binding keeps inline (8): the chunk list grows, and every
+    # chunk is still released, on success and on a refused bound.
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 100, 1000)
+    arr = pa.array(values, mask=rng.random(1000) < 0.1)
+    cuts = np.sort(rng.integers(0, 1000, 60))
+    chunked = pa.chunked_array([arr.slice(a, b - a) for a, b in zip([0, *cuts], [*cuts, 1000])])
+    assert chunked.num_chunks == 61
+    want = reference.filter_indexes(arr, 20, 40)
+    cols = (chunked, pl.from_arrow(chunked))
+    gc.collect()
+    base = pa.total_allocated_bytes()
+    for col in cols:
+        np.testing.assert_array_equal(simdfilter.filter_indexes(col, 20, 40), want)
+        assert simdfilter.count_in_range(col, 20, 40) == want.size
+        with pytest.raises(TypeError):
+            simdfilter.filter_indexes(col, object(), None)
+    gc.collect()
+    assert pa.total_allocated_bytes() == base
+
+
 def test_columns_are_not_kept_alive():
     gc.collect()
     base = pa.total_allocated_bytes()

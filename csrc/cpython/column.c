@@ -146,7 +146,7 @@ static int is_masked_array(PyObject *values) {
 }
 
 int sfpy_column_from(PyObject *values, column *c) {
-    memset(c, 0, sizeof *c);
+    memset(c, 0, offsetof(column, inline_chunks));
     if (PyArray_CheckExact(values)) {
         Py_INCREF(values);
         return numpy_column(c, (PyArrayObject *)values, NULL, NULL);

@@ -36,14 +36,20 @@ static int add_chunk(column *c, struct ArrowArray *array) {
         PyErr_SetString(PyExc_ValueError, err);
         return -1;
     }
-    if (c->nchunks == c->chunk_room) {
-        const size_t room = c->chunk_room ? 2 * c->chunk_room : 4;
-        struct ArrowArray *grown = PyMem_Realloc(c->chunks, room * sizeof *grown);
+    if (!c->chunk_room) {
+        c->chunks = c->inline_chunks;
+        c->chunk_room = COLUMN_INLINE_CHUNKS;
+    } else if (c->nchunks == c->chunk_room) {
+        const size_t room = 2 * c->chunk_room;
+        struct ArrowArray *grown = PyMem_Malloc(room * sizeof *grown);
         if (!grown) {
             array->release(array);
             PyErr_NoMemory();
             return -1;
         }
+        memcpy(grown, c->chunks, c->nchunks * sizeof *grown);
+        if (c->chunks != c->inline_chunks)
+            PyMem_Free(c->chunks);
         c->chunks = grown;
         c->chunk_room = room;
     }
@@ -145,7 +151,8 @@ void sfpy_arrow_release(column *c) {
     for (size_t i = 0; i < c->nchunks; i++)
         if (c->chunks[i].release)
             c->chunks[i].release(&c->chunks[i]);
-    PyMem_Free(c->chunks);
+    if (c->chunks != c->inline_chunks)
+        PyMem_Free(c->chunks);
     c->chunks = NULL;
     c->nchunks = c->chunk_room = 0;
 }
