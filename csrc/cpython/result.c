@@ -187,11 +187,12 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * numpy.core.multiarray._set_madvise_hugepage(False), so nothing is added
  * here. Measured on a 2-core Zen 3 VM, 64 Mi uint32 (loaded machine, CPU time
  * of the call): with them a fresh result cost 0.9-1.6x the CPU time of out=,
- * without them 1.6-5.8x. First touch: with threads, each page of a fresh result
- * is first written by the thread that copies its block's results there
- * (driver.c); touching the whole worst case up front would fault pages the
- * shrink now gives back unused. Those faults make a second thread a loss below
- * some size, so the run is marked fresh_out (lib/threads.c has the figures). */
+ * without them 1.6-5.8x. First touch: with threads, the pages of a fresh result
+ * are faulted in by the threads that copy their blocks' results there, a 2 MiB
+ * stretch ahead (driver.c's fault_ahead); touching the whole worst case up front
+ * would fault pages the shrink now gives back unused. Those faults make a second
+ * thread a loss below some size, so the run is marked fresh_out (lib/threads.c
+ * has the figures). */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     const size_t n = sfpy_most_results(c->q, c->column);
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);

@@ -348,10 +348,13 @@ typedef struct sf_exec {
     int threads; /* 0: automatic (sf_auto_threads); k >= 1: up to k */
     sf_cancel_fn cancel; /* may be NULL */
     void *cancel_ctx;
-    /* Nonzero: out is a new allocation none of whose pages was written yet.
-     * The OS then zeroes each page on its first write, and two threads fault
-     * the same pages no faster than one: automatic threads start later (see
-     * lib/threads.c). Explicit thread counts are unaffected. */
+    /* Nonzero: out is a new allocation none of whose pages was written yet
+     * (ordinary writable memory: malloc, NumPy). The OS then zeroes each page
+     * on its first write: automatic threads start later (lib/threads.c), and
+     * on several threads (automatic or not) the driver has the OS populate
+     * out a 2 MiB stretch ahead of the results (MADV_POPULATE_WRITE, what is
+     * there kept), so up to 2 MiB of out past the results may become
+     * resident. */
     int fresh_out;
 } sf_exec;
 

@@ -109,7 +109,7 @@ SF_DEFINE_BOUNDS(avx512, __m512i, 0)
 SF_INLINE __m512i avx512_load(sf_elem elem, const unsigned char *p, int partial, size_t c) {
     if (!partial) {
         if (AVX512_PREFETCH_BYTES && sf_elem_size(elem) >= 4)
-            _mm_prefetch((const char *)p + AVX512_PREFETCH_BYTES, _MM_HINT_T0);
+            _mm_prefetch((const char *)((uintptr_t)p + AVX512_PREFETCH_BYTES), _MM_HINT_T0);
         return _mm512_loadu_si512(p);
     }
     const uint64_t m = avx512_low_bits(c);

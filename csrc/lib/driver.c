@@ -12,8 +12,9 @@
  * thread's (in cache), its count published, and its results copied once,
  * straight to their final place, as soon as every block before it is counted:
  * positions stay global and ascending, the same for every thread count and
- * schedule, and the pages of a fresh result are first touched by the threads
- * that fill them. One spawn per run, not per cancel block.
+ * schedule; the pages of a fresh result are faulted in by the threads that
+ * fill them, a 2 MiB stretch ahead of the results (fault_ahead). One spawn per
+ * run, not per cancel block.
  */
 #define _DEFAULT_SOURCE /* nanosleep, madvise */
 #include "library.h"
@@ -25,6 +26,9 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #include <unistd.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14's value; headers before glibc 2.35 lack it */
+#endif
 #endif
 
 typedef struct plan {
@@ -173,8 +177,9 @@ typedef struct team {
  * stretch (MADV_POPULATE_WRITE: the pages are faulted in and what they hold is
  * kept, so a block another thread is copying there is not touched), and that
  * fault is taken while the other thread goes on: 11.4 -> 5.3 ms more than out=
- * on two threads. At most one stretch past the results is populated; outside
- * Linux 5.14+ nothing is.
+ * on two threads. At most one stretch past the results is populated; before
+ * Linux 5.14 the madvise fails and nothing is (lib/threads.c then keeps fresh
+ * outputs on one thread longer).
  */
 #define FAULT_AHEAD_BYTES ((size_t)2 << 20)
 /* Only a block that kept at least 1/16 of its elements populates ahead: below
@@ -185,7 +190,7 @@ typedef struct team {
 #define FAULT_AHEAD_MIN_KEPT (SF_THREAD_BLOCK / 16)
 
 static void fault_ahead(team *t, size_t end) {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+#ifdef __linux__
     const uintptr_t lo = (uintptr_t)t->out, hi = lo + t->room * t->p->rsize;
     const size_t next = (lo + end * t->p->rsize) / FAULT_AHEAD_BYTES + 1;
     size_t faulted = atomic_load_explicit(&t->faulted, memory_order_relaxed);

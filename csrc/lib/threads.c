@@ -11,6 +11,10 @@
 #ifdef __linux__
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14's value; headers before glibc 2.35 lack it */
+#endif
 #endif
 #include <unistd.h>
 
@@ -38,22 +42,23 @@ int sf_available_cpus(void) {
  * thread that lands on a busy core costs little: it takes fewer blocks. */
 #define AUTO_BYTES_PER_THREAD ((size_t)2 << 20)
 
-/* Of the `cpus` this process may use, those that nothing else wants right now:
- * less the tasks runnable at this instant besides the caller (the fourth field
- * of /proc/loadavg, "runnable/total", counts the caller too), at least 1; 0
- * when the OS does not tell. The runnable tasks are the whole machine's, so
- * with an affinity narrower than the machine this undercounts what is idle:
- * the safe side. A thread started on a CPU that another process keeps busy
+/* Of the `cpus` this process may use, at most those that nothing else wants
+ * right now: the online CPUs less the tasks runnable at this instant besides
+ * the caller (the fourth field of /proc/loadavg, "runnable/total", counts the
+ * caller too), at least 1; 0 when the OS does not tell. The runnable tasks are
+ * the whole machine's, hence the online count, not ours: a process pinned to 4
+ * of 64 CPUs keeps its 4 while 12 tasks run elsewhere. A thread started on a CPU that another process keeps busy
  * gets half of it at best, and the call then waits at its end for the block
  * that thread holds while the OS runs the other process (a scheduler slice,
  * milliseconds); on a machine with more runnable tasks than CPUs, a new thread
  * may not run at all before the caller is done, and the join still waits for
  * it. So automatic threads take only the idle CPUs.
  *
- * One open, read and close, parsed here: on the 2-core Intel Xeon (Sapphire
- * Rapids class) KVM with another process spinning on one core, fopen/fscanf
- * plus sysconf(_SC_NPROCESSORS_ONLN) (which reads /sys as well) cost a 4 Mi
- * uint32 count_in_range ~20 us against threads=1, 0.96x its speed. */
+ * One open, read and close, parsed here, and the online count (which reads
+ * /sys) only when other tasks run: on the 2-core Intel Xeon (Sapphire Rapids
+ * class) KVM with another process spinning on one core, fopen/fscanf plus an
+ * unconditional sysconf(_SC_NPROCESSORS_ONLN) cost a 4 Mi uint32
+ * count_in_range ~20 us against threads=1, 0.96x its speed. */
 static size_t idle_cpus(size_t cpus) {
 #ifdef __linux__
     char buf[128];
@@ -75,7 +80,11 @@ static size_t idle_cpus(size_t cpus) {
     if (*p != '/' || runnable < 1)
         return 0;
     const size_t others = runnable - 1;
-    return cpus > others + 1 ? cpus - others : 1;
+    if (!others)
+        return cpus; /* the common case asks /sys nothing */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const size_t idle = online > 0 && (size_t)online > others + 1 ? (size_t)online - others : 1;
+    return idle < cpus ? idle : cpus;
 #else
     (void)cpus;
     return 0;
@@ -95,8 +104,23 @@ static size_t idle_cpus(size_t cpus) {
  * 1.21-1.55, uint16 1.19-1.33, uint8 1.16-1.36. Without the fault-ahead: uint32
  * 4 Mi 0.61-1.49, 16 Mi 1.16-1.57, 64 Mi 1.25-1.62 (and 4 Mi 90% 0.62 on the
  * Zen 3 VM of an earlier session). So a fresh output gets a second thread from
- * 32 MiB of input; an out= output, whose pages are already there, from 4 MiB. */
+ * 32 MiB of input; an out= output, whose pages are already there, from 4 MiB.
+ * Where the OS cannot populate pages on request (Linux before 5.14, other
+ * systems), there is no fault-ahead, and the rule measured without it holds:
+ * a thread per 64 MiB. */
 #define AUTO_BYTES_PER_THREAD_FRESH ((size_t)16 << 20)
+#define AUTO_BYTES_PER_THREAD_FRESH_UNPOPULATED ((size_t)64 << 20)
+
+/* Whether this OS populates pages on request, as driver.c's fault_ahead asks:
+ * a zero-length madvise checks the advice and nothing else (0 from Linux 5.14
+ * on, EINVAL before). */
+static int populate_works(void) {
+#ifdef __linux__
+    return madvise(NULL, 0, MADV_POPULATE_WRITE) == 0;
+#else
+    return 0;
+#endif
+}
 
 static int auto_threads(size_t nbytes, size_t per_thread) {
     const size_t want = nbytes / per_thread;
@@ -112,7 +136,10 @@ static int auto_threads(size_t nbytes, size_t per_thread) {
 int sf_auto_threads(size_t nbytes) { return auto_threads(nbytes, AUTO_BYTES_PER_THREAD); }
 
 int sf_auto_threads_fresh(size_t nbytes) {
-    return auto_threads(nbytes, AUTO_BYTES_PER_THREAD_FRESH);
+    if (nbytes / AUTO_BYTES_PER_THREAD_FRESH <= 1)
+        return 1; /* the common, small call makes no syscall */
+    return auto_threads(nbytes, populate_works() ? AUTO_BYTES_PER_THREAD_FRESH
+                                                 : AUTO_BYTES_PER_THREAD_FRESH_UNPOPULATED);
 }
 
 typedef struct task_call {
