@@ -269,6 +269,41 @@ def test_aware_bounds_at_clock_changes():
     assert simdfilter.filter_indexes(s, first, first).tolist() == [3]
 
 
+class _FixedOffset(dt.tzinfo):
+    """A tzinfo of our own, whose utcoffset() answers whatever it was given."""
+
+    def __init__(self, offset):
+        self.offset = offset
+
+    def utcoffset(self, when):
+        return self.offset
+
+    def dst(self, when):
+        return None
+
+    def tzname(self, when):
+        return "fixed"
+
+
+@pytest.mark.parametrize("offset, in_c", [
+    (dt.timedelta(hours=5, minutes=30), True),
+    (dt.timedelta(hours=-23, minutes=-59, microseconds=-999_999), True),
+    (dt.timedelta(hours=23, minutes=59, seconds=59, microseconds=999_999), True),
+    (dt.timedelta(days=1), False),   # datetime.utcoffset() refuses it: so do both paths
+    (dt.timedelta(days=-1), False),
+    (dt.timedelta(days=-2), False),
+    (None, False),                   # a naive datetime, by Python's rules
+])
+def test_any_tzinfo_as_python_reads_it(offset, in_c):
+    """The C path asks tzinfo.utcoffset(dt) itself: it must make the checks that
+    dt.utcoffset() makes, and leave what they refuse to the Python path."""
+    s = pd.Series(pd.date_range("2013-01-01", periods=48, freq="h", tz="UTC"))
+    bound = dt.datetime(2013, 1, 1, 10, tzinfo=_FixedOffset(offset))
+    for mode in MODES:
+        check(s, bound, None, mode, in_c)
+        check(s, None, bound, mode, in_c)
+
+
 # ---- the call itself --------------------------------------------------------------
 
 def test_calls_take_the_c_path_and_match_the_reference():

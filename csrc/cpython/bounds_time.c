@@ -311,11 +311,19 @@ static int datetime_value(PyObject *obj, int aware, tval *v) {
     const wide secs = days * 86400 + PyDateTime_DATE_GET_HOUR(obj) * 3600 +
                       PyDateTime_DATE_GET_MINUTE(obj) * 60 + PyDateTime_DATE_GET_SECOND(obj);
     wide us = secs * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
-    /* timezone.utc, the commonest tzinfo of an aware bound, needs no call
-     * (utcoffset() costs about 0.15 us, a call has two bounds). */
-    if (aware && ((PyDateTime_DateTime *)obj)->tzinfo != PyDateTime_TimeZone_UTC) {
-        PyObject *off = PyObject_CallMethodNoArgs(obj, str_utcoffset);
-        if (!off || !PyDelta_Check(off)) {
+    /* timezone.utc, the commonest tzinfo of an aware bound, needs no call. Any
+     * other is asked tzinfo.utcoffset(dt) itself, which is what dt.utcoffset()
+     * returns once it has checked the answer: a ZoneInfo answers in ~15 ns
+     * where dt.utcoffset() takes ~230 (CPython 3.11; two bounds a call). The
+     * check is made here: anything but a timedelta strictly within a day
+     * (None, or what Python would refuse) goes to the Python path. */
+    PyObject *tz = ((PyDateTime_DateTime *)obj)->tzinfo;
+    if (aware && tz != PyDateTime_TimeZone_UTC) {
+        PyObject *off = PyObject_CallMethodOneArg(tz, str_utcoffset, obj);
+        if (!off || !PyDelta_Check(off) || PyDateTime_DELTA_GET_DAYS(off) < -1 ||
+            PyDateTime_DELTA_GET_DAYS(off) > 0 ||
+            (PyDateTime_DELTA_GET_DAYS(off) == -1 && !PyDateTime_DELTA_GET_SECONDS(off) &&
+             !PyDateTime_DELTA_GET_MICROSECONDS(off))) {
             Py_XDECREF(off);
             PyErr_Clear();
             return 0;
