@@ -91,6 +91,20 @@ def test_threads_with_out_and_strided(rng):
                                   np.flatnonzero(s <= 499))
 
 
+def test_threads_into_a_large_out(rng):
+    """Into an out= of 64 MiB or more, threads place their blocks with streaming
+    stores (lib/driver.c): the same positions, at any alignment of out."""
+    n = 2**23 + 77
+    a = rng.integers(0, 1000, size=n, dtype=np.uint16)
+    want = np.flatnonzero((a >= 100) & (a <= 699))
+    base = np.full(n + 2, 7, dtype=np.int64)
+    for out in (base[:n], base[1:n + 1]):  # 16-byte aligned or not
+        for threads in (2, 3):
+            got = simdfilter.filter_indexes(a, 100, 699, out=out, threads=threads)
+            np.testing.assert_array_equal(got, want, err_msg=f"threads={threads}")
+            assert np.shares_memory(got, out)
+
+
 def test_bad_threads():
     a = np.arange(10, dtype=np.uint32)
     with pytest.raises(TypeError, match="threads"):

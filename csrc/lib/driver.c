@@ -23,6 +23,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h> /* SSE2, the x86-64 baseline: streaming stores */
+#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #include <unistd.h>
@@ -161,6 +164,7 @@ typedef struct team {
     int cancelled;         /* set by the calling thread only */
     worker *workers;       /* one per thread, for what it holds at its end */
     size_t page;           /* fault-ahead: the OS page size, 0 for none (see fault_ahead) */
+    int stream;            /* place results with streaming stores (see place_copy) */
     atomic_size_t faulted; /* fault-ahead: 1 + the last stretch populated, 0 before */
 } team;
 
@@ -231,6 +235,47 @@ static int offset_of(team *t, size_t j, size_t *at) {
     return 1;
 }
 
+/*
+ * A block's results to their final place. Into a large out= (not a fresh
+ * output) with streaming stores on x86-64 (SSE2, the baseline): a plain copy
+ * reads every destination line before writing it, a third of the memory
+ * traffic of a filter at 50% kept. On the 2-core Intel Xeon (Sapphire Rapids
+ * class) KVM, uint32, two threads, out=, memcpy time over streaming time:
+ * 64 Mi 1.07 / 1.23 / 1.37 at 10 / 50 / 90% kept, 16 Mi 0.98 / 1.23 / 1.44.
+ * Not into a fresh output: there the fault-ahead has just zeroed the lines
+ * through the cache, and streaming over them measured 0.77-0.97x. Only from
+ * STREAM_MIN_BYTES of output room, more than the last-level caches the
+ * results could otherwise stay in for their reader, and for copies of 4 KiB
+ * or more. Not measured on AMD.
+ */
+#define STREAM_MIN_BYTES ((size_t)64 << 20)
+
+static void place_copy(const team *t, unsigned char *dst, const unsigned char *src, size_t bytes) {
+#if defined(__x86_64__) || defined(_M_X64)
+    const size_t head = (size_t)(-(uintptr_t)dst & 15);
+    if (t->stream && bytes >= 4096) {
+        memcpy(dst, src, head);
+        dst += head, src += head, bytes -= head;
+        for (; bytes >= 64; dst += 64, src += 64, bytes -= 64) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)src);
+            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
+            const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + 32));
+            const __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
+            _mm_stream_si128((__m128i *)(void *)dst, a);
+            _mm_stream_si128((__m128i *)(void *)(dst + 16), b);
+            _mm_stream_si128((__m128i *)(void *)(dst + 32), c);
+            _mm_stream_si128((__m128i *)(void *)(dst + 48), d);
+        }
+        memcpy(dst, src, bytes);
+        _mm_sfence(); /* streaming stores are weakly ordered: done before the block is */
+        return;
+    }
+#else
+    (void)t;
+#endif
+    memcpy(dst, src, bytes);
+}
+
 /* Copy block j's c results from buf to their final place, if it is known yet.
  * Destinations of different blocks are disjoint, and nothing past the room is
  * written. */
@@ -241,7 +286,7 @@ static int place(team *t, size_t j, const unsigned char *buf, size_t c) {
     atomic_store_explicit(&t->blocks[j].end, at + c + 1, memory_order_release);
     if (at < t->room && c) {
         const size_t m = c < t->room - at ? c : t->room - at;
-        memcpy(t->out + at * t->p->rsize, buf, m * t->p->rsize);
+        place_copy(t, t->out + at * t->p->rsize, buf, m * t->p->rsize);
         if (t->page && c >= FAULT_AHEAD_MIN_KEPT)
             fault_ahead(t, at + m);
     }
@@ -378,6 +423,7 @@ static int run_team(const plan *p, const sf_run *run, unsigned char *out, size_t
     }
 #endif
     atomic_init(&t.faulted, 0);
+    t.stream = out && !x->fresh_out && t.room * p->rsize >= STREAM_MIN_BYTES;
     t.workers = (worker *)malloc((size_t)threads * sizeof *t.workers);
     if (!t.workers)
         return 1;
