@@ -7,14 +7,15 @@ FEW = [0.0, 0.01, 0.5, 1.0]
 MODES = {
     # sizes: main grid, random data, selectivities `sels` (`small_sels` below 64 Ki);
     # clustered: sizes that also get sorted and long-run data, at `clustered_sels`;
-    # big: size of the memory section; threads_sizes: the threads section's sizes; target: seconds per timed batch;
+    # big: size of the memory section; threads_sizes, threads_repeats: the threads section's sizes and batches
+    # per method (its ratios compare identical code in the '=' cells: more batches, less noise); target: seconds per timed batch;
     # columns_sizes: throughput sizes of the columns section, columns_mem_n: its peak-memory column;
     # dask_quick: the dask_cluster section at 8 Mi elements (else 256 Mi in 64 MiB chunks).
     # selectivity_sizes/_sels: the selectivity section (filter vs count, sparse loop vs dense);
     # store_form_sizes/_sels: the store_form section (the two AVX-512 store forms and avx2).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(sizes=[1000, 64 * Ki, Mi], sels=FEW, small_sels=FEW, clustered=[Mi],
-                  clustered_sels=[0.01, 0.5], big=4 * Mi, threads_sizes=[4 * Mi], dtype_n=64 * Ki, target=0.002, repeats=2,
+                  clustered_sels=[0.01, 0.5], big=4 * Mi, threads_sizes=[4 * Mi], threads_repeats=2, dtype_n=64 * Ki, target=0.002, repeats=2,
                   overhead_target=0.005, overhead_repeats=3,
                   columns_sizes=[64 * Ki], columns_mem_n=10_000_000, dask_quick=True,
                   queries_n=200_000, series_sizes=[16, 4096, 200_000],
@@ -22,7 +23,8 @@ MODES = {
                   store_form_sizes=[64 * Ki], store_form_sels=[0.01, 0.5]),
     "default": dict(sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi], sels=SELECTIVITIES, small_sels=FEW,
                     clustered=[Mi, 16 * Mi], clustered_sels=[0.001, 0.01, 0.1, 0.5, 0.99],
-                    big=64 * Mi, threads_sizes=[4 * Mi, 16 * Mi, 64 * Mi], dtype_n=Mi, target=0.02, repeats=3,
+                    big=64 * Mi, threads_sizes=[Mi, 2 * Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+                 threads_repeats=7, dtype_n=Mi, target=0.02, repeats=3,
                     overhead_target=0.05, overhead_repeats=5,
                     columns_sizes=[Mi, 16 * Mi], columns_mem_n=100_000_000, dask_quick=False,
                   queries_n=10_000_000, series_sizes=[16, 256, 4096, 65536, Mi, 10_000_000],
@@ -30,7 +32,8 @@ MODES = {
                   store_form_sizes=[64 * Ki, Mi, 16 * Mi], store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9]),
     "full": dict(sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
                  sels=SELECTIVITIES, small_sels=SELECTIVITIES, clustered=[64 * Ki, Mi, 16 * Mi, 100_000_000],
-                 clustered_sels=SELECTIVITIES, big=64 * Mi, threads_sizes=[4 * Mi, 16 * Mi, 64 * Mi], dtype_n=16 * Mi, target=0.02, repeats=3,
+                 clustered_sels=SELECTIVITIES, big=64 * Mi, threads_sizes=[Mi, 2 * Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+                 threads_repeats=7, dtype_n=16 * Mi, target=0.02, repeats=3,
                  overhead_target=0.05, overhead_repeats=5,
                  columns_sizes=[Mi, 16 * Mi], columns_mem_n=100_000_000, dask_quick=False,
                   queries_n=10_000_000, series_sizes=[16, 256, 4096, 65536, Mi, 10_000_000],

@@ -51,7 +51,7 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    elements on; also ``np.intp``) or uint64.\n"
 "threads : int, optional\n"
 "    Up to this many threads (each gets at least 2**18 elements). None: one\n"
-"    thread per 2 MiB of input (so one thread below 4 MiB; into a fresh result,\n"
+"    thread per 8 MiB of input (so one thread below 16 MiB; into a fresh result,\n"
 "    whose pages the OS zeroes as they are first written, one per 16 MiB), up to\n"
 "    the CPUs available to the process and idle at the call. The threads take blocks of 32 Ki elements in\n"
 "    turn, so one on a busy core takes fewer; the result is the same whatever\n"

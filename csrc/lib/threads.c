@@ -34,13 +34,23 @@ int sf_available_cpus(void) {
 }
 
 /* Input bytes each automatic thread gets at least: a call over less than twice
- * this stays on one thread (and makes no syscall). Why 2 MiB: starting and
- * joining a thread costs 20-30 us on the 2-core Zen 3 and Zen 5 VMs this was
- * tried on (more on a loaded machine), and 2 MiB of uint32 input is 0.2-0.5 ms
- * of one thread's work, so a second thread pays for itself more than tenfold
- * from 4 MiB of input up. Blocks are claimed dynamically (driver.c), so a
- * thread that lands on a busy core costs little: it takes fewer blocks. */
-#define AUTO_BYTES_PER_THREAD ((size_t)2 << 20)
+ * this stays on one thread (and makes no syscall). Why 8 MiB: a threaded call
+ * pays its second thread's start, a wake-up of an idle CPU and the join, about
+ * 25-40 us more than one thread on a 512 Ki uint32 count on the 2-core AMD
+ * EPYC (Zen 3) KVM, while data that fits in the last-level cache is read fast
+ * enough that halving the work saves less than that. There, one-thread time
+ * over two threads' time, uint32, 10/50/90/100% kept, interleaved best of 7:
+ *   1 Mi (4 MiB, in L3):  out= 1.01/1.01/0.68/0.84, count 0.64-0.78
+ *   2 Mi (8 MiB, in L3):  out= 1.14/1.06/0.86/0.99, count 0.88-1.12
+ *   4 Mi (16 MiB):        out= 1.52/1.12/1.11/1.04, count 1.50-1.70
+ * and at 16 MiB of other types: u8, u16, u64, f64 out= 0.97-1.86, count
+ * 1.70-2.45 (u16 at 90%, whose uint32 positions are twice its bytes, is the
+ * 0.97). The rule was 2 MiB until then, from an estimate of 20-30 us per thread
+ * start; the 2-core Intel Xeon (Sapphire Rapids class) KVM gave 1.25-1.53x with
+ * out= at 4 Mi uint32 (16 MiB), which this rule keeps on two threads; below
+ * that it was not measured there. Blocks are claimed dynamically (driver.c),
+ * so a thread that lands on a busy core costs little: it takes fewer blocks. */
+#define AUTO_BYTES_PER_THREAD ((size_t)8 << 20)
 
 /* Of the `cpus` this process may use, at most those that nothing else wants
  * right now: the online CPUs less the tasks runnable at this instant besides

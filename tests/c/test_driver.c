@@ -272,8 +272,8 @@ static void auto_threads_case(void) {
     const int cpus = sf_available_cpus();
     const size_t huge = (size_t)1 << 40;
     int got;
-    if ((got = sf_auto_threads(0)) != 1 || (got = sf_auto_threads(((size_t)4 << 20) - 1)) != 1)
-        fail(NULL, "auto threads: below 2 x 2 MiB a call gets more than one thread (got %d, %d CPUs available)", got, cpus);
+    if ((got = sf_auto_threads(0)) != 1 || (got = sf_auto_threads(((size_t)16 << 20) - 1)) != 1)
+        fail(NULL, "auto threads: below 2 x 8 MiB a call gets more than one thread (got %d, %d CPUs available)", got, cpus);
     if ((got = sf_auto_threads_fresh(((size_t)32 << 20) - 1)) != 1)
         fail(NULL, "auto threads: a fresh output below 2 x 16 MiB gets more than one thread (got %d, %d CPUs available)", got, cpus);
     if ((got = sf_auto_threads(huge)) < 1 || got > cpus ||

@@ -1,13 +1,13 @@
 """Threads: threads=None against threads=1, the best kernel, random uint32.
 
-At each size of `threads_sizes` (4, 16 and 64 Mi; 4 Mi in --quick) and 1, 10, 50 and 90 % in
-range: filter_indexes with a fresh result and with out=, and count_in_range, each timed with
+At each size of `threads_sizes` (1, 2, 4, 16 and 64 Mi, best of 7 batches; --quick: 4 Mi, best
+of 2) and 1, 10, 50 and 90 % in range: filter_indexes with a fresh result and with out=, and count_in_range, each timed with
 threads=1 and threads=None, interleaved. Twice: with the machine as it is ("quiet"), and with
 a busy loop in another process pinned to one of our CPUs ("busy core": a browser next to a
 notebook, or a second notebook), where a static split of the input would leave the part on the
 shared core finishing last. The ratio printed is one-thread time / automatic time: above 1,
-automatic threads win. Where threads=None gives the call one thread (a fresh result below 32 MiB
-of input; any call while the other CPU is busy), the two calls run the same code and the ratio,
+automatic threads win. Where threads=None gives the call one thread (any call below 16 MiB of
+input, a fresh result below 32 MiB; any call while the other CPU is busy), the two calls run the same code and the ratio,
 marked "=", shows only the noise of the measurement. On a machine loaded by anything else the
 ratios are not measurements.
 """
@@ -79,7 +79,7 @@ def run(ctx):
                 for sel in SELS:
                     lo, hi = bounds(sel)
                     methods = _methods(a, out, lo, hi, k)
-                    res = measure(methods, ctx.cfg["target"], ctx.cfg["repeats"],
+                    res = measure(methods, ctx.cfg["target"], ctx.cfg["threads_repeats"],
                                   checker(a, in_range(a, lo, hi)))
                     for i, kind in enumerate(KINDS):
                         one, auto = res[methods[i]][0], res[methods[3 + i]][0]
@@ -99,13 +99,13 @@ class _nothing:
 
 
 def sf_auto_threads(a, kind="out=", condition="quiet"):
-    """The threads threads=None gives `a` here, by the library's rule (csrc/lib/threads.c): 2 MiB
+    """The threads threads=None gives `a` here, by the library's rule (csrc/lib/threads.c): 8 MiB
     of input per thread, 16 MiB for a fresh result; at most the CPUs this process may use, less
     those busy at the call (the busy-core spinner takes one)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if condition == "busy core":
         cpus = max(1, cpus - 1)
-    want = a.nbytes // ((16 if kind == "fresh" else 2) << 20)
+    want = a.nbytes // ((16 if kind == "fresh" else 8) << 20)
     return 1 if want <= 1 else min(want, cpus)
 
 
