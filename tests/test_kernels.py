@@ -141,9 +141,11 @@ def test_simd_equals_scalar_many_lengths(name, rng):
         assert_same(got, want)
 
 
-# The x86 kernels choose their loop per window of 2048 elements from what the
-# previous window kept: a sparse loop over 32-element blocks (64 on AVX-512: skips
-# a block that keeps nothing, writes a few hits one by one) or the dense loop. These arrays
+# The x86 kernels choose their loop per window from what the previous window
+# kept: a sparse loop over 32-element blocks (64 on AVX-512: skips a block that
+# keeps nothing, writes a few hits one by one) or the dense loop. The windows are
+# 2048 elements (sse41 and avx2: after a first one of 256, and the last one is
+# what is left, down to a multiple of 64). These arrays
 # change from empty to nearly empty to dense within one call, in regions of
 # whole 32-element blocks, so every call runs both loops and switches between
 # them both ways; the hits sit at the first and the last lane of blocks.
@@ -177,7 +179,7 @@ def clustered(rng, n, dtype, lo, hi):
 
 @pytest.mark.parametrize("dtype", ["uint8", "int16", "uint32", "int64", "float32", "float64"])
 def test_clustered_blocks_sparse_and_dense_in_one_call(kernel, rng, dtype):
-    for n in (4096, 4096 + 31, 6144 + 1, 20_000, 65_536 + 5):
+    for n in (320 + 31, 2304 + 64 + 7, 4096, 4096 + 31, 6144 + 1, 20_000, 65_536 + 5):
         a, want = clustered(rng, n, dtype, 10, 20)
         np.testing.assert_array_equal(check(a, 10, 20), want)
         with simdfilter.use_kernel("scalar"):

@@ -19,8 +19,9 @@
  *   [30]      tiling: the elements are the payload's, repeated 1 + (bits 0-3) times;
  *             tile t > 0 is the payload again if bit (t % 4) of bits 4-7 is set, else
  *             the payload's first element repeated (a block of all-in or all-out), so
- *             that inputs reach the x86 kernels' sparse windows (2048 elements, from
- *             the second on) and change between empty and dense windows
+ *             that inputs reach the x86 kernels' sparse windows (after a
+ *             256-element probe, 2048 elements each) and change between empty and
+ *             dense windows
  *   [31, ...) the payload: elements in native byte order; a partial trailing element
  *             is ignored
  *

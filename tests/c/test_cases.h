@@ -179,8 +179,8 @@ static inline uint64_t make_elem(sf_elem k, const sf_range *r, int want_in) {
 }
 
 /* Clustered data in regions of whole 32-element blocks counted from x[0] (the
- * blocks of the x86 kernels' sparse path and the windows of 2048 built from
- * them): each region keeps nothing, exactly one element at the first, the last
+ * blocks of the x86 kernels' sparse path and the windows built from them: a
+ * 256-element probe, then 2048): each region keeps nothing, exactly one element at the first, the last
  * or a random lane of each of its blocks, 0.2%, 50% or everything, so that one
  * call runs empty, nearly empty and dense blocks and windows one after the
  * other (and a window's choice of loop changes within the call). */

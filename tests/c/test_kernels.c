@@ -517,10 +517,11 @@ static void run_cases(const case_counts *o) {
                 run_case((sf_elem)e, n, 0);
         for (unsigned long m = 0; m < o->mid; m++)
             run_case((sf_elem)e, 301 + (size_t)below(4096 - 301 + 1), 0);
-        /* Clustered, over several 2048-element windows: the x86 sparse path and
-         * the dense loop inside one call, switching both ways. */
+        /* Clustered, from the x86 kernels' 256-element probe to several
+         * 2048-element windows and a partial last one: the sparse path and the
+         * dense loop inside one call, switching both ways. */
         for (unsigned long m = 0; m < o->mid; m++)
-            run_case((sf_elem)e, 4096 + (size_t)below(24 * 1024), 1);
+            run_case((sf_elem)e, 256 + (size_t)below(24 * 1024), 1);
         for (unsigned long l = 0; l < o->large; l++)
             run_case((sf_elem)e, l == 0 ? o->max_len : 4097 + (size_t)below(o->max_len - 4097 + 1),
                      (int)(l & 1));
