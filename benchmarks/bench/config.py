@@ -24,7 +24,7 @@ MODES = {
     "default": dict(sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi], sels=SELECTIVITIES, small_sels=FEW,
                     clustered=[Mi, 16 * Mi], clustered_sels=[0.001, 0.01, 0.1, 0.5, 0.99],
                     big=64 * Mi, threads_sizes=[Mi, 2 * Mi, 4 * Mi, 16 * Mi, 64 * Mi],
-                 threads_repeats=7, dtype_n=Mi, target=0.02, repeats=3,
+                    threads_repeats=7, dtype_n=Mi, target=0.02, repeats=3,
                     overhead_target=0.05, overhead_repeats=5,
                     columns_sizes=[Mi, 16 * Mi], columns_mem_n=100_000_000, dask_quick=False,
                   queries_n=10_000_000, series_sizes=[16, 256, 4096, 65536, Mi, 10_000_000],

@@ -1,15 +1,15 @@
 """Threads: threads=None against threads=1, the best kernel, random uint32.
 
 At each size of `threads_sizes` (1, 2, 4, 16 and 64 Mi, best of 7 batches; --quick: 4 Mi, best
-of 2) and 1, 10, 50 and 90 % in range: filter_indexes with a fresh result and with out=, and count_in_range, each timed with
-threads=1 and threads=None, interleaved. Twice: with the machine as it is ("quiet"), and with
-a busy loop in another process pinned to one of our CPUs ("busy core": a browser next to a
-notebook, or a second notebook), where a static split of the input would leave the part on the
-shared core finishing last. The ratio printed is one-thread time / automatic time: above 1,
-automatic threads win. Where threads=None gives the call one thread (any call below 16 MiB of
-input, a fresh result below 32 MiB; any call while the other CPU is busy), the two calls run the same code and the ratio,
-marked "=", shows only the noise of the measurement. On a machine loaded by anything else the
-ratios are not measurements.
+of 2) and 1, 10, 50 and 90 % in range: filter_indexes with a fresh result and with out=, and
+count_in_range, each timed with threads=1 and threads=None, interleaved. Twice: with the machine
+as it is ("quiet"), and with a busy loop in another process pinned to one of our CPUs ("busy
+core": a browser next to a notebook, or a second notebook), where a static split of the input
+would leave the part on the shared core finishing last. The ratio printed is one-thread time /
+automatic time: above 1, automatic threads win. Where threads=None gives the call one thread
+(any call below 16 MiB of input, a fresh result below 32 MiB; any call while the other CPU is
+busy), the two calls run the same code and the ratio, marked "=", shows only the noise of the
+measurement. On a machine loaded by anything else the ratios are not measurements.
 """
 
 import multiprocessing
