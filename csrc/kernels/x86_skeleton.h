@@ -146,7 +146,7 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
  * at 0.1% (0.999^256), 8% at 1%, where the one sparse window that follows
  * keeps ~20 and the loop is dense again after it; an input shorter than the
  * probe runs exactly the old loop. What is left after the last whole window
- * (down to a multiple of 64) runs as one more window, in the loop chosen for it,
+ * (down to a multiple of X86_WINDOW_UNIT) runs as one more window, in the loop chosen for it,
  * instead of dense as before.
  *
  * The threshold, X86_SPARSE_MAX = 8 of 2048 (0.4%), keeps uniform data at 1%
@@ -162,10 +162,12 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
 #define X86_WINDOW 2048   /* elements per choice of loop: a multiple of 2 * block */
 #define X86_SPARSE_MAX 8u /* the most a window may keep for the next to run sparse */
 #define X86_PROBE 256     /* elements of the first, shorter window */
-/* Windows (and so the last one, cut down to a multiple of 64) end where a
- * dense step pair (2 * block, at most 64 elements) and a sparse block end, so
- * that neither loop runs past a window. */
-_Static_assert(X86_PROBE % 64 == 0 && X86_WINDOW % 64 == 0 && 64 % X86_SPARSE == 0,
+/* Every window (the last one cut down to it) is a multiple of X86_WINDOW_UNIT:
+ * a whole number of dense step pairs (2 * block, at most 64 elements) and of
+ * sparse blocks, so that neither loop runs past a window. */
+#define X86_WINDOW_UNIT 64
+_Static_assert(X86_PROBE % X86_WINDOW_UNIT == 0 && X86_WINDOW % X86_WINDOW_UNIT == 0 &&
+                   X86_WINDOW_UNIT % X86_SPARSE == 0,
                "windows must be whole dense step pairs and sparse blocks");
 
 /* 1 if none of the X86_SPARSE elements at p is inside the range (nulls aside). */
@@ -241,10 +243,11 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
     if (sparse) {
         int dense = 1;
         size_t window = X86_PROBE, most = 0; /* the probe; then X86_WINDOW, X86_SPARSE_MAX */
-        /* The last window is what is left, down to a multiple of 64: the loop
-         * chosen goes on to the end rather than leave up to a window dense. */
-        for (; n - i >= 64; window = X86_WINDOW, most = X86_SPARSE_MAX) {
-            const size_t len = n - i < window ? (n - i) & ~(size_t)63 : window;
+        /* The last window is what is left, down to a multiple of the unit: the
+         * loop chosen goes on to the end rather than leave up to a window dense. */
+        for (; n - i >= X86_WINDOW_UNIT; window = X86_WINDOW, most = X86_SPARSE_MAX) {
+            const size_t len =
+                n - i < window ? (n - i) / X86_WINDOW_UNIT * X86_WINDOW_UNIT : window;
             const size_t k0 = k, end = i + len;
             if (dense) {
                 for (; i < end; i += 2 * block)
