@@ -124,6 +124,39 @@ def _edge_ticks():
         st.integers(I64.min, I64.max) | st.integers(-(2**35), 2**35)
 
 
+# Strings C leaves to Python: what NumPy reads otherwise or refuses (a zone, whitespace,
+# an hour alone, a sign, a day or time out of range, digits finer than attoseconds).
+ISO_NEAR_MISSES = ["2021-02-29", "2020-02-30", "2020-04-31", "2020-13-01", "2020-00-10", "2020-01-00",
+                   "2020-01-01T24:00", "2020-01-01T23:60", "2020-01-01T23:59:60", "2020-01-01t00:00",
+                   "2020-01-01T05", "2020-01-01T00:00Z", "2020-01-01T00:00:00.5+01:00", " 2020-01-01",
+                   "2020-01-01 ", "+2020-01-01", "2020-1-01", "20200101", "2020-01-01T00:00:00.",
+                   "1969-12-31T23:59:59." + "9" * 19, "2020-01-01T00:00:00.0000000000000000001", "NaT",
+                   "today", "2020-01-01T00:00:00\u00b75", "\u0662020-01-01"]
+
+
+@st.composite
+def iso_string(draw):
+    """(an ISO string, whether C reads it): each form bounds_time.c's iso_value reads, at
+    any instant from year 0 to 9999 and with 1-18 digits of a second, or a near miss."""
+    if draw(st.integers(0, 4)) == 0:
+        return draw(st.sampled_from(ISO_NEAR_MISSES)), False
+    when = draw(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59))
+                | st.sampled_from([dt.datetime(1969, 12, 31, 23, 59, 59), dt.datetime(2020, 2, 29)]))
+    year = draw(st.sampled_from([when.year, when.year, 0, 1970, 9999]))  # NumPy reads year 0000
+    form = draw(st.sampled_from(["Y", "M", "D", "minute", "second", "fraction"]))
+    text = f"{year:04d}" + (f"-{when.month:02d}" if form != "Y" else "")
+    if form not in ("Y", "M"):
+        day = min(when.day, 28) if year != when.year else when.day
+        text += f"-{day:02d}" + draw(st.sampled_from("T ")) + f"{when.hour:02d}:{when.minute:02d}"
+        if form == "D":
+            text = text[:10]
+        elif form != "minute":
+            text += f":{when.second:02d}"
+        if form == "fraction":
+            text += draw(st.sampled_from(".,")) + draw(st.text("0123456789", min_size=1, max_size=18))
+    return text, True
+
+
 @st.composite
 def datetime_bound(draw):
     """(bound, whether C resolves it)."""
@@ -135,7 +168,7 @@ def datetime_bound(draw):
     if kind == "datetime64":
         return np.datetime64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
     if kind == "str":
-        return draw(st.sampled_from(["2020-01-01", "1969-12-31T23:59:59.5", "1970"])), False
+        return draw(iso_string())
     when = draw(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59)))
     if kind == "date":
         return when.date(), True
@@ -215,7 +248,23 @@ def test_edges_that_python_keeps():
         far = pd.Timestamp(np.datetime64(10**12, "s"))  # year 33658: datetime holds a stand-in year
         assert far.year > 9999
         check(_time_data("M", "s"), far, None, "both")  # C reads its ticks, not the fields
-    assert resolve(_time_data("M", "s"), "2020-01-01", None)[0] == "python"
+    assert resolve(_time_data("M", "s"), "2020-01-01T05", None)[0] == "python"  # an hour alone
+
+
+@pytest.mark.parametrize("unit", DATA_UNITS)
+@pytest.mark.parametrize("mode", MODES)
+def test_iso_strings_every_form(unit, mode):
+    """Each ISO form C reads, on data of every unit, at instants before 1970 and between two
+    ticks, agrees with Python and is read in C; on tz-aware data strings stay Python's."""
+    a = _time_data("M", unit)
+    for text in ["2020", "1969-12", "0000-01", "2020-02-29", "1969-12-31 23:59", "1969-12-31T23:59:59",
+                 "1969-12-31T23:59:59.999999999999999999", "2020-01-01T00:00:00,5", "9999-12-31T23:59:59.1"]:
+        check(a, text, None, mode)
+        check(a, None, text, mode)
+    for text in ISO_NEAR_MISSES:
+        check(a, text, None, mode, in_c=False)
+    aware = pd.Series(pd.to_datetime([0, 10**12]).tz_localize("Europe/Paris"))
+    assert resolve(aware, "2020-01-01", None)[0] == "python"
 
 
 # ---- tz-aware data ---------------------------------------------------------------

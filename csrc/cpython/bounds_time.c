@@ -2,13 +2,14 @@
  * Bounds on datetime64 and timedelta64 data, read in C: np.datetime64 and
  * np.timedelta64 of any unit, datetime.datetime, date and timedelta, and
  * pandas' Timestamp, Timedelta and NaT (known by their class's name and
- * module, as simdfilter._bounds knows them; pandas is never imported here).
+ * module, as simdfilter._bounds knows them; pandas is never imported here),
+ * and ISO strings of the common forms on naive datetime data.
  * Each is turned into ticks of the data's unit exactly, by the rules of
  * simdfilter._bounds._time_real: an instant between two ticks counts as the
  * half tick between them, which the library's closed/open arithmetic then
  * treats exactly as the instant itself.
  *
- * Whatever is not read here - ISO strings, 0-d arrays, subclasses of the
+ * Whatever is not read here - other strings, 0-d arrays, subclasses of the
  * datetime types, units whose arithmetic could overflow, and every bound that
  * Python answers with an error - goes to Python (the reader returns 0), so an
  * error message is always Python's own.
@@ -378,6 +379,86 @@ static int timedelta_value(PyObject *obj, tval *v) {
     return 1;
 }
 
+/* `n` ASCII digits at s as a number; -1 if any is no digit. */
+static int64_t digits(const char *s, int n) {
+    int64_t v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* The time of day after an ISO date ("THH:MM", ":SS", a fraction), added to
+ * v's days: 1, or 0 if it is not of that form. */
+static int iso_time(const char *s, Py_ssize_t len, tval *v) {
+    if ((s[0] != 'T' && s[0] != ' ') || len < 6 || s[3] != ':')
+        return 0;
+    const int64_t hour = digits(s + 1, 2), minute = digits(s + 4, 2);
+    if (hour < 0 || hour > 23 || minute < 0 || minute > 59)
+        return 0;
+    v->ticks = v->ticks * 1440 + hour * 60 + minute;
+    v->per_tick = (wide)60 * E18;
+    if (len == 6)
+        return 1;
+    const int64_t second = len >= 9 && s[6] == ':' ? digits(s + 7, 2) : -1;
+    if (second < 0 || second > 59)
+        return 0;
+    v->ticks = v->ticks * 60 + second;
+    v->per_tick = E18;
+    if (len == 9)
+        return 1;
+    const int frac_len = (int)(len - 10);
+    const int64_t frac = (s[9] == '.' || s[9] == ',') && frac_len >= 1 && frac_len <= 18
+                             ? digits(s + 10, frac_len) : -1;
+    if (frac < 0)
+        return 0;
+    for (int i = 0; i < frac_len; i++) {
+        v->ticks *= 10;
+        v->per_tick /= 10;
+    }
+    v->ticks += frac;
+    return 1;
+}
+
+/* An ISO string of the forms users write, read as np.datetime64(text) reads
+ * it plus the fraction of a second exactly (_bounds._parse_wall): "YYYY",
+ * "YYYY-MM", "YYYY-MM-DD", then "T" or " ", "HH:MM", ":SS", and "." or ","
+ * with 1-18 digits. Anything else (a zone, whitespace, an hour alone, a sign,
+ * a day out of range, finer digits: what NumPy refuses or reads otherwise)
+ * goes to Python, whose message an error keeps. Python's path costs ~20 us a
+ * bound in Fraction arithmetic and warnings.catch_warnings. */
+static int iso_value(PyObject *obj, tval *v) {
+    if (!PyUnicode_IS_ASCII(obj))
+        return 0;
+    const char *s = (const char *)PyUnicode_1BYTE_DATA(obj);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(obj);
+    const int64_t year = len >= 4 ? digits(s, 4) : -1;
+    if (year < 0 || (len != 4 && len != 7 && len < 10))
+        return 0;
+    if (len == 4 || len == 7) { /* a year or a month: NumPy's Y and M units */
+        const int64_t month = len == 4 ? 1 : s[4] == '-' ? digits(s + 5, 2) : -1;
+        if (month < 1 || month > 12)
+            return 0;
+        v->calendar = 1;
+        v->ticks = (year - 1970) * 12 + month - 1;
+        v->per_tick = 0;
+        return 1;
+    }
+    const int64_t month = s[4] == '-' ? digits(s + 5, 2) : -1;
+    const int64_t day = s[7] == '-' ? digits(s + 8, 2) : -1;
+    if (month < 1 || month > 12 || day < 1)
+        return 0;
+    const wide first = days_from_months((year - 1970) * 12 + month - 1);
+    if (day > days_from_months((year - 1970) * 12 + month) - first)
+        return 0;
+    v->calendar = 0;
+    v->ticks = first + day - 1;
+    v->per_tick = DAY_AS;
+    return len == 10 || iso_time(s + 10, len - 10, v);
+}
+
 /* A bound on datetime data as Python's _time_value/_aware_value read it: 1
  * with *v, 2 for NaT, 0 for Python. */
 static int datetime_bound(PyObject *obj, int aware, tval *v) {
@@ -387,6 +468,8 @@ static int datetime_bound(PyObject *obj, int aware, tval *v) {
     }
     if (PyDateTime_CheckExact(obj))
         return datetime_value(obj, aware, v);
+    if (PyUnicode_CheckExact(obj)) /* naive data: a wall time; aware data: Python's */
+        return aware ? 0 : iso_value(obj, v);
     if (PyDate_CheckExact(obj) && !aware) {
         v->calendar = 0;
         v->ticks = days_from_months((wide)(PyDateTime_GET_YEAR(obj) - 1970) * 12 +

@@ -45,7 +45,8 @@ def cases(n=N):
         ("np.timedelta64[s], m8[ns] data", td, np.timedelta64(3, "us"), np.timedelta64(10, "us")),
         ("datetime.timedelta, m8[ns] data", td, dt.timedelta(microseconds=3), dt.timedelta(microseconds=10)),
         ("int ticks, m8[ns] data", td, 3000, 10000),
-        ("ISO string, M8[ns] data (Python path)", ns, "2020-01-01T00:00:01", "2020-01-01T03:00"),
+        ("ISO string, M8[ns] data", ns, "2020-01-01T00:00:01", "2020-01-01T03:00"),
+        ("ISO string, hour alone (Python path)", ns, "2020-01-01T00", "2020-01-01T03"),
     ]
     try:
         import pandas as pd
