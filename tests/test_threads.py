@@ -93,7 +93,7 @@ def test_threads_with_out_and_strided(rng):
 
 def test_threads_into_a_large_out(rng):
     """Into an out= of 64 MiB or more, threads place their blocks with streaming
-    stores (lib/driver.c): the same positions, at any alignment of out."""
+    stores (lib/team.c): the same positions, at any alignment of out."""
     n = 2**23 + 77
     a = rng.integers(0, 1000, size=n, dtype=np.uint16)
     want = np.flatnonzero((a >= 100) & (a <= 699))

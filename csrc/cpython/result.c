@@ -189,7 +189,7 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * of the call): with them a fresh result cost 0.9-1.6x the CPU time of out=,
  * without them 1.6-5.8x. First touch: with threads, the pages of a fresh result
  * are faulted in by the threads that copy their blocks' results there, a 2 MiB
- * stretch ahead (driver.c's fault_ahead); touching the whole worst case up front
+ * stretch ahead (team.c's fault_ahead); touching the whole worst case up front
  * would fault pages the shrink now gives back unused. Those faults make a second
  * thread a loss below some size, so the run is marked fresh_out (lib/threads.c
  * has the figures). */

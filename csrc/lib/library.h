@@ -58,6 +58,30 @@ void sf_validity_bits(const sf_run *run, sf_mask_to_valid_fn mask_to_valid, uint
 void sf_gather_at(const sf_run *run, sf_elem elem, const uint64_t *idx, size_t m, void *dst);
 void sf_validity_bits_at(const sf_run *run, const uint64_t *idx, size_t m, uint8_t *dst);
 
+/* ---- driver.c: a query as the kernels see it, and one thread's work ---- */
+
+typedef struct sf_plan {
+    const sf_kernel *kernel;
+    sf_op op;
+    sf_elem elem;
+    const sf_range *range;
+    size_t rsize; /* bytes of one result */
+} sf_plan;
+
+/* A block on the calling thread, with room for block->n results in out (NULL
+ * for a count): read in place where a kernel can, else in small native
+ * blocks. Returns the results found. */
+size_t sf_run_serial(const sf_plan *p, const sf_run *block, void *out);
+
+/* ---- team.c: a run on several threads ---- */
+
+/* The run on `threads` threads (at least 2), one spawn for all of it; results
+ * to out (room for `room`, the rest counted only). 0 and *found, or
+ * SF_ECANCELLED with *found = the results of the blocks done (a prefix of the
+ * run), or 1 when it could not start (no memory): the caller runs it itself. */
+int sf_run_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t room, int threads,
+                const sf_exec *x, size_t *found);
+
 /* ---- threads.c ---- */
 
 /* Run task(ctx, i) for every i in [0, n): i = 0 on the calling thread, the

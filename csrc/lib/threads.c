@@ -48,7 +48,7 @@ int sf_available_cpus(void) {
  * 0.97). The rule was 2 MiB until then, from an estimate of 20-30 us per thread
  * start; the 2-core Intel Xeon (Sapphire Rapids class) KVM gave 1.25-1.53x with
  * out= at 4 Mi uint32 (16 MiB), which this rule keeps on two threads; below
- * that it was not measured there. Blocks are claimed dynamically (driver.c),
+ * that it was not measured there. Blocks are claimed dynamically (team.c),
  * so a thread that lands on a busy core costs little: it takes fewer blocks. */
 #define AUTO_BYTES_PER_THREAD ((size_t)8 << 20)
 
@@ -104,7 +104,7 @@ static size_t idle_cpus(size_t cpus) {
 /* Input bytes per automatic thread when the output is fresh (sf_exec.fresh_out).
  * The OS faults in and zeroes its pages at their first write (2 MiB huge pages
  * with NumPy's madvise). The driver populates a fresh output one 2 MiB stretch
- * ahead of its results (fault_ahead in driver.c), so that two threads take
+ * ahead of its results (fault_ahead in team.c), so that two threads take
  * those faults side by side instead of one waiting for the other's; what two
  * threads still pay is their start and the staging of their blocks' results.
  * Measured on the 2-core Intel Xeon (Sapphire Rapids class) KVM, fresh result,
@@ -121,7 +121,7 @@ static size_t idle_cpus(size_t cpus) {
 #define AUTO_BYTES_PER_THREAD_FRESH ((size_t)16 << 20)
 #define AUTO_BYTES_PER_THREAD_FRESH_UNPOPULATED ((size_t)64 << 20)
 
-/* Whether this OS populates pages on request, as driver.c's fault_ahead asks:
+/* Whether this OS populates pages on request, as team.c's fault_ahead asks:
  * a zero-length madvise checks the advice and nothing else (0 from Linux 5.14
  * on, EINVAL before). */
 static int populate_works(void) {

@@ -18,7 +18,7 @@
 
 /* ---- pthread_create, wrapped --------------------------------------------- */
 
-/* Linked with -Wl,--wrap=pthread_create: driver.c's calls land here. The
+/* Linked with -Wl,--wrap=pthread_create: threads.c's calls land here. The
  * double-underscore names are the linker's convention for --wrap, not ours.
  * Only the thread that called sf_execute creates threads, so plain ints do. */
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
