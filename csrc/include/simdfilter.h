@@ -377,13 +377,14 @@ typedef struct sf_exec {
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found);
 
-/* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 2 MiB
- * (so 1 below 4 MiB), at most sf_available_cpus(), and on Linux at most the
+/* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 8 MiB
+ * (so 1 below 16 MiB), at most sf_available_cpus(), and on Linux at most the
  * CPUs idle at the call (sf_available_cpus() less the other runnable tasks
  * that /proc/loadavg counts, at least 1). */
 int sf_auto_threads(size_t nbytes);
 /* The same for a call whose output is fresh (sf_exec.fresh_out): one thread
- * per 16 MiB of input. */
+ * per 16 MiB of input (64 MiB where the OS cannot populate pages ahead:
+ * before Linux 5.14, and elsewhere). */
 int sf_auto_threads_fresh(size_t nbytes);
 /* The CPUs this process may run on (its affinity mask where the OS has one). */
 int sf_available_cpus(void);

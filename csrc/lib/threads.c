@@ -114,7 +114,8 @@ static size_t idle_cpus(size_t cpus) {
  * 1.21-1.55, uint16 1.19-1.33, uint8 1.16-1.36. Without the fault-ahead: uint32
  * 4 Mi 0.61-1.49, 16 Mi 1.16-1.57, 64 Mi 1.25-1.62 (and 4 Mi 90% 0.62 on the
  * Zen 3 VM of an earlier session). So a fresh output gets a second thread from
- * 32 MiB of input; an out= output, whose pages are already there, from 4 MiB.
+ * 32 MiB of input; an out= output, whose pages are already there, from 16 MiB
+ * (AUTO_BYTES_PER_THREAD).
  * Where the OS cannot populate pages on request (Linux before 5.14, other
  * systems), there is no fault-ahead, and the rule measured without it holds:
  * a thread per 64 MiB. */
