@@ -115,6 +115,21 @@ def test_bad_threads():
         simdfilter.count_in_range(a, 0, 1, threads=-2)
 
 
+def test_auto_threads_reports_the_rule():
+    """_core._auto_threads (what the benchmark labels its cells with) is the rule the
+    docstring states: one thread below 16 MiB of input, below 32 MiB into a fresh result,
+    never more than the CPUs this process may use."""
+    auto = simdfilter._core._auto_threads
+    mib = 1 << 20
+    assert auto(0) == auto(16 * mib - 1) == auto(32 * mib - 1, True) == 1
+    cpus = simdfilter._core.cpu_count
+    for nbytes in (16 * mib, 64 * mib, 1 << 40):
+        assert 1 <= auto(nbytes) <= min(cpus, nbytes // (8 * mib))
+        assert 1 <= auto(nbytes, True) <= min(cpus, max(1, nbytes // (16 * mib)))
+    with pytest.raises(ValueError, match="nbytes"):
+        auto(-1)
+
+
 def test_threads_takes_any_integer():
     a = np.arange(20, dtype=np.int64)
     assert simdfilter.filter_indexes(a, 3, 5, threads=np.int64(2)).tolist() == [3, 4, 5]

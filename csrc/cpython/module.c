@@ -93,6 +93,22 @@ static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssi
     return filter_call(SF_OP_COUNT, args, nargs, kwnames);
 }
 
+/* What threads=None decides, for whoever measures it (the benchmark's thread
+ * table) without a copy of the rule: the same call the driver makes. */
+static PyObject *py_auto_threads(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t nbytes;
+    int fresh = 0;
+    if (!PyArg_ParseTuple(args, "n|p:_auto_threads", &nbytes, &fresh))
+        return NULL;
+    if (nbytes < 0) {
+        PyErr_SetString(PyExc_ValueError, "_auto_threads: nbytes must be >= 0");
+        return NULL;
+    }
+    return PyLong_FromLong(fresh ? sf_auto_threads_fresh((size_t)nbytes)
+                                 : sf_auto_threads((size_t)nbytes));
+}
+
 static PyMethodDef filter_methods[] = {
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
@@ -100,6 +116,11 @@ static PyMethodDef filter_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, filter_values_doc},
     {"count_in_range", (PyCFunction)(void (*)(void))py_count_in_range,
      METH_FASTCALL | METH_KEYWORDS, count_in_range_doc},
+    {"_auto_threads", py_auto_threads, METH_VARARGS,
+     "_auto_threads(nbytes, fresh=False)\n--\n\nThe threads threads=None gives a call over "
+     "`nbytes` bytes of input here and now\n(`fresh`: into a fresh result, not out=): the "
+     "library's rule, the CPUs this\nprocess may use and, on Linux, those idle at this "
+     "instant. The call itself also\nkeeps at least 256 Ki elements per thread."},
     {NULL, NULL, 0, NULL},
 };
 

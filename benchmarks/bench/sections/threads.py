@@ -85,7 +85,7 @@ def run(ctx):
                         one, auto = res[methods[i]][0], res[methods[3 + i]][0]
                         rows.append(dict(n=n, sel=sel, condition=condition, kind=kind,
                                          one_s=one, auto_s=auto, auto_vs_one=one / auto,
-                                         auto_threads=sf_auto_threads(a, kind, condition)))
+                                         auto_threads=sf_auto_threads(a, kind)))
             ctx.log(f"  threads: n = {fmt_n(n)}, {condition} done")
     return rows
 
@@ -98,15 +98,10 @@ class _nothing:
         return False
 
 
-def sf_auto_threads(a, kind="out=", condition="quiet"):
-    """The threads threads=None gives `a` here, by the library's rule (csrc/lib/threads.c): 8 MiB
-    of input per thread, 16 MiB for a fresh result; at most the CPUs this process may use, less
-    those busy at the call (the busy-core spinner takes one)."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if condition == "busy core":
-        cpus = max(1, cpus - 1)
-    want = a.nbytes // ((16 if kind == "fresh" else 8) << 20)
-    return 1 if want <= 1 else min(want, cpus)
+def sf_auto_threads(a, kind="out="):
+    """The threads threads=None gives `a` here and now, as the library decides it
+    (csrc/lib/threads.c; under the busy-core spinner, its CPU is not idle)."""
+    return sf._core._auto_threads(a.nbytes, kind == "fresh")
 
 
 def report(rows, result):
