@@ -30,7 +30,7 @@ def test_threads_match_one_thread(kernel, threads, op, rng):
         assert many.dtype == one.dtype
 
 
-# Lengths that cut the driver's blocks (32 Ki elements, claimed by the threads
+# Lengths that cut the thread team's blocks (lib/team.c: 32 Ki elements, claimed by the threads
 # in turn) unevenly: tiny, just past a block, no multiple of 64, and across a
 # cancel block (2**24 elements, uint8 to keep it small).
 # The last is slow on a loaded 2-core machine; tests/c/test_driver.c covers the
@@ -125,7 +125,7 @@ def test_auto_threads_reports_the_rule():
     cpus = simdfilter._core.cpu_count
     for nbytes in (16 * mib, 64 * mib, 1 << 40):
         assert 1 <= auto(nbytes) <= min(cpus, nbytes // (8 * mib))
-        assert 1 <= auto(nbytes, True) <= min(cpus, max(1, nbytes // (16 * mib)))
+        assert 1 <= auto(nbytes=nbytes, fresh=True) <= min(cpus, max(1, nbytes // (16 * mib)))
     with pytest.raises(ValueError, match="nbytes"):
         auto(-1)
 

@@ -95,18 +95,19 @@ static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssi
 
 /* What threads=None decides, for whoever measures it (the benchmark's thread
  * table) without a copy of the rule: the same call the driver makes. */
-static PyObject *py_auto_threads(PyObject *self, PyObject *args) {
+static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
+    static char *keywords[] = {"nbytes", "fresh", NULL};
     Py_ssize_t nbytes;
     int fresh = 0;
-    if (!PyArg_ParseTuple(args, "n|p:_auto_threads", &nbytes, &fresh))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "n|p:_auto_threads", keywords, &nbytes, &fresh))
         return NULL;
     if (nbytes < 0) {
         PyErr_SetString(PyExc_ValueError, "_auto_threads: nbytes must be >= 0");
         return NULL;
     }
-    return PyLong_FromLong(fresh ? sf_auto_threads_fresh((size_t)nbytes)
-                                 : sf_auto_threads((size_t)nbytes));
+    const int threads = fresh ? sf_auto_threads_fresh((size_t)nbytes) : sf_auto_threads((size_t)nbytes);
+    return PyLong_FromLong(threads < SF_MAX_THREADS ? threads : SF_MAX_THREADS);
 }
 
 static PyMethodDef filter_methods[] = {
@@ -116,11 +117,11 @@ static PyMethodDef filter_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, filter_values_doc},
     {"count_in_range", (PyCFunction)(void (*)(void))py_count_in_range,
      METH_FASTCALL | METH_KEYWORDS, count_in_range_doc},
-    {"_auto_threads", py_auto_threads, METH_VARARGS,
+    {"_auto_threads", (PyCFunction)(void (*)(void))py_auto_threads, METH_VARARGS | METH_KEYWORDS,
      "_auto_threads(nbytes, fresh=False)\n--\n\nThe threads threads=None gives a call over "
      "`nbytes` bytes of input here and now\n(`fresh`: into a fresh result, not out=): the "
      "library's rule, the CPUs this\nprocess may use and, on Linux, those idle at this "
-     "instant. The call itself also\nkeeps at least 256 Ki elements per thread."},
+     "instant, at most 256. The call itself also keeps\nat least 256 Ki elements per thread."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,6 @@
 /*
- * Test of the driver (csrc/lib/driver.c: sf_execute over sources of runs) against
+ * Test of the driver (csrc/lib/driver.c: sf_execute over sources of runs, and
+ * csrc/lib/team.c: a run on several threads) against
  * a reference written here, for every kernel this CPU supports. No Python.
  *
  *   driver_test [--seed N] [--quick] [--kernel NAME] [--strict-threads]

@@ -79,13 +79,14 @@ def run(ctx):
                 for sel in SELS:
                     lo, hi = bounds(sel)
                     methods = _methods(a, out, lo, hi, k)
+                    before = {kind: sf_auto_threads(a, kind) for kind in KINDS}
                     res = measure(methods, ctx.cfg["target"], ctx.cfg["threads_repeats"],
                                   checker(a, in_range(a, lo, hi)))
                     for i, kind in enumerate(KINDS):
                         one, auto = res[methods[i]][0], res[methods[3 + i]][0]
                         rows.append(dict(n=n, sel=sel, condition=condition, kind=kind,
                                          one_s=one, auto_s=auto, auto_vs_one=one / auto,
-                                         auto_threads=sf_auto_threads(a, kind)))
+                                         auto_threads=max(before[kind], sf_auto_threads(a, kind))))
             ctx.log(f"  threads: n = {fmt_n(n)}, {condition} done")
     return rows
 
@@ -100,7 +101,8 @@ class _nothing:
 
 def sf_auto_threads(a, kind="out="):
     """The threads threads=None gives `a` here and now, as the library decides it
-    (csrc/lib/threads.c; under the busy-core spinner, its CPU is not idle)."""
+    (csrc/lib/threads.c; under the busy-core spinner, its CPU is not idle). A cell takes the
+    larger of the answers before and after its timing: '=' only where both said one."""
     return sf._core._auto_threads(a.nbytes, kind == "fresh")
 
 
