@@ -255,7 +255,7 @@ def test_edges_that_python_keeps():
 @pytest.mark.parametrize("mode", MODES)
 def test_iso_strings_every_form(unit, mode):
     """Each ISO form C reads, on data of every unit, at instants before 1970 and between two
-    ticks, agrees with Python and is read in C; on tz-aware data strings stay Python's."""
+    ticks, agrees with Python and is read in C; on tz-aware data, those with a UTC offset."""
     a = _time_data("M", unit)
     for text in ["2020", "1969-12", "0000-01", "2020-02-29", "1969-12-31 23:59", "1969-12-31T23:59:59",
                  "1969-12-31T23:59:59.999999999999999999", "2020-01-01T00:00:00,5", "9999-12-31T23:59:59.1"]:
@@ -264,7 +264,10 @@ def test_iso_strings_every_form(unit, mode):
     for text in ISO_NEAR_MISSES:
         check(a, text, None, mode, in_c=False)
     aware = pd.Series(pd.to_datetime([0, 10**12]).tz_localize("Europe/Paris"))
-    assert resolve(aware, "2020-01-01", None)[0] == "python"
+    assert resolve(aware, "2020-01-01", None)[0] == "python"  # a wall time in the zone
+    for text in ["1970-01-01T00:00Z", "1970-01-01 01:00:00.000000001+01:00", "1969-12-31T23:59:59.5-0130"]:
+        check(aware, text, None, mode)
+        check(aware, None, text, mode)
 
 
 # ---- tz-aware data ---------------------------------------------------------------
@@ -273,14 +276,29 @@ ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/L
 
 
 @st.composite
+def iso_string_with_offset(draw):
+    """(an ISO string for tz-aware data, whether C reads it): a time of day with a UTC
+    offset in each form _bounds._ISO_OFFSET takes (C reads those), without one (a wall time
+    in the data's zone: Python), or a near miss."""
+    text, in_c = draw(iso_string())
+    offset = draw(st.sampled_from(["Z", "z", "+01", "-05", "+0530", "-0945", "+05:30", "-12:00", "+99:99",
+                                   "", " +01:00", "+1", "+01:0", "+01-00", "Z "]))
+    if not in_c or len(text) < 16 or offset in ("", " +01:00", "+1", "+01:0", "+01-00", "Z "):
+        in_c = False  # no time of day, no offset, or one C leaves to Python
+    return text + offset, in_c
+
+
+@st.composite
 def aware_bound(draw):
-    kind = draw(st.sampled_from(["Timestamp", "datetime", "naive", "NaT", "datetime64", "none"]))
+    kind = draw(st.sampled_from(["Timestamp", "datetime", "naive", "NaT", "datetime64", "none", "str"]))
     if kind == "none":
         return None, True
     if kind == "NaT":
         return draw(st.sampled_from([pd.NaT, np.datetime64("NaT")])), True
     if kind == "datetime64":
         return np.datetime64(3, "s"), False  # no zone: Python refuses it
+    if kind == "str":
+        return draw(iso_string_with_offset())
     ns = draw(st.integers(-(2**62), 2**62) | st.integers(1_300_000_000 * 10**9, 1_400_000_000 * 10**9))
     zone = draw(st.sampled_from(ZONES + ["-05:00"]))
     ts = pd.Timestamp(ns, tz="UTC").tz_convert(zone)

@@ -3,7 +3,7 @@
  * np.timedelta64 of any unit, datetime.datetime, date and timedelta, and
  * pandas' Timestamp, Timedelta and NaT (known by their class's name and
  * module, as simdfilter._bounds knows them; pandas is never imported here),
- * and ISO strings of the common forms on naive datetime data.
+ * and ISO strings of the common forms (on tz-aware data, with a UTC offset).
  * Each is turned into ticks of the data's unit exactly, by the rules of
  * simdfilter._bounds._time_real: an instant between two ticks counts as the
  * half tick between them, which the library's closed/open arithmetic then
@@ -422,18 +422,14 @@ static int iso_time(const char *s, Py_ssize_t len, tval *v) {
     return 1;
 }
 
-/* An ISO string of the forms users write, read as np.datetime64(text) reads
- * it plus the fraction of a second exactly (_bounds._parse_wall): "YYYY",
- * "YYYY-MM", "YYYY-MM-DD", then "T" or " ", "HH:MM", ":SS", and "." or ","
- * with 1-18 digits. Anything else (a zone, whitespace, an hour alone, a sign,
- * a day out of range, finer digits: what NumPy refuses or reads otherwise)
- * goes to Python, whose message an error keeps. Python's path costs ~20 us a
- * bound in Fraction arithmetic and warnings.catch_warnings. */
-static int iso_value(PyObject *obj, tval *v) {
-    if (!PyUnicode_IS_ASCII(obj))
-        return 0;
-    const char *s = (const char *)PyUnicode_1BYTE_DATA(obj);
-    const Py_ssize_t len = PyUnicode_GET_LENGTH(obj);
+/* An ISO wall time of the forms users write, read as np.datetime64(text)
+ * reads it plus the fraction of a second exactly (_bounds._parse_wall):
+ * "YYYY", "YYYY-MM", "YYYY-MM-DD", then "T" or " ", "HH:MM", ":SS", and "."
+ * or "," with 1-18 digits. Anything else (a zone, whitespace, an hour alone, a
+ * sign, a day out of range, finer digits: what NumPy refuses or reads
+ * otherwise) goes to Python, whose message an error keeps. Python's path costs
+ * ~20 us a bound in Fraction arithmetic and warnings.catch_warnings. */
+static int iso_wall(const char *s, Py_ssize_t len, tval *v) {
     const int64_t year = len >= 4 ? digits(s, 4) : -1;
     if (year < 0 || (len != 4 && len != 7 && len < 10))
         return 0;
@@ -459,6 +455,49 @@ static int iso_value(PyObject *obj, tval *v) {
     return len == 10 || iso_time(s + 10, len - 10, v);
 }
 
+/* The UTC offset that ends an ISO string on tz-aware data, as
+ * _bounds._ISO_OFFSET reads it: "Z" or "z", or a sign and two digits of hours,
+ * then optionally two of minutes, with or without a colon (any digits: Python
+ * checks no range either). Its length, 0 for none; *seconds east of UTC. */
+static Py_ssize_t iso_offset(const char *s, Py_ssize_t len, int64_t *seconds) {
+    if (len >= 1 && (s[len - 1] == 'Z' || s[len - 1] == 'z')) {
+        *seconds = 0;
+        return 1;
+    }
+    static const struct { int len, colon; } forms[] = {{3, 0}, {5, 0}, {6, 1}}; /* +HH +HHMM +HH:MM */
+    for (int f = 0; f < 3; f++) {
+        const Py_ssize_t at = len - forms[f].len;
+        if (at < 0 || (s[at] != '+' && s[at] != '-') || (forms[f].colon && s[at + 3] != ':'))
+            continue;
+        const int64_t h = digits(s + at + 1, 2);
+        const int64_t m = forms[f].len == 3 ? 0 : digits(s + at + 3 + forms[f].colon, 2);
+        if (h < 0 || m < 0)
+            continue;
+        *seconds = (s[at] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+        return forms[f].len;
+    }
+    return 0;
+}
+
+/* An ISO string as a bound: on naive data its wall time; on tz-aware data the
+ * instant of a wall time with a UTC offset after its time of day (one without
+ * is a wall time in the data's zone: Python's, with the zone's rules). */
+static int iso_value(PyObject *obj, int aware, tval *v) {
+    if (!PyUnicode_IS_ASCII(obj))
+        return 0;
+    const char *s = (const char *)PyUnicode_1BYTE_DATA(obj);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(obj);
+    if (!aware)
+        return iso_wall(s, len, v);
+    int64_t seconds;
+    const Py_ssize_t wall = len - iso_offset(s, len, &seconds);
+    if (wall == len || wall < 16 || !iso_wall(s, wall, v)) /* no offset, or no time of day */
+        return 0;
+    v->ticks = v->ticks * v->per_tick - (wide)seconds * E18;
+    v->per_tick = 1;
+    return 1;
+}
+
 /* A bound on datetime data as Python's _time_value/_aware_value read it: 1
  * with *v, 2 for NaT, 0 for Python. */
 static int datetime_bound(PyObject *obj, int aware, tval *v) {
@@ -468,8 +507,8 @@ static int datetime_bound(PyObject *obj, int aware, tval *v) {
     }
     if (PyDateTime_CheckExact(obj))
         return datetime_value(obj, aware, v);
-    if (PyUnicode_CheckExact(obj)) /* naive data: a wall time; aware data: Python's */
-        return aware ? 0 : iso_value(obj, v);
+    if (PyUnicode_CheckExact(obj))
+        return iso_value(obj, aware, v);
     if (PyDate_CheckExact(obj) && !aware) {
         v->calendar = 0;
         v->ticks = days_from_months((wide)(PyDateTime_GET_YEAR(obj) - 1970) * 12 +

@@ -4,7 +4,7 @@ The C binding resolves the common cases itself, by these same rules (tests check
 that both agree): Python and NumPy ints, bools and floats, datetime64/timedelta64
 of any unit, datetime/date/timedelta, pandas Timestamp/Timedelta/NaT, and ISO
 strings of the forms ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD[Thh:mm[:ss[.f]]]`` on naive
-data. The rest comes here: other strings, ``fractions.Fraction`` and ``decimal.Decimal``, NumPy
+data (on tz-aware data, a time of day with a UTC offset). The rest comes here: other strings, ``fractions.Fraction`` and ``decimal.Decimal``, NumPy
 long doubles, 0-d arrays, subclasses of the datetime types, and every bound this
 module refuses (so that the error is its own). The arithmetic is exact
 (rationals), so a bound is never wrapped, truncated or rounded the wrong way.

@@ -60,6 +60,7 @@ def cases(n=N):
         (AWARE_BASE, aware, None, None),
         ("aware pd.Timestamp, tz-aware Series", aware, aware[3], aware[10]),
         ("aware datetime, tz-aware Series", aware, aware[3].to_pydatetime(), aware[10].to_pydatetime()),
+        ("ISO string with offset, tz-aware Series", aware, aware[3].isoformat(), aware[10].isoformat()),
     ]
     return out
 
