@@ -129,9 +129,11 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
  *   - dense: the step loop above, as before;
  *   - sparse, after a window that kept at most X86_SPARSE_MAX elements: blocks
  *     of X86_SPARSE elements (4 vectors of u32 on AVX2, 8 on SSE4.1). Their
- *     compares are combined into one vector (AND of "outside", OR of "inside")
- *     and tested with one vptest / ptest: a block that keeps nothing costs
- *     what count_in_range pays for it, with no movemask, lookup or store. A
+ *     compares are combined into one vector (for 8-32-bit integers one compare
+ *     of the lanes' smallest offsets, see P_none_kept; else an AND of "outside"
+ *     or an OR of "inside") and tested with one vptest / ptest: a block that
+ *     keeps nothing costs about what count_in_range pays for it, with no
+ *     movemask, lookup or store. A
  *     block that keeps something gets its 32-bit mask and writes its positions
  *     (or values) one by one, lowest set bit first (tzcnt + blsr on AVX2).
  * Choosing per window rather than per block keeps the dense loop branch-free at
@@ -153,8 +155,9 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
  * and above on the dense loop (a window keeps 20 on average at 1%, and at most
  * 8 with probability ~0.2%) and puts 0.1% (2 on average) on the sparse one.
  * Instruction counts (callgrind, avx2, u32 index32, 64 Ki and 1 Mi, AMD EPYC
- * Zen 3): 0.70-0.74 per element at 0.1% against 1.88 for the dense loop and
- * 0.88 for count_in_range; 1.83 against 1.88 at 1-90%. The wall-clock
+ * Zen 3): 0.58 per element at 64 Ki, 0.1% (0.67 with a compare per vector)
+ * against 1.88 for the dense loop and 0.88 for count_in_range; 1.83 against
+ * 1.88 at 1-90%. The wall-clock
  * crossover was not measured on a quiet machine (benchmarks' selectivity
  * section compares the two loops: the *_dense variants).
  */
