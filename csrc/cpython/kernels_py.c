@@ -144,6 +144,45 @@ static PyObject *py_kernel_index(PyObject *self, PyObject *arg) {
     return NULL;
 }
 
+/* _kernel_choice(arch, features, requested=None): sf_kernel_choice for a
+ * described CPU, the name or None for a refused request; ValueError for an
+ * unknown architecture or feature. */
+static PyObject *py_kernel_choice(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *arch, *features, *requested = NULL, *name = NULL;
+    if (!PyArg_ParseTuple(args, "ss|z:_kernel_choice", &arch, &features, &requested))
+        return NULL;
+    const int rc = sf_kernel_choice(arch, features, requested, &name);
+    if (rc == SF_EINVAL)
+        return PyErr_Format(PyExc_ValueError, "unknown architecture %s or a feature of %s "
+                            "that sf_cpu_features never prints", arch, features);
+    if (rc != SF_OK)
+        return Py_BuildValue("(Oi)", Py_None, rc);
+    return Py_BuildValue("(si)", name, rc);
+}
+
+/* _environment_kernel(): None if SIMDFILTER_KERNEL, as the library read it, is
+ * unset, blank or a kernel this CPU runs; else its value, stripped. */
+static PyObject *py_environment_kernel(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    const char *value = NULL;
+    if (sf_kernel_env_status(&value) == SF_OK)
+        Py_RETURN_NONE;
+    PyObject *name = PyUnicode_DecodeFSDefault(value ? value : "");
+    if (!name)
+        return NULL;
+    PyObject *stripped = PyObject_CallMethod(name, "strip", NULL);
+    Py_DECREF(name);
+    return stripped;
+}
+
+static PyObject *py_default_kernel(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(sf_best_kernel()->name);
+}
+
 static PyObject *py_cpu_features(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
@@ -171,6 +210,16 @@ PyMethodDef sfpy_kernel_methods[] = {
     {"_kernel_index", py_kernel_index, METH_O,
      "_kernel_index(name)\n--\n\nThe table index of the runnable kernel `name`, for "
      "kernel_context;\nValueError saying why a name cannot be used."},
+    {"_kernel_choice", py_kernel_choice, METH_VARARGS,
+     "_kernel_choice(arch, features, requested=None)\n--\n\nDispatch's rule for a described CPU "
+     "(sf_kernel_choice): (name, 0),\nor (None, the library's error code) for a refused "
+     "request."},
+    {"_environment_kernel", py_environment_kernel, METH_NOARGS,
+     "_environment_kernel()\n--\n\nNone if SIMDFILTER_KERNEL, as the library read it, is "
+     "unset or usable;\nelse its value, stripped."},
+    {"default_kernel", py_default_kernel, METH_NOARGS,
+     "default_kernel()\n--\n\nThe kernel dispatch's rule picks for this CPU and OS: the "
+     "process default\nunless SIMDFILTER_KERNEL or use_kernel chose another."},
     {"cpu_features", py_cpu_features, METH_NOARGS,
      "cpu_features()\n--\n\nThe CPU features dispatch detected (and the OS enabled)."},
     {NULL, NULL, 0, NULL},

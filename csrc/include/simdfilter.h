@@ -243,9 +243,12 @@ int sf_kernel_variant_count(void);
 const sf_kernel *sf_kernel_variant_at(int i);
 /* 1 if this CPU and OS can run `k`, else 0. */
 int sf_kernel_supported(const sf_kernel *k);
-/* The process default: the best supported kernel unless sf_use_kernel changed it. */
+/* The process default: at its first use, the kernel SF_KERNEL_ENV names if this
+ * CPU runs it, else the best kernel (sf_best_kernel); from then on what
+ * sf_use_kernel made it. */
 const sf_kernel *sf_active_kernel(void);
-/* The best kernel this CPU and OS support. */
+/* The kernel dispatch's rule picks for this CPU and OS: sf_kernel_choice's
+ * default for this machine. */
 const sf_kernel *sf_best_kernel(void);
 /* The architecture ("x86_64", "aarch64"; "any" for scalar) of a kernel the
  * project knows, whether or not it is built here; NULL for an unknown name. */
@@ -258,11 +261,46 @@ const char *sf_kernel_arch(const char *name);
 #define SF_ECANCELLED (-4)   /* sf_execute: the cancel callback asked to stop */
 #define SF_EOUTOFBOUNDS (-5) /* sf_execute: a position of `within` is past the data */
 #define SF_EUNSORTED (-6)    /* sf_execute: `within` is not strictly ascending */
+#define SF_EINVAL (-7)       /* sf_kernel_choice: an unknown architecture or CPU feature */
 
 /* The runnable kernel called `name`: SF_OK with *out set, or an SF_E* code. */
 int sf_kernel_select(const char *name, const sf_kernel **out);
 /* Make `name` (or the best kernel, for NULL) the process default. Same codes. */
 int sf_use_kernel(const char *name);
+
+/*
+ * Dispatch's rule, as a pure function of a CPU: the kernel it makes the
+ * default, or the one a SIMDFILTER_KERNEL value asks for. The library's own
+ * default and environment go through it; tests feed it described CPUs.
+ *
+ *   arch       "x86_64", "aarch64" (isa.def's spelling): a described CPU, for
+ *              which every kernel of isa.def counts, built here or not; NULL:
+ *              this machine (this build's kernels, the features detected).
+ *   features   for a described CPU, its features and traits as sf_cpu_features
+ *              prints them ("sse4.1 popcnt avx avx2 bmi1 bmi2 avx512f avx512vl
+ *              avx512bw avx512dq slow-compress-store"), separated by spaces or
+ *              commas; NULL for this machine.
+ *   requested  NULL or blank: the default. Else a kernel's (or variant's)
+ *              name, blanks around it ignored, as SIMDFILTER_KERNEL gives it.
+ *
+ * The default is the last kernel of the CPU's architecture in isa.def's order
+ * (slowest first) whose features the CPU has, passing over one marked
+ * SF_NOT_DEFAULT_ON a trait it has (avx512 on AMD: slow-compress-store).
+ * Returns SF_OK with *name (a static string), or SF_EUNKNOWN, SF_ENOTBUILT
+ * (another architecture's, or not in this build), SF_EUNSUPPORTED (a feature
+ * missing), SF_EINVAL (an unknown arch or feature label) with *name = NULL.
+ */
+int sf_kernel_choice(const char *arch, const char *features, const char *requested,
+                     const char **name);
+
+/* The environment variable that names the process default's first kernel. */
+#define SF_KERNEL_ENV "SIMDFILTER_KERNEL"
+/* What SF_KERNEL_ENV, read once at the process default's first use, did:
+ * SF_OK if unset, blank, or naming a kernel this CPU runs (which then became
+ * the default); else sf_kernel_choice's code for it, the default being the best
+ * kernel. *value (if value is not NULL) is the variable's value, cut to 63
+ * bytes, or NULL if unset. Bindings turn a failure into their own error. */
+int sf_kernel_env_status(const char **value);
 
 /* The CPU features dispatch looked at, as a space-separated list ("sse4.1 avx2 ..."),
  * written NUL-terminated into buf (at most size bytes, truncated if need be).

@@ -4,6 +4,7 @@
  */
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "cpu_features.h"
 #include "simdfilter.h"
@@ -118,4 +119,24 @@ size_t sf_cpu_features(char *buf, size_t size) {
     if (size)
         buf[len < size ? len : size - 1] = '\0';
     return len;
+}
+
+int sf_cpu_feature_bits_of(const char *labels, unsigned *bits) {
+    unsigned f = 0;
+    for (const char *p = labels ? labels : ""; *p;) {
+        const size_t skip = strspn(p, " ,\t\n"), len = strcspn(p + skip, " ,\t\n");
+        p += skip;
+        if (!len)
+            break;
+        unsigned i = 0;
+        while (i < SF_FEATURE_COUNT &&
+               !(strlen(feature_names[i]) == len && !strncmp(feature_names[i], p, len)))
+            i++;
+        if (i == SF_FEATURE_COUNT)
+            return -1;
+        f |= 1u << i;
+        p += len;
+    }
+    *bits = f;
+    return 0;
 }

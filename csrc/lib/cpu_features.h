@@ -42,4 +42,10 @@ enum {
 /* The FEAT_* bits of this CPU and OS, detected on the first call and cached. */
 unsigned sf_cpu_feature_bits(void);
 
+/* The FEAT_* bits a list of labels names ("sse4.1 avx2 slow-compress-store",
+ * separated by spaces or commas, as sf_cpu_features prints them): 0 with *bits
+ * set, or -1 for a label no feature has. For describing a CPU to dispatch's
+ * rule (sf_kernel_choice). */
+int sf_cpu_feature_bits_of(const char *labels, unsigned *bits);
+
 #endif

@@ -10,6 +10,7 @@
  * in; a kernel of architecture `any` is always built.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_features.h"
@@ -49,17 +50,55 @@
 #define SF_ISA_FEATURE_NAMES                                                             \
     enum { NONE = 0, SF_CPU_FEATURES(SF_FEATURE_BARE) }
 
-/* Every kernel the project knows, built here or not. */
-typedef struct known_isa {
-    const char *name, *arch;
-} known_isa;
+/* This build's architecture, spelt as isa.def's arch column. */
+#if defined(__x86_64__) || defined(_M_X64)
+#define SF_BUILD_ARCH "x86_64"
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#define SF_BUILD_ARCH "aarch64"
+#else
+#define SF_BUILD_ARCH "any" /* the scalar kernel only */
+#endif
 
-static const known_isa known[] = {
-#define SF_ISA(name, arch, features, flags) {#name, #arch},
+/* SF_KNOWN_INDEX_<name>: a kernel's row in isa.def, built here or not. */
+enum {
+#define SF_ISA(name, arch, features, flags) SF_KNOWN_INDEX_##name,
 #include "../kernels/isa.def"
 #undef SF_ISA
+    KNOWN_COUNT
 };
-#define KNOWN_COUNT ((int)(sizeof known / sizeof known[0]))
+
+/* Every kernel the project knows, built here or not, with the features it
+ * needs. */
+typedef struct known_isa {
+    const char *name, *arch;
+    unsigned need;
+    int built;
+} known_isa;
+
+static const known_isa *known_isas(void) {
+    SF_ISA_FEATURE_NAMES;
+    static const known_isa known[KNOWN_COUNT] = {
+#define SF_ISA(name, arch, features, flags)                                              \
+    [SF_KNOWN_INDEX_##name] = {#name, #arch, (unsigned)(features), SF_BUILT(name, arch)},
+#include "../kernels/isa.def"
+#undef SF_ISA
+    };
+    return known;
+}
+
+/* For each known kernel, the CPU traits on which the default passes over it
+ * (isa.def's SF_NOT_DEFAULT_ON lines; 0 for most). */
+static const unsigned *known_avoids(void) {
+    SF_ISA_FEATURE_NAMES;
+    static const unsigned avoid[KNOWN_COUNT] = {
+#define SF_NOT_DEFAULT_ON(name, trait) [SF_KNOWN_INDEX_##name] = (unsigned)(trait),
+#define SF_ISA(name, arch, features, flags)
+#include "../kernels/isa.def"
+#undef SF_ISA
+#undef SF_NOT_DEFAULT_ON
+    };
+    return avoid;
+}
 
 /* The kernels of this build, slowest first (isa.def's order): each kernel file's
  * own table, whose slots may be NULL, and the features it needs. */
@@ -85,34 +124,6 @@ enum { BUILT_COUNT = 0
 #include "../kernels/isa.def"
 };
 #undef SF_ISA
-
-/* SF_BUILT_INDEX_<name>: a built kernel's index in built_isas(). */
-#define SF_BUILT_INDEX(name) SF_BUILT_INDEX_##name,
-#define SF_ISA(name, arch, features, flags)                                              \
-    SF_IF(SF_BUILT(name, arch))(SF_BUILT_INDEX, SF_NOTHING)(name)
-enum {
-#include "../kernels/isa.def"
-    SF_BUILT_INDEX_END_
-};
-#undef SF_ISA
-#undef SF_BUILT_INDEX
-
-/* For each built kernel, the CPU traits on which the default passes over it
- * (isa.def's SF_NOT_DEFAULT_ON lines; 0 for most). */
-static const unsigned *default_avoids(void) {
-    SF_ISA_FEATURE_NAMES;
-    static const unsigned avoid[BUILT_COUNT] = {
-#define SF_AVOID(name, trait) [SF_BUILT_INDEX_##name] = (unsigned)(trait),
-#define SF_NOT_DEFAULT_ON(name, trait)                                                   \
-    SF_IF(SF_IS_ONE(SF_HAVE_##name))(SF_AVOID, SF_NOTHING)(name, trait)
-#define SF_ISA(name, arch, features, flags)
-#include "../kernels/isa.def"
-#undef SF_ISA
-#undef SF_NOT_DEFAULT_ON
-#undef SF_AVOID
-    };
-    return avoid;
-}
 
 /* ---- Benchmark-only variants ------------------------------------------------- */
 
@@ -266,18 +277,119 @@ int sf_kernel_supported(const sf_kernel *k) {
     return (sf_cpu_feature_bits() & need) == need;
 }
 
+/* ---- Dispatch's rule --------------------------------------------------------- */
+
+/* Every variant's name and its base's, built here or not. */
+static const struct {
+    const char *name, *base;
+} known_variants[] = {
+#define SF_VNAMES(variant, base) {#variant, #base},
+    SF_VARIANTS(SF_VNAMES)
+#undef SF_VNAMES
+};
+#define KNOWN_VARIANTS ((int)(sizeof known_variants / sizeof known_variants[0]))
+
+/* The CPU a choice is made for: an architecture, its features and traits, and
+ * whether only the kernels of this build count (this machine) or every kernel
+ * of isa.def (a described CPU). */
+typedef struct cpu_kind {
+    const char *arch;
+    unsigned features;
+    int built_only;
+} cpu_kind;
+
+static int kernel_of_arch(const known_isa *k, const cpu_kind *cpu) {
+    return (!strcmp(k->arch, "any") || !strcmp(k->arch, cpu->arch)) &&
+           (k->built || !cpu->built_only);
+}
+
+/* The rule for the default, and the one place it is written: among the kernels
+ * of the CPU's architecture (and scalar, of arch any), the last in isa.def's
+ * order (slowest first) whose features the CPU has, passing over a kernel
+ * marked SF_NOT_DEFAULT_ON a trait the CPU has. scalar always qualifies. */
+static const char *default_for(const cpu_kind *cpu) {
+    const known_isa *k = known_isas();
+    const char *best = k[SF_KNOWN_INDEX_scalar].name;
+    for (int i = 0; i < KNOWN_COUNT; i++)
+        if (kernel_of_arch(&k[i], cpu) && (k[i].need & cpu->features) == k[i].need &&
+            !(known_avoids()[i] & cpu->features))
+            best = k[i].name;
+    return best;
+}
+
+/* A kernel (or variant) asked for by name, the `len` bytes at `name`: SF_OK
+ * with *chosen, or SF_EUNKNOWN (no such name), SF_ENOTBUILT (another
+ * architecture's, or left out of this build), SF_EUNSUPPORTED (the CPU lacks a
+ * feature it needs). Traits never refuse a kernel asked for by name. */
+static int requested_for(const cpu_kind *cpu, const char *name, size_t len,
+                         const char **chosen) {
+#define SF_NAME_IS(s) (strlen(s) == len && !strncmp((s), name, len))
+    const char *base = NULL, *spelt = NULL;
+    for (int v = 0; v < KNOWN_VARIANTS && !base; v++)
+        if (SF_NAME_IS(known_variants[v].name))
+            base = known_variants[v].base, spelt = known_variants[v].name;
+    const known_isa *k = known_isas(), *found = NULL;
+    for (int i = 0; i < KNOWN_COUNT && !found; i++)
+        if (base ? !strcmp(k[i].name, base) : SF_NAME_IS(k[i].name))
+            found = &k[i];
+#undef SF_NAME_IS
+    if (!found)
+        return SF_EUNKNOWN;
+    if (!kernel_of_arch(found, cpu))
+        return SF_ENOTBUILT;
+    if ((found->need & cpu->features) != found->need)
+        return SF_EUNSUPPORTED;
+    *chosen = spelt ? spelt : found->name;
+    return SF_OK;
+}
+
+int sf_kernel_choice(const char *arch, const char *features, const char *requested,
+                     const char **name) {
+    cpu_kind cpu = {SF_BUILD_ARCH, 0, 1};
+    const char *chosen = NULL;
+    if (name)
+        *name = NULL;
+    if (arch) {
+        int known_arch = 0;
+        for (int i = 0; i < KNOWN_COUNT; i++)
+            known_arch |= !strcmp(known_isas()[i].arch, arch);
+        if (!known_arch || sf_cpu_feature_bits_of(features, &cpu.features) != 0)
+            return SF_EINVAL;
+        cpu.arch = arch;
+        cpu.built_only = 0;
+    } else if (features) {
+        return SF_EINVAL; /* this machine's features are detected, not described */
+    } else {
+        cpu.features = sf_cpu_feature_bits();
+    }
+    /* Blank space around a name is no part of it; an empty name asks for nothing. */
+    const char *start = requested ? requested + strspn(requested, " \t\n\r") : "";
+    size_t len = strlen(start);
+    while (len && strchr(" \t\n\r", start[len - 1]))
+        len--;
+    if (len) {
+        const int status = requested_for(&cpu, start, len, &chosen);
+        if (status != SF_OK)
+            return status;
+    } else {
+        chosen = default_for(&cpu);
+    }
+    if (name)
+        *name = chosen;
+    return SF_OK;
+}
+
 const sf_kernel *sf_best_kernel(void) {
-    const unsigned traits = sf_cpu_feature_bits();
-    for (int i = BUILT_COUNT - 1; i > 0; i--)
-        if (sf_kernel_supported(sf_kernel_at(i)) && !(default_avoids()[i] & traits))
-            return sf_kernel_at(i);
-    return sf_kernel_at(0);
+    const char *name = NULL;
+    (void)sf_kernel_choice(NULL, NULL, NULL, &name); /* the default: cannot fail */
+    return sf_kernel_find(name);
 }
 
 const char *sf_kernel_arch(const char *name) {
+    const known_isa *k = known_isas();
     for (int i = 0; name && i < KNOWN_COUNT; i++)
-        if (!strcmp(known[i].name, name))
-            return known[i].arch;
+        if (!strcmp(k[i].name, name))
+            return k[i].arch;
     return NULL;
 }
 
@@ -292,16 +404,55 @@ int sf_kernel_select(const char *name, const sf_kernel **out) {
     return SF_OK;
 }
 
-/* The process default: NULL until first use, then the chosen kernel. */
+/* ---- The process default ------------------------------------------------------ */
+
+/* NULL until first use, then the chosen kernel. */
 static const sf_kernel *_Atomic active;
+
+/* SF_KERNEL_ENV as read once, at the first use of the process default: its
+ * value (cut to the buffer) and what choosing it gave. Written before
+ * env_state turns 2, read only after. */
+static atomic_int env_state; /* 0: not read, 1: being read, 2: read */
+static int env_status, env_set;
+static char env_value[64];
+
+static void read_environment(void) {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong_explicit(&env_state, &expected, 1, memory_order_acquire,
+                                                 memory_order_acquire)) {
+        while (atomic_load_explicit(&env_state, memory_order_acquire) != 2)
+            ;
+        return;
+    }
+    const char *value = getenv(SF_KERNEL_ENV), *chosen = NULL;
+    env_set = value != NULL;
+    if (value) {
+        const size_t len = strlen(value) < sizeof env_value ? strlen(value) : sizeof env_value - 1;
+        memcpy(env_value, value, len);
+        env_value[len] = '\0';
+    }
+    env_status = sf_kernel_choice(NULL, NULL, value, &chosen);
+    /* A name the CPU cannot run leaves the best kernel as the default; the
+     * bindings report env_status (sf_kernel_env_status) as their errors. */
+    const sf_kernel *k = env_status == SF_OK ? sf_kernel_find(chosen) : sf_best_kernel();
+    const sf_kernel *none = NULL;
+    atomic_compare_exchange_strong(&active, &none, k); /* unless sf_use_kernel came first */
+    atomic_store_explicit(&env_state, 2, memory_order_release);
+}
+
+int sf_kernel_env_status(const char **value) {
+    if (atomic_load_explicit(&env_state, memory_order_acquire) != 2)
+        read_environment();
+    if (value)
+        *value = env_set ? env_value : NULL;
+    return env_status;
+}
 
 const sf_kernel *sf_active_kernel(void) {
     const sf_kernel *k = atomic_load_explicit(&active, memory_order_acquire);
     if (!k) {
-        const sf_kernel *expected = NULL;
-        k = sf_best_kernel();
-        if (!atomic_compare_exchange_strong(&active, &expected, k))
-            k = expected;
+        read_environment();
+        k = atomic_load_explicit(&active, memory_order_acquire);
     }
     return k;
 }
@@ -313,6 +464,8 @@ int sf_use_kernel(const char *name) {
         if (status != SF_OK)
             return status;
     }
+    if (atomic_load_explicit(&env_state, memory_order_acquire) != 2)
+        read_environment(); /* so that the environment cannot undo this choice later */
     atomic_store_explicit(&active, k, memory_order_release);
     return SF_OK;
 }

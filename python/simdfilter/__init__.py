@@ -16,16 +16,17 @@ count_in_range      how many values are in [lo, hi]
 available_kernels   kernels this machine can run, slowest first
 compiled_kernels    kernels compiled into this build, slowest first
 active_kernel       the kernel a call made here runs
+default_kernel      the kernel dispatch picks for this CPU
 use_kernel          choose the kernel: process-wide, or in a ``with`` block only
 cpu_features        what dispatch detected
 
-The environment variable SIMDFILTER_KERNEL=<name>, read at import, sets the
-process default kernel as a bare ``use_kernel(name)`` call does.
+The environment variable SIMDFILTER_KERNEL=<name>, read by the C library at
+import, sets the process default kernel as a bare ``use_kernel(name)`` call
+does; a name this CPU cannot run makes the import fail, saying why.
 """
 
 from __future__ import annotations
 
-import os as _os
 import threading as _threading
 import weakref as _weakref
 
@@ -35,6 +36,7 @@ from ._core import (
     available_kernels,
     compiled_kernels,
     count_in_range,
+    default_kernel,
     filter_indexes,
     filter_values,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "available_kernels",
     "compiled_kernels",
     "active_kernel",
+    "default_kernel",
     "use_kernel",
     "cpu_features",
     "__version__",
@@ -135,7 +138,7 @@ class use_kernel:
     >>> with simdfilter.use_kernel("scalar"):
     ...     simdfilter.active_kernel(), simdfilter.count_in_range(a, 10, 19)
     ('scalar', 10)
-    >>> simdfilter.active_kernel() == simdfilter.available_kernels()[-1]
+    >>> simdfilter.active_kernel() == simdfilter.default_kernel()
     True
     """
 
@@ -168,13 +171,15 @@ def cpu_features() -> tuple:
     return tuple(_core.cpu_features().split())
 
 
-def _apply_environment() -> None:
-    name = _os.environ.get("SIMDFILTER_KERNEL", "").strip()
-    if name:
+def _check_environment() -> None:
+    # The library reads SIMDFILTER_KERNEL itself (the Rust crate's too): a name
+    # this CPU cannot run leaves it on its best kernel, and the import fails.
+    name = _core._environment_kernel()
+    if name is not None:
         try:
-            _core._set_default_kernel(name)
+            _core._kernel_index(name)
         except ValueError as exc:
             raise ImportError(f"SIMDFILTER_KERNEL={name!r}: {exc}") from None
 
 
-_apply_environment()
+_check_environment()

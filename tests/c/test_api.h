@@ -46,6 +46,53 @@ static any_fn slot_of(const sf_kernel *k, int op, int e) {
 }
 
 
+/* Dispatch's rule (sf_kernel_choice) here: this machine's default and every
+ * name asked of it agree with the tables above; the same CPU described (arch and
+ * features as printed) gets the same default whenever this build has every
+ * kernel of its architecture. Described CPUs of every kind are checked from
+ * tests/cpu_kinds.txt by tests/test_dispatch_rule.py and the Rust crate. */
+static void check_rule(void) {
+    const char *name = "unset", *arch = NULL;
+    API_CHECK(sf_kernel_choice(NULL, NULL, NULL, &name) == SF_OK && name &&
+                  !strcmp(name, sf_best_kernel()->name),
+              "sf_kernel_choice's default here is %s, sf_best_kernel's %s", name,
+              sf_best_kernel()->name);
+    API_CHECK(sf_kernel_choice(NULL, NULL, " \t", &name) == SF_OK && !strcmp(name, sf_best_kernel()->name),
+              "a blank request is not the default");
+    API_CHECK(sf_kernel_choice(NULL, "avx2", NULL, &name) == SF_EINVAL && !name &&
+                  sf_kernel_choice("riscv64", "", NULL, &name) == SF_EINVAL &&
+                  sf_kernel_choice("x86_64", "sse4.1 avx3", NULL, &name) == SF_EINVAL &&
+                  sf_kernel_choice("x86_64", "", "bogus", &name) == SF_EUNKNOWN && !name,
+              "sf_kernel_choice accepted a bad description or name");
+    int all_built = 1;
+    for (int i = 0; i < KNOWN_KERNELS; i++) {
+        const sf_kernel *k = sf_kernel_find(known_kernels[i].name);
+        const int want = !k ? SF_ENOTBUILT : sf_kernel_supported(k) ? SF_OK : SF_EUNSUPPORTED;
+        name = NULL;
+        API_CHECK(sf_kernel_choice(NULL, NULL, known_kernels[i].name, &name) == want &&
+                      (want != SF_OK || !strcmp(name, known_kernels[i].name)),
+                  "sf_kernel_choice(\"%s\") here is not %d", known_kernels[i].name, want);
+        if (!k && !strcmp(known_kernels[i].arch, sf_kernel_arch(sf_best_kernel()->name)))
+            all_built = 0;
+        if (!strcmp(known_kernels[i].arch, "x86_64") || !strcmp(known_kernels[i].arch, "aarch64"))
+            if (k)
+                arch = known_kernels[i].arch;
+    }
+    char features[256];
+    sf_cpu_features(features, sizeof features);
+    if (arch && all_built) {
+        API_CHECK(sf_kernel_choice(arch, features, NULL, &name) == SF_OK &&
+                      !strcmp(name, sf_best_kernel()->name),
+                  "this CPU described (%s, \"%s\") gets %s, not the default here %s", arch,
+                  features, name, sf_best_kernel()->name);
+        printf("dispatch rule: %s with \"%s\" -> %s\n", arch, features, name);
+    }
+    const char *value = NULL;
+    const int env = sf_kernel_env_status(&value);
+    API_CHECK(env == SF_OK || (value && sf_kernel_choice(NULL, NULL, value, NULL) == env),
+              "sf_kernel_env_status says %d for %s", env, value ? value : "(unset)");
+}
+
 static void check_table(void) {
     const sf_kernel *sel = NULL;
     API_CHECK(sf_kernel_count() >= 1 && sf_kernel_count() <= MAX_KERNELS, "sf_kernel_count() = %d",
@@ -106,6 +153,7 @@ static void check_table(void) {
     }
     API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
               "sf_use_kernel(NULL) did not restore the best kernel");
+    check_rule();
     API_CHECK(sf_kernel_supported(sf_kernel_at(0)), "scalar reported unsupported");
     API_CHECK(sf_kernel_supported(sf_best_kernel()), "the best kernel is not supported");
 }
@@ -171,4 +219,5 @@ static void check_convenience(void) {
     cur_call = "";
     API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
               "sf_use_kernel(NULL) did not restore the best kernel");
+    check_rule();
 }

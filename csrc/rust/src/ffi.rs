@@ -56,6 +56,13 @@ extern "C" {
     fn sf_kernel_select(name: *const c_char, out: *mut *const SfKernel) -> c_int;
     fn sf_use_kernel(name: *const c_char) -> c_int;
     fn sf_cpu_features(buf: *mut c_char, size: usize) -> usize;
+    fn sf_kernel_choice(
+        arch: *const c_char,
+        features: *const c_char,
+        requested: *const c_char,
+        name: *mut *const c_char,
+    ) -> c_int;
+    fn sf_kernel_env_status(value: *mut *const c_char) -> c_int;
 
     fn sf_run_source_init(s: *mut SfRunSource, run: *const SfRun) -> *mut SfSource;
     fn sf_execute(
@@ -233,6 +240,57 @@ pub fn kernel_arch(name: &str) -> Option<&'static str> {
     }
     // SAFETY: non-null results are string literals of the library.
     unsafe { CStr::from_ptr(p) }.to_str().ok()
+}
+
+/// A string the library returned: NULL or a NUL-terminated string it never
+/// frees (a literal, or a buffer written once before it is handed out).
+fn library_str(p: *const c_char) -> Option<&'static str> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: see above: non-null, NUL-terminated, alive for the process.
+    unsafe { CStr::from_ptr(p) }.to_str().ok()
+}
+
+/// Dispatch's rule for a described CPU (`arch`, `features` as
+/// sf_cpu_features prints them) and an optional requested name: the kernel's
+/// name or an SF_E* code. A string with a NUL in it is refused as SF_EINVAL
+/// (description) or SF_EUNKNOWN (name).
+pub fn kernel_choice(arch: &str, features: &str, requested: Option<&str>) -> Result<&'static str, c_int> {
+    let arch = CString::new(arch).map_err(|_| SF_EINVAL)?;
+    let features = CString::new(features).map_err(|_| SF_EINVAL)?;
+    let requested = match requested {
+        Some(r) => Some(CString::new(r).map_err(|_| SF_EUNKNOWN)?),
+        None => None,
+    };
+    let mut name: *const c_char = std::ptr::null();
+    // SAFETY: every string is NUL-terminated and outlives the call (NULL for
+    // no request); `name` is a valid place for one pointer.
+    let rc = unsafe {
+        sf_kernel_choice(
+            arch.as_ptr(),
+            features.as_ptr(),
+            requested.as_ref().map_or(std::ptr::null(), |r| r.as_ptr()),
+            &mut name,
+        )
+    };
+    if rc != SF_OK {
+        return Err(rc);
+    }
+    library_str(name).ok_or(SF_EUNKNOWN)
+}
+
+/// What SIMDFILTER_KERNEL, as the library read it, did: None if it was unset,
+/// blank or usable; else its value and the SF_E* code.
+pub fn kernel_env_status() -> Option<(String, c_int)> {
+    let mut value: *const c_char = std::ptr::null();
+    // SAFETY: `value` is a valid place for one pointer; the library stores a
+    // pointer to its own buffer, written once before it is handed out.
+    let rc = unsafe { sf_kernel_env_status(&mut value) };
+    if rc == SF_OK {
+        return None;
+    }
+    Some((library_str(value).unwrap_or("").to_string(), rc))
 }
 
 /// The CPU features dispatch looked at, space-separated.

@@ -2,8 +2,6 @@
 //! default, and the `SIMDFILTER_KERNEL` environment variable.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, Once};
 
 use crate::ffi::{self, KernelRef};
 use crate::sys;
@@ -86,6 +84,9 @@ pub enum Error {
     /// another architecture, or the build left it out
     /// (`SIMDFILTER_DISABLE_KERNELS`).
     KernelNotBuilt(String),
+    /// [`kernel_choice`] was given an architecture or a CPU feature that
+    /// dispatch does not know.
+    UnknownCpu(String),
 }
 
 impl Error {
@@ -94,6 +95,7 @@ impl Error {
         match rc {
             sys::SF_EUNSUPPORTED => Error::UnsupportedKernel(name),
             sys::SF_ENOTBUILT => Error::KernelNotBuilt(name),
+            sys::SF_EINVAL => Error::UnknownCpu(name),
             _ => Error::UnknownKernel(name),
         }
     }
@@ -111,6 +113,9 @@ impl fmt::Display for Error {
                 if let Some(arch) = ffi::kernel_arch(name) {
                     write!(f, " (it is an {} kernel)", arch)?;
                 }
+            }
+            Error::UnknownCpu(cpu) => {
+                return write!(f, "an architecture or CPU feature dispatch does not know: {}", cpu)
             }
         }
         let names: Vec<&str> = available_kernels().iter().map(|k| k.name()).collect();
@@ -203,31 +208,14 @@ pub fn cpu_features() -> Vec<String> {
 /// The name of the environment variable that picks the default kernel.
 pub(crate) const ENV_VAR: &str = "SIMDFILTER_KERNEL";
 
-static ENV_ONCE: Once = Once::new();
-static ENV_FAILED: AtomicBool = AtomicBool::new(false);
-static ENV_ERROR: Mutex<String> = Mutex::new(String::new());
-
-/// Applies `SIMDFILTER_KERNEL`, once, at the first call that uses the process
-/// default; afterwards, only checks that it worked. A name that is no runnable
-/// kernel panics, in that call and every later one, as the Python package
-/// refuses to import.
+/// Checks what the library did with `SIMDFILTER_KERNEL`, which it reads
+/// itself, once, at the first use of the process default (as for the Python
+/// package). A name that is no runnable kernel panics, in that call and every
+/// later one, as the Python package refuses to import.
 pub(crate) fn apply_environment() {
-    ENV_ONCE.call_once(|| {
-        let value = std::env::var_os(ENV_VAR).unwrap_or_default();
-        let value = value.to_string_lossy();
+    if let Some((value, rc)) = ffi::kernel_env_status() {
         let name = value.trim();
-        if name.is_empty() {
-            return;
-        }
-        if let Err(e) = use_kernel_unchecked(name) {
-            *ENV_ERROR.lock().unwrap_or_else(|p| p.into_inner()) =
-                format!("{}={:?}: {}", ENV_VAR, name, e);
-            ENV_FAILED.store(true, Ordering::Release);
-        }
-    });
-    if ENV_FAILED.load(Ordering::Acquire) {
-        let message = ENV_ERROR.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        panic!("simdfilter: {}", message);
+        panic!("simdfilter: {}={:?}: {}", ENV_VAR, name, Error::from_code(rc, name));
     }
 }
 
@@ -239,4 +227,41 @@ fn use_kernel_unchecked(name: &str) -> Result<(), Error> {
         sys::SF_OK => Ok(()),
         rc => Err(Error::from_code(rc, name)),
     }
+}
+
+/// The kernel dispatch's rule gives a described CPU: its default, or what a
+/// `SIMDFILTER_KERNEL` value `requested` would give there. This is the rule the
+/// library applies to the CPU it runs on; describing other CPUs shows what it
+/// would do on them (every kernel of the project counts, built here or not).
+///
+/// `arch` is `"x86_64"` or `"aarch64"`; `features` are those
+/// [`cpu_features`] prints, plus the traits it reports
+/// (`"slow-compress-store"`: AMD's microcoded AVX-512 compress store).
+///
+/// # Errors
+/// [`Error::UnknownCpu`] for an unknown architecture or feature; for a
+/// requested name, the errors of [`use_kernel`] as they would be on that CPU.
+///
+/// ```
+/// use simdfilter::{kernel_choice, Error};
+///
+/// let haswell = ["sse4.1", "popcnt", "avx", "avx2", "bmi1", "bmi2"];
+/// assert_eq!(kernel_choice("x86_64", &haswell, None), Ok("avx2"));
+/// let zen4 = [&haswell[..], &["avx512f", "avx512vl", "avx512bw", "avx512dq",
+///                             "slow-compress-store"]].concat();
+/// assert_eq!(kernel_choice("x86_64", &zen4, None), Ok("avx512_zen4"));
+/// assert_eq!(kernel_choice("x86_64", &zen4, Some("avx512")), Ok("avx512"));
+/// assert_eq!(kernel_choice("aarch64", &["sve"], None), Ok("sve"));
+/// assert!(matches!(kernel_choice("x86_64", &haswell, Some("neon")),
+///                  Err(Error::KernelNotBuilt(_))));
+/// ```
+pub fn kernel_choice(arch: &str, features: &[&str], requested: Option<&str>) -> Result<&'static str, Error> {
+    ffi::kernel_choice(arch, &features.join(" "), requested).map_err(|rc| {
+        let what = if rc == sys::SF_EINVAL {
+            format!("{} {:?}", arch, features)
+        } else {
+            requested.unwrap_or("").to_string()
+        };
+        Error::from_code(rc, &what)
+    })
 }

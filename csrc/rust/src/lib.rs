@@ -89,7 +89,8 @@ use std::ops::RangeBounds;
 
 pub use element::Element;
 pub use kernel::{
-    active_kernel, available_kernels, compiled_kernels, cpu_features, use_kernel, Error, Kernel,
+    active_kernel, available_kernels, compiled_kernels, cpu_features, kernel_choice, use_kernel,
+    Error, Kernel,
 };
 
 /// Options for a call: how many threads, and which kernel.

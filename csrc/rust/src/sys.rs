@@ -51,6 +51,7 @@ pub const SF_OK: c_int = 0;
 pub const SF_EUNKNOWN: c_int = -1;
 pub const SF_EUNSUPPORTED: c_int = -2;
 pub const SF_ENOTBUILT: c_int = -3;
+pub const SF_EINVAL: c_int = -7;
 
 /// The most threads one call uses.
 pub const SF_MAX_THREADS: usize = 256;
