@@ -110,6 +110,8 @@ unsafe impl Plain for i64 {}
 unsafe impl Plain for f32 {}
 // SAFETY: as for u8.
 unsafe impl Plain for f64 {}
+// SAFETY: as for u8 (an integer of the pointer's width); only ever an output.
+unsafe impl Plain for usize {}
 
 
 // ---- Bounds ----------------------------------------------------------------
@@ -440,6 +442,23 @@ pub fn index64<T: Plain>(
     out: &mut Vec<u64>,
 ) -> Result<usize, ExecError> {
     execute_into(q, SF_OP_INDEX64, data, threads, out)
+}
+
+/// Positions of the matching elements, as usize: the op of usize's width,
+/// u64 on 64-bit targets and u32 on 32-bit ones (where every position of a
+/// slice fits in u32), written straight into `out`.
+pub fn index_usize<T: Plain>(
+    q: &Query,
+    data: &[T],
+    threads: usize,
+    out: &mut Vec<usize>,
+) -> Result<usize, ExecError> {
+    let op = match size_of::<usize>() {
+        8 => SF_OP_INDEX64,
+        4 => SF_OP_INDEX32,
+        n => panic!("simdfilter: no positions op for a {}-byte usize", n),
+    };
+    execute_into(q, op, data, threads, out)
 }
 
 /// The matching elements themselves.

@@ -155,17 +155,15 @@ pub fn compiled_kernels() -> Vec<&'static str> {
 }
 
 /// The process default kernel: the best one this CPU and OS support, unless
-/// `SIMDFILTER_KERNEL` or [`use_kernel`] chose another.
-///
-/// # Panics
-/// If `SIMDFILTER_KERNEL` names no runnable kernel (see the crate docs).
+/// `SIMDFILTER_KERNEL` or [`use_kernel`] chose another. A `SIMDFILTER_KERNEL`
+/// that names no runnable kernel leaves the best one ([`environment_error`]
+/// says why).
 ///
 /// ```
 /// let k = simdfilter::active_kernel();
 /// assert!(simdfilter::available_kernels().contains(&k));
 /// ```
 pub fn active_kernel() -> Kernel {
-    apply_environment();
     Kernel(ffi::active_kernel())
 }
 
@@ -180,9 +178,6 @@ pub fn active_kernel() -> Kernel {
 /// [`Error::KernelNotBuilt`] for one of another architecture; the default is
 /// unchanged then. The error's message lists the available kernels.
 ///
-/// # Panics
-/// If `SIMDFILTER_KERNEL` names no runnable kernel (see the crate docs).
-///
 /// ```
 /// simdfilter::use_kernel("scalar").unwrap();
 /// assert_eq!(simdfilter::active_kernel().name(), "scalar");
@@ -191,7 +186,8 @@ pub fn active_kernel() -> Kernel {
 /// assert!(err.to_string().starts_with("unknown kernel \"mmx\"; available kernels: scalar"));
 /// ```
 pub fn use_kernel(name: &str) -> Result<(), Error> {
-    apply_environment();
+    // The environment first, so that it never overrides this choice later.
+    ffi::kernel_env_status();
     use_kernel_unchecked(name)
 }
 
@@ -205,18 +201,25 @@ pub fn cpu_features() -> Vec<String> {
     ffi::cpu_features().split_whitespace().map(String::from).collect()
 }
 
-/// The name of the environment variable that picks the default kernel.
-pub(crate) const ENV_VAR: &str = "SIMDFILTER_KERNEL";
-
-/// Checks what the library did with `SIMDFILTER_KERNEL`, which it reads
-/// itself, once, at the first use of the process default (as for the Python
-/// package). A name that is no runnable kernel panics, in that call and every
-/// later one, as the Python package refuses to import.
-pub(crate) fn apply_environment() {
-    if let Some((value, rc)) = ffi::kernel_env_status() {
-        let name = value.trim();
-        panic!("simdfilter: {}={:?}: {}", ENV_VAR, name, Error::from_code(rc, name));
-    }
+/// Why `SIMDFILTER_KERNEL` was not applied, or `None` if it was (or is
+/// unset or blank).
+///
+/// The library reads the variable once, at the first use of the process
+/// default kernel (or at this call, whichever comes first). A value that
+/// names no kernel this CPU and OS can run does not stop the program: the
+/// default stays the best kernel, and this function returns the error
+/// [`use_kernel`] would give for that name ([`Error::UnknownKernel`],
+/// [`Error::UnsupportedKernel`] or [`Error::KernelNotBuilt`]; its message
+/// lists the available kernels). A program that wants a bad value to be
+/// fatal, as the Python package's import is, checks it at start:
+///
+/// ```
+/// if let Some(e) = simdfilter::environment_error() {
+///     eprintln!("SIMDFILTER_KERNEL ignored: {}", e);
+/// }
+/// ```
+pub fn environment_error() -> Option<Error> {
+    ffi::kernel_env_status().map(|(value, rc)| Error::from_code(rc, value.trim()))
 }
 
 fn use_kernel_unchecked(name: &str) -> Result<(), Error> {

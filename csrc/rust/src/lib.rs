@@ -43,9 +43,28 @@
 //! |---|---|
 //! | [`filter_indexes`] | ascending positions as `u32` (slices of at most `u32::MAX` elements) |
 //! | [`filter_indexes_u64`] | ascending positions as `u64`, any length |
+//! | [`filter_indexes_usize`] | ascending positions as `usize`, any length |
 //! | [`filter_indexes_into`] | the same as `filter_indexes`, into a vector you reuse |
 //! | [`filter_values`] | the matching elements, in order |
 //! | [`count_in_range`] | how many match; allocates nothing |
+//!
+//! # Positions
+//!
+//! Positions are indexes into the slice, ascending. [`filter_indexes`] gives
+//! them as `u32`, the type the C library and the Python package use: half
+//! the memory of `usize` on 64-bit targets, for slices of up to `u32::MAX`
+//! elements (it panics on longer ones, before any work). For `usize`
+//! positions, to index the slice with, call [`filter_indexes_usize`] (one
+//! call, any length); `u64` ones come from [`filter_indexes_u64`].
+//!
+//! ```
+//! let data = [10u8, 200, 30, 40];
+//! let small: Vec<u32> = simdfilter::filter_indexes(&data, ..100);
+//! let idx: Vec<usize> = simdfilter::filter_indexes_usize(&data, ..100);
+//! assert_eq!(small, [0, 2, 3]);
+//! assert_eq!(idx, [0, 2, 3]);
+//! assert_eq!(data[idx[1]], 30);
+//! ```
 //!
 //! [`Filter`] does the same with options: the number of threads, or a kernel
 //! for these calls only.
@@ -61,9 +80,10 @@
 //! kernel as `use_kernel` would. It is read once, at the first call that uses
 //! the default kernel (every function of the crate except [`Kernel::get`],
 //! [`available_kernels`], [`compiled_kernels`], [`cpu_features`] and calls
-//! with a pinned kernel). A name that is no kernel this machine can run makes
-//! that call, and every later one, panic with a message naming the available
-//! kernels, as the Python package refuses to import.
+//! with a pinned kernel). A name that is no kernel this machine can run
+//! leaves the default at the best kernel, and [`environment_error`] returns
+//! why (the Python package refuses to import instead; a Rust program that
+//! wants that checks `environment_error()` at start).
 //!
 //! # Building
 //!
@@ -89,8 +109,8 @@ use std::ops::RangeBounds;
 
 pub use element::Element;
 pub use kernel::{
-    active_kernel, available_kernels, compiled_kernels, cpu_features, kernel_choice, use_kernel,
-    Error, Kernel,
+    active_kernel, available_kernels, compiled_kernels, cpu_features, environment_error,
+    kernel_choice, use_kernel, Error, Kernel,
 };
 
 /// Options for a call: how many threads, and which kernel.
@@ -159,13 +179,7 @@ impl Filter {
 
     /// The query for `range` on `T`, or `None` when the range is empty.
     fn query<T: Element, R: RangeBounds<T>>(&self, range: &R) -> Option<ffi::Query> {
-        let kernel = match self.kernel {
-            Some(k) => Some(k.0),
-            None => {
-                kernel::apply_environment();
-                None
-            }
-        };
+        let kernel = self.kernel.map(|k| k.0);
         let range = element::resolve(range)?;
         Some(ffi::Query { kernel, elem: T::ELEM, range })
     }
@@ -197,6 +211,21 @@ impl Filter {
         let mut out = Vec::new();
         if let Some(q) = self.query(&range) {
             ok(ffi::index64(&q, data, self.threads, &mut out));
+            out.shrink_to_fit();
+        }
+        out
+    }
+
+    /// [`filter_indexes_usize`] with these options.
+    ///
+    /// ```
+    /// let f = simdfilter::Filter::new().threads(1);
+    /// assert_eq!(f.indexes_usize(&[1u8, 5, 9], 4..), [1usize, 2]);
+    /// ```
+    pub fn indexes_usize<T: Element, R: RangeBounds<T>>(&self, data: &[T], range: R) -> Vec<usize> {
+        let mut out = Vec::new();
+        if let Some(q) = self.query(&range) {
+            ok(ffi::index_usize(&q, data, self.threads, &mut out));
             out.shrink_to_fit();
         }
         out
@@ -320,6 +349,21 @@ pub fn filter_indexes<T: Element, R: RangeBounds<T>>(data: &[T], range: R) -> Ve
 /// ```
 pub fn filter_indexes_u64<T: Element, R: RangeBounds<T>>(data: &[T], range: R) -> Vec<u64> {
     Filter::new().indexes_u64(data, range)
+}
+
+/// The positions, in ascending order, of the elements of `data` that lie in
+/// `range`, as `usize`: ready to index `data` with, for slices of any length.
+/// They take twice the memory of [`filter_indexes`]'s `u32` on 64-bit targets
+/// (the C library writes them at that width directly: no conversion pass).
+///
+/// ```
+/// let x = [7i16, -3, 12, 5];
+/// let kept = simdfilter::filter_indexes_usize(&x, 0..10);
+/// assert_eq!(kept, [0, 3]);
+/// assert_eq!(kept.iter().map(|&i| x[i]).collect::<Vec<_>>(), [7, 5]);
+/// ```
+pub fn filter_indexes_usize<T: Element, R: RangeBounds<T>>(data: &[T], range: R) -> Vec<usize> {
+    Filter::new().indexes_usize(data, range)
 }
 
 /// [`filter_indexes`] into `out`, reusing its memory: `out` is cleared, then
