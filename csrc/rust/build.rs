@@ -1,9 +1,13 @@
-//! Builds the C library (`../lib/*.c` and the kernels) into a static archive,
+//! Builds the C library (`lib/*.c` and the kernels) into a static archive,
 //! with no crate dependencies: the C compiler named by `CC` (default `cc`) and
 //! the archiver named by `AR` (default `ar`) are invoked directly.
 //!
+//! The C sources are read from `..` (csrc/) when the crate is in its
+//! repository, else from `c/`, the copy `vendor.sh` puts in the package
+//! (see `c_sources`).
+//!
 //! The instruction sets, their target architectures and their compiler flags
-//! are read from `../kernels/isa.def`, the one table of them in the project.
+//! are read from `kernels/isa.def`, the one table of them in the project.
 //! Each `kernels/<isa>.c` is compiled with its own line's flags and nothing
 //! else: never `-march=native`, so a binary built on one machine runs on every
 //! CPU of its architecture and picks its kernel at run time.
@@ -128,15 +132,42 @@ fn spawn(cc: &[String], common: &[String], job: &Job) -> Child {
     }
 }
 
+/// The folder holding the C library's `include/`, `lib/` and `kernels/`.
+///
+/// In the repository that is `..` (csrc/): the crate builds the very sources
+/// the Python package builds, and no copy can go stale. In a packaged crate
+/// (`cargo package`, crates.io, `cargo vendor`) there is no `..` with them,
+/// and the sources are the copy `vendor.sh` made in the crate's `c/`.
+fn c_sources(manifest: &Path) -> PathBuf {
+    let is_c_root = |dir: &Path| {
+        ["include/simdfilter.h", "kernels/isa.def", "lib/dispatch.c"]
+            .iter()
+            .all(|f| dir.join(f).is_file())
+    };
+    if let Some(parent) = manifest.parent() {
+        if is_c_root(parent) {
+            return parent.to_path_buf();
+        }
+    }
+    let vendored = manifest.join("c");
+    if is_c_root(&vendored) {
+        return vendored;
+    }
+    panic!(
+        "the C sources of simdfilter are neither in {} (the crate in its repository, csrc/rust) \
+         nor in {} (a packaged crate): in the repository, run csrc/rust/vendor.sh before \
+         `cargo package` to copy them in",
+        manifest.parent().map_or(String::new(), |p| p.display().to_string()),
+        vendored.display()
+    );
+}
+
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     let target_arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let csrc = manifest
-        .parent()
-        .expect("the crate lives in csrc/rust")
-        .to_path_buf();
+    let csrc = c_sources(&manifest);
     let include = csrc.join("include");
     let kernels = csrc.join("kernels");
     let lib = csrc.join("lib");
