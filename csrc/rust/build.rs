@@ -3,8 +3,8 @@
 //! the archiver named by `AR` (default `ar`) are invoked directly.
 //!
 //! The C sources are read from `..` (csrc/) when the crate is in its
-//! repository, else from `c/`, the copy `vendor.sh` puts in the package
-//! (see `c_sources`).
+//! repository, else from `c/`, where a packaged crate has them (see
+//! `c_sources`).
 //!
 //! The instruction sets, their target architectures and their compiler flags
 //! are read from `kernels/isa.def`, the one table of them in the project.
@@ -134,10 +134,12 @@ fn spawn(cc: &[String], common: &[String], job: &Job) -> Child {
 
 /// The folder holding the C library's `include/`, `lib/` and `kernels/`.
 ///
-/// In the repository that is `..` (csrc/): the crate builds the very sources
-/// the Python package builds, and no copy can go stale. In a packaged crate
-/// (`cargo package`, crates.io, `cargo vendor`) there is no `..` with them,
-/// and the sources are the copy `vendor.sh` made in the crate's `c/`.
+/// In the repository that is `..` (csrc/): the crate builds the very files
+/// the Python package builds. In a packaged crate (`cargo package`,
+/// crates.io, `cargo vendor`) there is no `..` with them, and they are in the
+/// crate's `c/`: in the repository, `c/include`, `c/lib` and `c/kernels` are
+/// symbolic links to `../include` and so on, which `cargo package` follows,
+/// copying the files themselves into the package.
 fn c_sources(manifest: &Path) -> PathBuf {
     let is_c_root = |dir: &Path| {
         ["include/simdfilter.h", "kernels/isa.def", "lib/dispatch.c"]
@@ -155,8 +157,8 @@ fn c_sources(manifest: &Path) -> PathBuf {
     }
     panic!(
         "the C sources of simdfilter are neither in {} (the crate in its repository, csrc/rust) \
-         nor in {} (a packaged crate): in the repository, run csrc/rust/vendor.sh before \
-         `cargo package` to copy them in",
+         nor in {} (a packaged crate, where c/include, c/lib and c/kernels are the \
+         C sources; in the repository they are symbolic links to ../include and so on)",
         manifest.parent().map_or(String::new(), |p| p.display().to_string()),
         vendored.display()
     );
