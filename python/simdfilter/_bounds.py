@@ -65,7 +65,7 @@ def _real(value: Any) -> Union[None, float, Fraction]:
     if isinstance(value, (bool, np.bool_)):
         return Fraction(int(value))
     if isinstance(value, (numbers.Integral, np.integer)):
-        return Fraction(int(value))
+        return _rational(int(value), 1)
     if isinstance(value, (float, np.floating)):
         # np.isinf, not math.isinf: a finite long double may exceed a double's range.
         if np.isnan(value):
@@ -78,10 +78,67 @@ def _real(value: Any) -> Union[None, float, Fraction]:
             return _NAN
         if value.is_infinite():
             return float(value)
-        return Fraction(value)
+        return _decimal(value)
+    if isinstance(value, Fraction):
+        return _rational(value.numerator, value.denominator)
     if isinstance(value, numbers.Rational):
-        return Fraction(value.numerator, value.denominator)
+        num, den = int(value.numerator), int(value.denominator)
+        if den == 0:
+            raise ZeroDivisionError(f"a {type(value).__name__} bound has a zero denominator")
+        return _rational(-num if den < 0 else num, abs(den))
     raise TypeError(f"bounds must be real numbers or None, not {type(value).__name__}")
+
+
+# Exact rationals whose cost grows with their size (Decimal('1e999999999'),
+# Fraction(1, 10**10**7)) stand in for a small one that compares alike with
+# every value of every dtype read here: all of those (ints, float32, float64)
+# are multiples of 2**-1074 below 2**1024 in magnitude. Beyond 2**_FAR, any
+# number of a sign compares alike; below 2**-_FAR, any nonzero one of a sign
+# lies strictly between 0 and the smallest subnormal; in between, a number off
+# the 2**-_GRID grid compares as the midpoint of its grid interval, which
+# holds no value of any dtype. So the answer is exact, and costs what the
+# number's first couple of thousand bits cost.
+_FAR = 1100
+_GRID = 1076
+_DECIMAL_FAR = 400  # 10**400 > 2**1100 and 10**-400 < 2**-1100
+_DECIMAL_GRID = 1100  # 10**-1100 divides 2**-1074: a multiple of it holds every float
+_DECIMAL_CONTEXT = decimal.Context(prec=2 * _DECIMAL_GRID, rounding=decimal.ROUND_DOWN,
+                                   Emin=decimal.MIN_EMIN, Emax=decimal.MAX_EMAX)
+
+
+def _rational(num: int, den: int) -> Fraction:
+    """num/den (den > 0) or its stand-in: see _FAR."""
+    if num == 0:
+        return Fraction(0)
+    sign = 1 if num > 0 else -1
+    e = abs(num).bit_length() - den.bit_length()  # 2**(e-1) < |num/den| < 2**(e+1)
+    if e > _FAR:
+        return Fraction(sign << _FAR)
+    if e < -_FAR:
+        return Fraction(sign, 1 << _FAR)
+    if den.bit_length() <= 2 * _FAR:
+        return Fraction(num, den)
+    # A short quotient of long numbers: cheap, where the gcd of Fraction(num, den) is not.
+    k, rest = divmod(num << _GRID, den)
+    return Fraction(2 * k + (rest != 0), 1 << (_GRID + 1))
+
+
+def _decimal(d: decimal.Decimal) -> Fraction:
+    """A finite Decimal exactly, or its stand-in: see _FAR. The exponent alone
+    decides one far out of range; Fraction(d) would compute 10**exponent."""
+    if d.is_zero():
+        return Fraction(0)
+    sign = -1 if d.is_signed() else 1
+    if d.adjusted() > _DECIMAL_FAR:
+        return Fraction(sign << _FAR)
+    if d.adjusted() < -_DECIMAL_FAR:
+        return Fraction(sign, 1 << _FAR)
+    if d.as_tuple().exponent < -_DECIMAL_GRID:  # digits finer than any float's
+        t = d.quantize(decimal.Decimal(1).scaleb(-_DECIMAL_GRID), context=_DECIMAL_CONTEXT)
+        if t != d:
+            return Fraction(t) + Fraction(sign, 2 * 10**_DECIMAL_GRID)
+        return Fraction(t)
+    return Fraction(d)
 
 
 # Fractions of a second, read apart from the rest: NumPy parses a string in the
@@ -106,7 +163,13 @@ def _parse_wall(text: str, original: str) -> Union[_Wall, np.datetime64]:
     extra = Fraction(0)
     if m:
         text = m["head"] + m["tail"]
-        extra = Fraction(int(m["frac"]) * 10**18, 10 ** len(m["frac"]))
+        # Attoseconds exactly; past them only whether a digit is nonzero counts
+        # (any such instant lies strictly between the same attoseconds), and
+        # int() of a long string is slow, or refused past 4300 digits.
+        frac = m["frac"]
+        extra = Fraction(int(frac[:18].ljust(18, "0")))
+        if frac[18:].strip("0"):
+            extra += Fraction(1, 2)
     with warnings.catch_warnings():
         # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
         warnings.simplefilter("error")
