@@ -158,6 +158,13 @@ static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
     return k;
 }
 
+/* Whether n elements of descr can be addressed at all: NumPy refuses more
+ * bytes than an npy_intp counts with "array is too big", an error about an
+ * array the caller never made. */
+static int addressable(PyArray_Descr *descr, size_t n) {
+    return n <= (size_t)NPY_MAX_INTP / (size_t)PyDataType_ELSIZE(descr);
+}
+
 static PyObject *new_1d(PyArray_Descr *descr, npy_intp n) {
     Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
     return PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
@@ -172,6 +179,13 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     const Py_ssize_t need = run_into(&counting, NULL, 0);
     if (need < 0)
         return NULL;
+    if (!addressable(descr, (size_t)need)) {
+        PyErr_Format(PyExc_MemoryError,
+                     "%s would return %zd elements of %zd bytes each: more than this "
+                     "process can address (count_in_range counts them)",
+                     sfpy_function_name(c->q->op), need, (Py_ssize_t)PyDataType_ELSIZE(descr));
+        return NULL;
+    }
     PyObject *res = new_1d(descr, need);
     const call_run filling = {c->q, c->column, c->threads, 1};
     if (res && run_into(&filling, PyArray_BYTES((PyArrayObject *)res), (size_t)need) < 0)
@@ -195,6 +209,8 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * has the figures). */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     const size_t n = sfpy_most_results(c->q, c->column);
+    if (!addressable(descr, n)) /* a huge logical array (a broadcast view, say) */
+        return count_then_fill(c, descr);
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
     if (!res) {
         if (!PyErr_ExceptionMatches(PyExc_MemoryError))

@@ -1,13 +1,76 @@
 /*
  * Arrow columns through the Arrow PyCapsule interface: __arrow_c_array__
  * (one array) or __arrow_c_stream__ (a stream of chunks), consumed here in C.
- * The arrays are moved out of their capsules (their release callbacks become
- * ours, the capsules' set to NULL as the protocol says) and released by
- * sfpy_column_release on every path, success or error.
+ * The arrays and the stream are moved out of their capsules (their release
+ * callbacks become ours, the capsules' set to NULL as the protocol says) and
+ * released on every path, success or error: the arrays by
+ * sfpy_column_release, the stream once drained. A producer may hand out the
+ * same capsules twice (caching them is legal Python): the second time they
+ * hold released structs, which are refused with an error, never read.
  */
 #include "binding.h"
 
 #include <string.h>
+
+/* A producer's release callback may be Python code (ctypes, cffi), and so may
+ * a capsule's destructor; Python code must not run while this call's own
+ * exception is pending (CPython would report "error return without exception
+ * set", or lose the exception). It is set aside while they run. */
+typedef struct pending {
+    PyObject *type, *value, *traceback;
+} pending;
+
+static pending set_aside(void) {
+    pending p;
+    PyErr_Fetch(&p.type, &p.value, &p.traceback);
+    return p;
+}
+
+static void put_back(pending p) {
+    PyErr_Restore(p.type, p.value, p.traceback);
+}
+
+/* The C data interface has a release callback mark its struct released; a
+ * producer that forgets must still not be called twice. */
+static void release_array(struct ArrowArray *a) {
+    if (!a->release)
+        return;
+    const pending p = set_aside();
+    a->release(a);
+    a->release = NULL;
+    put_back(p);
+}
+
+static void release_schema(struct ArrowSchema *s) {
+    if (!s->release)
+        return;
+    const pending p = set_aside();
+    s->release(s);
+    s->release = NULL;
+    put_back(p);
+}
+
+static void release_stream(struct ArrowArrayStream *s) {
+    if (!s->release)
+        return;
+    const pending p = set_aside();
+    s->release(s);
+    s->release = NULL;
+    put_back(p);
+}
+
+/* The capsule named `name` in obj, or NULL with a TypeError of ours (not
+ * PyCapsule_GetPointer's "called with incorrect name"). */
+static void *capsule_pointer(PyObject *obj, const char *name, const char *method) {
+    if (!PyCapsule_IsValid(obj, name)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s returned %.100s where the Arrow PyCapsule interface has a capsule "
+                     "named '%s'",
+                     method, Py_TYPE(obj)->tp_name, name);
+        return NULL;
+    }
+    return PyCapsule_GetPointer(obj, name);
+}
 
 static int arrow_type_error(const char *message) {
     PyErr_SetString(PyExc_TypeError, message);
@@ -17,6 +80,12 @@ static int arrow_type_error(const char *message) {
 /* The column's type, its NumPy meaning and its zone, from an Arrow schema. */
 static int take_schema(const struct ArrowSchema *schema, column *c) {
     char err[320];
+    if (!schema->release) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the Arrow schema was already released (a producer's capsules are "
+                        "for one consumer: return new ones from each call)");
+        return -1;
+    }
     if (sf_arrow_type_of(schema, &c->arrow_type, err, sizeof err) < 0)
         return arrow_type_error(err);
     c->type = c->arrow_type.type;
@@ -32,8 +101,15 @@ static int take_schema(const struct ArrowSchema *schema, column *c) {
 static int add_chunk(column *c, struct ArrowArray *array) {
     char err[160];
     if (sf_arrow_check_array(array, &c->arrow_type, err, sizeof err) < 0) {
-        array->release(array);
+        release_array(array);
         PyErr_SetString(PyExc_ValueError, err);
+        return -1;
+    }
+    if ((uint64_t)array->length > (uint64_t)PY_SSIZE_T_MAX - c->n) {
+        release_array(array);
+        PyErr_SetString(PyExc_ValueError,
+                        "the Arrow column's chunks hold more elements than a Python "
+                        "sequence can (their lengths add up past 2**63 - 1)");
         return -1;
     }
     if (!c->chunk_room) {
@@ -43,7 +119,7 @@ static int add_chunk(column *c, struct ArrowArray *array) {
         const size_t room = 2 * c->chunk_room;
         struct ArrowArray *grown = PyMem_Malloc(room * sizeof *grown);
         if (!grown) {
-            array->release(array);
+            release_array(array);
             PyErr_NoMemory();
             return -1;
         }
@@ -65,12 +141,18 @@ static int from_array_capsules(PyObject *pair, column *c) {
         return -1;
     }
     struct ArrowSchema *schema =
-        PyCapsule_GetPointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema");
-    struct ArrowArray *array = schema ? PyCapsule_GetPointer(PyTuple_GET_ITEM(pair, 1),
-                                                             "arrow_array")
+        capsule_pointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema", "__arrow_c_array__");
+    struct ArrowArray *array = schema ? capsule_pointer(PyTuple_GET_ITEM(pair, 1),
+                                                        "arrow_array", "__arrow_c_array__")
                                       : NULL;
     if (!array)
         return -1;
+    if (!array->release) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the Arrow array was already released (a producer's capsules are for "
+                        "one consumer: __arrow_c_array__ must return new ones from each call)");
+        return -1;
+    }
     if (take_schema(schema, c) < 0)
         return -1; /* the array stays in its capsule, whose destructor releases it */
     return add_chunk(c, array);
@@ -103,12 +185,10 @@ static int stream_error(struct ArrowArrayStream *stream, int code, PyObject *val
     return -1;
 }
 
-static int from_stream_capsule(PyObject *capsule, column *c, PyObject *values) {
-    struct ArrowArrayStream *stream = PyCapsule_GetPointer(capsule, "arrow_array_stream");
-    if (!stream)
-        return -1;
-    if (!stream->release) {
-        PyErr_SetString(PyExc_ValueError, "the Arrow stream was already consumed");
+static int drain_stream(struct ArrowArrayStream *stream, column *c, PyObject *values) {
+    if (!stream->get_schema || !stream->get_next) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the Arrow stream is malformed: it has no get_schema or get_next");
         return -1;
     }
     struct ArrowSchema schema;
@@ -117,7 +197,7 @@ static int from_stream_capsule(PyObject *capsule, column *c, PyObject *values) {
     if (code != 0)
         return stream_error(stream, code, values);
     const int typed = take_schema(&schema, c);
-    schema.release(&schema);
+    release_schema(&schema);
     if (typed < 0)
         return -1;
     /* Every chunk now, so the length (and the result's worst case) is known
@@ -135,6 +215,28 @@ static int from_stream_capsule(PyObject *capsule, column *c, PyObject *values) {
     }
 }
 
+static int from_stream_capsule(PyObject *capsule, column *c, PyObject *values) {
+    struct ArrowArrayStream *held =
+        capsule_pointer(capsule, "arrow_array_stream", "__arrow_c_stream__");
+    if (!held)
+        return -1;
+    if (!held->release) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the Arrow stream was already consumed (a producer's capsules are for "
+                        "one consumer: __arrow_c_stream__ must return a new one from each call)");
+        return -1;
+    }
+    /* Moved out first, as pyarrow's importer does: the capsule is marked
+     * consumed whatever happens next, so the same capsule handed over again
+     * is refused instead of read as an empty stream. The arrays drained from
+     * a stream outlive it (the interface says so): it is released here. */
+    struct ArrowArrayStream stream = *held;
+    held->release = NULL;
+    const int rc = drain_stream(&stream, c, values);
+    release_stream(&stream);
+    return rc;
+}
+
 int sfpy_arrow_column(PyObject *values, int has_array, column *c) {
     PyObject *exported = PyObject_CallMethod(values, has_array ? "__arrow_c_array__"
                                                                : "__arrow_c_stream__", NULL);
@@ -143,14 +245,15 @@ int sfpy_arrow_column(PyObject *values, int has_array, column *c) {
     c->form = COLUMN_ARROW;
     const int rc = has_array ? from_array_capsules(exported, c)
                              : from_stream_capsule(exported, c, values);
+    const pending p = set_aside();
     Py_DECREF(exported); /* the capsules' destructors release what was not moved */
+    put_back(p);
     return rc;
 }
 
 void sfpy_arrow_release(column *c) {
     for (size_t i = 0; i < c->nchunks; i++)
-        if (c->chunks[i].release)
-            c->chunks[i].release(&c->chunks[i]);
+        release_array(&c->chunks[i]);
     if (c->chunks != c->inline_chunks)
         PyMem_Free(c->chunks);
     c->chunks = NULL;

@@ -38,8 +38,14 @@ typedef struct sf_arrow_type {
 int sf_arrow_type_of(const struct ArrowSchema *schema, sf_arrow_type *out, char *err,
                      size_t errlen);
 
-/* 0 if `array` is a well-formed array of type t (buffers where the type needs
- * them, no negative length or offset); -1 with a sentence in err otherwise. */
+/* 0 if `array` is a well-formed array of type t: not released, two buffers
+ * and no children or dictionary, a values buffer when it has elements, no
+ * negative length or offset, and offset + length within what a pointer can
+ * step over; -1 with a sentence in err otherwise. What no consumer can check
+ * stays the producer's promise, as the C data interface (and pyarrow's
+ * importer) has it: that each buffer holds offset + length elements (bits for
+ * bool values and validity), that a schema's metadata is as long as its
+ * lengths say, and that the arrays stay alive until released. */
 int sf_arrow_check_array(const struct ArrowArray *array, const sf_arrow_type *t, char *err,
                          size_t errlen);
 

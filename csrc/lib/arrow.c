@@ -5,6 +5,7 @@
  */
 #include "simdfilter_arrow.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,7 +51,10 @@ static int fail(char *err, size_t errlen, const char *what, const char *detail) 
 }
 
 /* Whether Arrow's metadata encoding (an int32 count, then int32
- * length-prefixed keys and values) holds `key`. */
+ * length-prefixed keys and values) holds `key`. The encoding carries no total
+ * size, so that its lengths stay inside it is the producer's promise; a
+ * negative count or length, which no producer could mean, ends the search
+ * instead of stepping backwards. */
 static int has_metadata_key(const char *metadata, const char *key) {
     if (!metadata)
         return 0;
@@ -61,18 +65,30 @@ static int has_metadata_key(const char *metadata, const char *key) {
     for (int32_t i = 0; i < n; i++) {
         memcpy(&len, p, 4);
         p += 4;
+        if (len < 0)
+            return 0;
         const int match = (size_t)len == strlen(key) && memcmp(p, key, (size_t)len) == 0;
         p += len;
         if (match)
             return 1;
         memcpy(&len, p, 4);
-        p += 4 + len;
+        if (len < 0)
+            return 0;
+        p += 4 + (size_t)len;
     }
     return 0;
 }
 
+/* f starts with 't'. Each character is read only after the one before it
+ * proved not to be the terminator: "t" and "td" are formats a malformed
+ * producer can send, and f[2] or f[3] would lie past their end. */
 static int temporal(const char *f, sf_arrow_type *out) {
-    const char kind = f[1], unit = f[2];
+    const char kind = f[1];
+    if (!kind)
+        return -1;
+    const char unit = f[2];
+    if (!unit)
+        return -1;
     const int known_unit = unit == 's' || unit == 'm' || unit == 'u' || unit == 'n';
     if (kind == 'd' && (unit == 'D' || unit == 'm') && f[3] == '\0') {
         out->kind = SF_ARROW_DATE;
@@ -138,14 +154,23 @@ int sf_arrow_type_of(const struct ArrowSchema *schema, sf_arrow_type *out, char 
 
 int sf_arrow_check_array(const struct ArrowArray *a, const sf_arrow_type *t, char *err,
                          size_t errlen) {
-    (void)t;
+    /* The last element's bit (bool) or byte past its end must be a number a
+     * pointer can step to: offset + length elements, in bits or in bytes,
+     * within int64 (and so within size_t and ptrdiff_t on 64-bit targets;
+     * on 32-bit ones, within PTRDIFF_MAX). */
+    const uint64_t size = t->kind == SF_ARROW_BOOL ? 1 : sf_elem_size(sf_type_elem(t->type));
+    const uint64_t limit = (uint64_t)(PTRDIFF_MAX < INT64_MAX ? PTRDIFF_MAX : INT64_MAX) / size;
     const char *problem = NULL;
     if (a->release == NULL)
         problem = "a released array";
     else if (a->length < 0 || a->offset < 0)
         problem = "an array with a negative length or offset";
+    else if ((uint64_t)a->length > limit || (uint64_t)a->offset > limit - (uint64_t)a->length)
+        problem = "an array whose offset and length lie beyond any buffer";
     else if (a->n_buffers != 2 || !a->buffers)
         problem = "an array whose buffers do not fit its type";
+    else if (a->n_children != 0 || a->dictionary)
+        problem = "an array whose children do not fit its type";
     else if (a->length > 0 && !a->buffers[1])
         problem = "an array without a values buffer";
     if (!problem)
