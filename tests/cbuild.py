@@ -44,6 +44,11 @@ SANITIZER_ENV = {
     "ASAN_OPTIONS": "abort_on_error=0:detect_leaks=1:halt_on_error=1",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
 }
+# libFuzzer targets (tests/c/fuzz_*.c): one set of flags, so that every target
+# links the same cached build of the library.
+FUZZ_SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+FUZZ_CFLAGS = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=fuzzer-no-link"] + FUZZ_SANITIZE
+FUZZ_LDFLAGS = ["-fsanitize=fuzzer"] + FUZZ_SANITIZE
 # The library starts threads (the driver) and may call libm (bounds).
 LIBRARY_LDFLAGS = ["-pthread", "-lm"]
 
@@ -74,6 +79,17 @@ def _load_setup():
 
 
 SETUP = _load_setup()
+
+
+def shared_cache_dir(tmp_path_factory):
+    """Where the library's objects of each configuration are built, once per
+    session: under pytest-xdist one folder for all the workers (the parent of their
+    temporary folders), so that no configuration is built twice, whichever test
+    file needs it first."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "clib-shared"
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
 def skip_or_fail(message):

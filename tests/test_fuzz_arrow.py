@@ -25,17 +25,11 @@ SEED = int(os.environ.get("SIMDFILTER_SEED") or random.randrange(1, 2**31))
 def test_fuzz_arrow(tmp_path_factory):
     work = tmp_path_factory.mktemp("fuzz_arrow")
     cbuild.probe_libfuzzer(work)
-    fuzz_san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
-    # The library's objects go where test_c_harness.py's cache_dir puts them
-    # under pytest-xdist, so that a build of the same flags is shared.
-    shared = None
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp().parent / "clib-shared"
-        shared.mkdir(exist_ok=True)
+    # The library build is test_c_harness.py's test_fuzz's (same flags, one cache).
     binary, _ = cbuild.build(
         "clang", SETUP.normalize_arch(), work / "build", [TESTS_C / "fuzz_arrow.c"],
-        cflags=["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=fuzzer-no-link"] + fuzz_san,
-        ldflags=["-fsanitize=fuzzer"] + fuzz_san, cache_dir=shared)
+        cflags=cbuild.FUZZ_CFLAGS, ldflags=cbuild.FUZZ_LDFLAGS,
+        cache_dir=cbuild.shared_cache_dir(tmp_path_factory))
     corpus = work / "corpus"
     shutil.copytree(TESTS_C / "corpus_arrow", corpus)
     artifacts = work / "artifacts"
