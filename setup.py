@@ -26,6 +26,23 @@ INCLUDE_DIRS = ["csrc/include", "csrc"]
 C_STD = ["-std=c11"]
 
 
+VERSION_HEADER = "csrc/include/simdfilter.h"
+VERSION_LINE = re.compile(r'^#define SIMDFILTER_VERSION "([^"]+)"$', re.M)
+
+
+def read_version(root=HERE):
+    """The project's version: SIMDFILTER_VERSION in the public C header, the one
+    place it is written. The wheel's metadata takes it from here, the module's
+    __version__ from the header at compile time; the Rust crate's Cargo.toml
+    repeats it, and tests/test_version.py checks that the three agree."""
+    with open(os.path.join(root, VERSION_HEADER)) as f:
+        found = VERSION_LINE.findall(f.read())
+    if len(found) != 1:
+        raise RuntimeError("%s: expected one #define SIMDFILTER_VERSION \"x.y.z\" line, found %d"
+                           % (VERSION_HEADER, len(found)))
+    return found[0]
+
+
 def isa_table(root=HERE):
     """[(name, arch, [features], [flags])] for every line of isa.def, in its order."""
     with open(os.path.join(root, ISA_TABLE)) as f:
@@ -190,7 +207,7 @@ def main():
         # kernels/avx512_zen4.c includes avx512.c).
         depends=header_files() + [path for _, path, _ in kernel_sources()],
     )
-    setup(ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
+    setup(version=read_version(), ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
 
 
 if __name__ == "__main__":
