@@ -7,7 +7,6 @@ import os
 import pathlib
 import platform
 import subprocess
-import sys
 
 import pytest
 
@@ -73,7 +72,7 @@ def test_bad_descriptions():
         _core._kernel_choice("x86_64", "sse4.1 avx3")
 
 
-def test_this_machine_follows_the_rule():
+def test_this_machine_follows_the_rule(fresh_python):
     """The default here is the rule's for this CPU's own features, whatever CPU this is."""
     arch = cbuild.SETUP.normalize_arch()
     features = " ".join(simdfilter.cpu_features())
@@ -82,7 +81,7 @@ def test_this_machine_follows_the_rule():
     if want in simdfilter.compiled_kernels():
         assert simdfilter.default_kernel() == want
     env = {k: v for k, v in os.environ.items() if k != "SIMDFILTER_KERNEL"}
-    out = subprocess.run([sys.executable, "-c",
+    out = subprocess.run([fresh_python, "-c",
                           "import simdfilter; print(simdfilter.active_kernel())"],
                          env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == simdfilter.default_kernel()

@@ -7,10 +7,8 @@ Python code: the case where a callback run with an exception pending turned
 into "SystemError: error return without exception set"."""
 
 import ctypes
-import os
 import signal
 import subprocess
-import sys
 import textwrap
 from decimal import Decimal
 from fractions import Fraction
@@ -22,15 +20,14 @@ import simdfilter as sf
 
 pa = pytest.importorskip("pyarrow")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_python(code, timeout=120):
-    """Run code in a fresh interpreter (a crash must not take the test run down)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.join(ROOT, "python")] + sys.path))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+def run_python(python, code, timeout=120):
+    """Run code in a fresh interpreter (a crash must not take the test run down):
+    `python` is the fresh_python fixture, this Python's own command (under qemu,
+    a launcher through the emulator)."""
+    return subprocess.run([python, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout)
 
 
 # ---- the C data interface in ctypes ---------------------------------------------------
@@ -147,8 +144,8 @@ class StreamOf:
 
 # ---- 1 and 2: capsules handed out twice ------------------------------------------------
 
-def test_reused_array_capsules_raise_instead_of_crashing():
-    r = run_python("""
+def test_reused_array_capsules_raise_instead_of_crashing(fresh_python):
+    r = run_python(fresh_python, """
         import pyarrow as pa, simdfilter as sf
         caps = pa.array([1, 2, 3]).__arrow_c_array__()
         class P:
@@ -274,7 +271,7 @@ HUGE_BOUNDS = [
 ]
 
 
-def test_costly_bounds_answer_promptly():
+def test_costly_bounds_answer_promptly(fresh_python):
     code = """
         import numpy as np, simdfilter as sf
         from decimal import Decimal
@@ -289,7 +286,7 @@ def test_costly_bounds_answer_promptly():
                   sf.count_in_range(np.arange(-3, 4), b, None),
                   sf.count_in_range(np.arange(-3, 4), None, b, inclusive="neither"))
         """ % ", ".join(HUGE_BOUNDS)
-    r = run_python(code, timeout=60)
+    r = run_python(fresh_python, code, timeout=60)
     assert r.returncode == 0, r.stderr
     got = [tuple(map(int, line.split())) for line in r.stdout.splitlines()]
     assert got == [
@@ -358,7 +355,7 @@ def test_long_fraction_of_a_second_on_time_data():
 
 # ---- 5: a huge logical array ----------------------------------------------------------------
 
-def test_huge_broadcast_counts_first_as_filter_values_does():
+def test_huge_broadcast_counts_first_as_filter_values_does(fresh_python):
     # 2**62 elements: the int64 positions' worst case (2**65 bytes) cannot be
     # addressed, so the call counts first, as it does when the worst case
     # cannot be allocated; NumPy's "array is too big" used to come out. Counting
@@ -374,9 +371,8 @@ def test_huge_broadcast_counts_first_as_filter_values_does():
         except Exception as e:
             print(type(e).__name__, e)
         """
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python")] + sys.path))
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([fresh_python, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "started\n"
         try:
