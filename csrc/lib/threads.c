@@ -16,7 +16,11 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14's value; headers before glibc 2.35 lack it */
 #endif
 #endif
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 int sf_available_cpus(void) {
 #ifdef __linux__
@@ -29,7 +33,11 @@ int sf_available_cpus(void) {
             return c;
     }
 #endif
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef _WIN32
+    const DWORD c = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+#else
+    const long c = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
     return c > 0 ? (int)c : 1;
 }
 
