@@ -15,45 +15,62 @@ static const char *const feature_names[SF_FEATURE_COUNT] = {
 #undef SF_FEATURE_NAME
 };
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+/* CPUID and XGETBV as each compiler spells them: MSVC's intrinsics, or GCC's
+ * and Clang's <cpuid.h> (Linux, macOS, MinGW) and the xgetbv mnemonic, which
+ * needs no -mxsave. r[] is eax, ebx, ecx, edx. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
+    int v[4];
+    __cpuidex(v, (int)leaf, (int)sub);
+    for (int i = 0; i < 4; i++)
+        r[i] = (unsigned)v[i];
+}
+static unsigned long long read_xcr0(void) { return _xgetbv(0); }
+#else
 #include <cpuid.h>
-
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
+    __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
 static unsigned long long read_xcr0(void) {
     unsigned int eax, edx;
-    /* xgetbv by opcode bytes would also do; the mnemonic needs no -mxsave. */
     __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
     return ((unsigned long long)edx << 32) | eax;
 }
+#endif
 
 /* Every AMD CPU with AVX-512 so far (Zen 4, family 19h; Zen 5, family 1Ah)
  * microcodes the memory form of vpcompress: kernels/avx512.c. A later family
  * that fixes it would be told apart here, by family, once measured. */
-static int is_amd(void) {
-    unsigned int max_leaf, ebx, ecx, edx;
-    if (!__get_cpuid(0, &max_leaf, &ebx, &ecx, &edx))
-        return 0;
-    return ebx == 0x68747541u && edx == 0x69746e65u && ecx == 0x444d4163u; /* AuthenticAMD */
+static int is_amd(const unsigned leaf0[4]) {
+    return leaf0[1] == 0x68747541u && leaf0[3] == 0x69746e65u &&
+           leaf0[2] == 0x444d4163u; /* "AuthenticAMD" in ebx, edx, ecx */
 }
 
 static unsigned detect_features(void) {
-    unsigned int eax, ebx, ecx, edx, f = 0;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    unsigned leaf0[4], r[4], f = 0;
+    cpuid(0, 0, leaf0);
+    const unsigned max_leaf = leaf0[0];
+    if (max_leaf < 1)
         return 0;
+    cpuid(1, 0, r);
+    const unsigned ecx = r[2];
     if (ecx & (1u << 19))
         f |= FEAT_SSE41;
     if (ecx & (1u << 23))
         f |= FEAT_POPCNT;
     const int osxsave = (ecx & (1u << 27)) != 0, cpu_avx = (ecx & (1u << 28)) != 0;
-    unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
+    const unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
     /* The CPU having AVX is not enough: the OS must save XMM|YMM (bits 1, 2) ... */
     const int os_avx = osxsave && (xcr0 & 0x6) == 0x6;
     /* ... and for AVX-512 also opmask, ZMM_Hi256 and Hi16_ZMM (bits 5, 6, 7). */
     const int os_avx512 = osxsave && (xcr0 & 0xE6) == 0xE6;
     if (cpu_avx && os_avx)
         f |= FEAT_AVX;
-    unsigned int max_leaf = __get_cpuid_max(0, NULL);
     if (max_leaf >= 7) {
-        __cpuid_count(7, 0, eax, ebx, ecx, edx);
+        cpuid(7, 0, r);
+        const unsigned ebx = r[1];
         if (ebx & (1u << 3))
             f |= FEAT_BMI1;
         if (ebx & (1u << 8))
@@ -71,7 +88,7 @@ static unsigned detect_features(void) {
                 f |= FEAT_AVX512VL;
         }
     }
-    if ((f & FEAT_AVX512F) && is_amd())
+    if ((f & FEAT_AVX512F) && is_amd(leaf0))
         f |= FEAT_SLOW_COMPRESS_STORE;
     return f;
 }
