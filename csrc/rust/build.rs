@@ -44,7 +44,10 @@ fn parse_isa_def(text: &str) -> Vec<Isa> {
             continue;
         }
         let bad = || panic!("isa.def:{}: cannot parse {:?}", lineno + 1, line);
-        let inner = match line.strip_prefix("SF_ISA(").and_then(|s| s.strip_suffix(')')) {
+        let inner = match line
+            .strip_prefix("SF_ISA(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
             Some(s) => s,
             None => bad(),
         };
@@ -159,7 +162,9 @@ fn c_sources(manifest: &Path) -> PathBuf {
         "the C sources of simdfilter are neither in {} (the crate in its repository, csrc/rust) \
          nor in {} (a packaged crate, where c/include, c/lib and c/kernels are the \
          C sources; in the repository they are symbolic links to ../include and so on)",
-        manifest.parent().map_or(String::new(), |p| p.display().to_string()),
+        manifest
+            .parent()
+            .map_or(String::new(), |p| p.display().to_string()),
         vendored.display()
     );
 }
@@ -310,7 +315,12 @@ fn main() {
         .args(jobs.iter().map(|j| &j.object))
         .status()
         .unwrap_or_else(|e| panic!("cannot run the archiver {:?} (set AR): {}", ar.join(" "), e));
-    assert!(status.success(), "{} crs {} failed", ar.join(" "), archive.display());
+    assert!(
+        status.success(),
+        "{} crs {} failed",
+        ar.join(" "),
+        archive.display()
+    );
 
     println!("cargo:rustc-link-search=native={}", out_dir.display());
     println!("cargo:rustc-link-lib=static=simdfilter");
@@ -319,5 +329,8 @@ fn main() {
     }
     let names: Vec<&str> = built.iter().map(|isa| isa.name.as_str()).collect();
     // Read by the crate's tests: the kernels this build compiled in.
-    println!("cargo:rustc-env=SIMDFILTER_BUILT_KERNELS={}", names.join(","));
+    println!(
+        "cargo:rustc-env=SIMDFILTER_BUILT_KERNELS={}",
+        names.join(",")
+    );
 }

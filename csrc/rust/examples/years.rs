@@ -17,5 +17,9 @@ fn main() {
     println!("born before 1950: {:?}", filter_indexes(&years, ..1950));
 
     let kernels: Vec<&str> = available_kernels().iter().map(|k| k.name()).collect();
-    println!("kernel: {} (available here: {})", active_kernel(), kernels.join(", "));
+    println!(
+        "kernel: {} (available here: {})",
+        active_kernel(),
+        kernels.join(", ")
+    );
 }

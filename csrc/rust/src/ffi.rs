@@ -113,7 +113,6 @@ unsafe impl Plain for f64 {}
 // SAFETY: as for u8 (an integer of the pointer's width); only ever an output.
 unsafe impl Plain for usize {}
 
-
 // ---- Bounds ----------------------------------------------------------------
 
 /// `sf_resolve_range`: `Some(range)`, or `None` when no value of the type can
@@ -132,9 +131,8 @@ pub fn resolve_range(
     let mut out = SfRange::default();
     // SAFETY: `lo`, `hi` and `out` are valid for the duration of the call;
     // the function reads the bounds and writes only *out.
-    let rc = unsafe {
-        sf_resolve_range(ty, lo, lo_closed as c_int, hi, hi_closed as c_int, &mut out)
-    };
+    let rc =
+        unsafe { sf_resolve_range(ty, lo, lo_closed as c_int, hi, hi_closed as c_int, &mut out) };
     match rc {
         SF_RANGE_OK => Some(out),
         SF_RANGE_EMPTY => None,
@@ -258,7 +256,11 @@ fn library_str(p: *const c_char) -> Option<&'static str> {
 /// sf_cpu_features prints them) and an optional requested name: the kernel's
 /// name or an SF_E* code. A string with a NUL in it is refused as SF_EINVAL
 /// (description) or SF_EUNKNOWN (name).
-pub fn kernel_choice(arch: &str, features: &str, requested: Option<&str>) -> Result<&'static str, c_int> {
+pub fn kernel_choice(
+    arch: &str,
+    features: &str,
+    requested: Option<&str>,
+) -> Result<&'static str, c_int> {
     let arch = CString::new(arch).map_err(|_| SF_EINVAL)?;
     let features = CString::new(features).map_err(|_| SF_EINVAL)?;
     let requested = match requested {
@@ -338,7 +340,11 @@ fn execute<T: Plain>(
     out: *mut c_void,
     fresh_out: bool,
 ) -> Result<usize, ExecError> {
-    assert_eq!(elem_size(q.elem), size_of::<T>(), "element kind and type disagree");
+    assert_eq!(
+        elem_size(q.elem),
+        size_of::<T>(),
+        "element kind and type disagree"
+    );
     let query = SfQuery {
         kernel: q.kernel.map_or(std::ptr::null(), KernelRef::as_ptr),
         op,
@@ -348,7 +354,11 @@ fn execute<T: Plain>(
         within_count: 0,
         within_wide: 0,
     };
-    let run = SfRun::new(data.as_ptr() as *const c_void, data.len(), size_of::<T>() as isize);
+    let run = SfRun::new(
+        data.as_ptr() as *const c_void,
+        data.len(),
+        size_of::<T>() as isize,
+    );
     let mut source = SfRunSource {
         source: SfSource { next: None },
         run: SfRun::new(std::ptr::null(), 0, 0),
@@ -430,7 +440,10 @@ pub fn index32<T: Plain>(
     threads: usize,
     out: &mut Vec<u32>,
 ) -> Result<usize, ExecError> {
-    assert!(data.len() as u64 <= u64::from(u32::MAX), "positions past u32::MAX");
+    assert!(
+        data.len() as u64 <= u64::from(u32::MAX),
+        "positions past u32::MAX"
+    );
     execute_into(q, SF_OP_INDEX32, data, threads, out)
 }
 
@@ -515,7 +528,12 @@ fn layout_from_rust() -> Vec<usize> {
         run: SfRun::new(std::ptr::null(), 0, 0),
         taken: 0,
     };
-    let e = SfExec { threads: 0, cancel: None, cancel_ctx: std::ptr::null_mut(), fresh_out: 0 };
+    let e = SfExec {
+        threads: 0,
+        cancel: None,
+        cancel_ctx: std::ptr::null_mut(),
+        fresh_out: 0,
+    };
     let mut v = vec![
         size_of::<SfRange>(),
         off(&r, &r.lo),

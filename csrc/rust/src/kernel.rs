@@ -35,7 +35,9 @@ impl Kernel {
     /// assert!(matches!(Kernel::get("mmx"), Err(Error::UnknownKernel(_))));
     /// ```
     pub fn get(name: &str) -> Result<Kernel, Error> {
-        ffi::kernel_select(name).map(Kernel).map_err(|rc| Error::from_code(rc, name))
+        ffi::kernel_select(name)
+            .map(Kernel)
+            .map_err(|rc| Error::from_code(rc, name))
     }
 
     /// The kernel's name: `"scalar"`, `"sse41"`, `"avx2"`, `"avx512_zen4"`,
@@ -115,7 +117,11 @@ impl fmt::Display for Error {
                 }
             }
             Error::UnknownCpu(cpu) => {
-                return write!(f, "an architecture or CPU feature dispatch does not know: {}", cpu)
+                return write!(
+                    f,
+                    "an architecture or CPU feature dispatch does not know: {}",
+                    cpu
+                )
             }
         }
         let names: Vec<&str> = available_kernels().iter().map(|k| k.name()).collect();
@@ -151,7 +157,10 @@ pub fn available_kernels() -> Vec<Kernel> {
 /// }
 /// ```
 pub fn compiled_kernels() -> Vec<&'static str> {
-    ffi::compiled_kernels().into_iter().map(KernelRef::name).collect()
+    ffi::compiled_kernels()
+        .into_iter()
+        .map(KernelRef::name)
+        .collect()
 }
 
 /// The process default kernel: the best one this CPU and OS support, unless
@@ -198,7 +207,10 @@ pub fn use_kernel(name: &str) -> Result<(), Error> {
 /// println!("{:?}", simdfilter::cpu_features());
 /// ```
 pub fn cpu_features() -> Vec<String> {
-    ffi::cpu_features().split_whitespace().map(String::from).collect()
+    ffi::cpu_features()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
 }
 
 /// Why `SIMDFILTER_KERNEL` was not applied, or `None` if it was (or is
@@ -258,7 +270,11 @@ fn use_kernel_unchecked(name: &str) -> Result<(), Error> {
 /// assert!(matches!(kernel_choice("x86_64", &haswell, Some("neon")),
 ///                  Err(Error::KernelNotBuilt(_))));
 /// ```
-pub fn kernel_choice(arch: &str, features: &[&str], requested: Option<&str>) -> Result<&'static str, Error> {
+pub fn kernel_choice(
+    arch: &str,
+    features: &[&str],
+    requested: Option<&str>,
+) -> Result<&'static str, Error> {
     ffi::kernel_choice(arch, &features.join(" "), requested).map_err(|rc| {
         let what = if rc == sys::SF_EINVAL {
             format!("{} {:?}", arch, features)

@@ -143,7 +143,10 @@ impl Filter {
     /// assert_eq!(simdfilter::Filter::new(), simdfilter::Filter::default());
     /// ```
     pub const fn new() -> Filter {
-        Filter { threads: 0, kernel: None }
+        Filter {
+            threads: 0,
+            kernel: None,
+        }
     }
 
     /// Use up to `threads` threads for one call (at most 256). `0`, the
@@ -181,7 +184,11 @@ impl Filter {
     fn query<T: Element, R: RangeBounds<T>>(&self, range: &R) -> Option<ffi::Query> {
         let kernel = self.kernel.map(|k| k.0);
         let range = element::resolve(range)?;
-        Some(ffi::Query { kernel, elem: T::ELEM, range })
+        Some(ffi::Query {
+            kernel,
+            elem: T::ELEM,
+            range,
+        })
     }
 
     /// [`filter_indexes`] with these options.
@@ -440,7 +447,13 @@ mod tests {
 
     #[test]
     fn filter_defaults() {
-        assert_eq!(Filter::new(), Filter { threads: 0, kernel: None });
+        assert_eq!(
+            Filter::new(),
+            Filter {
+                threads: 0,
+                kernel: None
+            }
+        );
         assert_eq!(Filter::new().threads(3).threads, 3);
     }
 }

@@ -79,21 +79,41 @@ pub struct SfBound {
 impl SfBound {
     /// Unbounded on this side.
     pub fn none() -> SfBound {
-        SfBound { kind: SF_BOUND_NONE, i: 0, u: 0, f: 0.0 }
+        SfBound {
+            kind: SF_BOUND_NONE,
+            i: 0,
+            u: 0,
+            f: 0.0,
+        }
     }
     pub fn int(i: i64) -> SfBound {
-        SfBound { kind: SF_BOUND_INT, i, u: 0, f: 0.0 }
+        SfBound {
+            kind: SF_BOUND_INT,
+            i,
+            u: 0,
+            f: 0.0,
+        }
     }
     /// A u64; values that fit in i64 go as SF_BOUND_INT, the others as SF_BOUND_UINT.
     pub fn uint(u: u64) -> SfBound {
         if u <= i64::MAX as u64 {
             SfBound::int(u as i64)
         } else {
-            SfBound { kind: SF_BOUND_UINT, i: 0, u, f: 0.0 }
+            SfBound {
+                kind: SF_BOUND_UINT,
+                i: 0,
+                u,
+                f: 0.0,
+            }
         }
     }
     pub fn float(f: f64) -> SfBound {
-        SfBound { kind: SF_BOUND_FLOAT, i: 0, u: 0, f }
+        SfBound {
+            kind: SF_BOUND_FLOAT,
+            i: 0,
+            u: 0,
+            f,
+        }
     }
 }
 

@@ -22,7 +22,11 @@ fn indexes_into_reuses_capacity() {
         let n = filter_indexes_into(&data, lo * 20..lo * 20 + 100, &mut out);
         assert_eq!(n, out.len());
         assert_eq!(out, naive_indexes(&data, &(lo * 20..lo * 20 + 100)));
-        assert_eq!(out.as_ptr(), buffer, "reallocated although the capacity sufficed");
+        assert_eq!(
+            out.as_ptr(),
+            buffer,
+            "reallocated although the capacity sufficed"
+        );
         assert_eq!(out.capacity(), data.len());
     }
     // Shorter inputs fit too; an empty range clears.
@@ -50,7 +54,11 @@ fn results_do_not_keep_the_working_buffer() {
     let data: Vec<u32> = (0..1_000_000).collect();
     let v = filter_indexes(&data, 10..20);
     assert_eq!(v, (10..20).collect::<Vec<u32>>());
-    assert!(v.capacity() < 1000, "capacity {} for 10 results", v.capacity());
+    assert!(
+        v.capacity() < 1000,
+        "capacity {} for 10 results",
+        v.capacity()
+    );
 }
 
 /// 2^32 + 3 one-byte elements, calloc'd: the u32 form refuses on the length
@@ -62,7 +70,9 @@ fn u32_positions_stop_at_2_pow_32_elements() {
     let n = (1usize << 32) + 3;
     let mut big: Vec<u8> = Vec::new();
     if big.try_reserve_exact(n).is_err() {
-        eprintln!("SKIP u32_positions_stop_at_2_pow_32_elements: cannot reserve 4 GiB of address space");
+        eprintln!(
+            "SKIP u32_positions_stop_at_2_pow_32_elements: cannot reserve 4 GiB of address space"
+        );
         return;
     }
     drop(big);
@@ -72,8 +82,14 @@ fn u32_positions_stop_at_2_pow_32_elements() {
     assert_eq!(Filter::new().threads(2).count(&big, 0..=0), 1 << 32);
     assert_eq!(Filter::new().threads(1).count(&big, 1..), 3);
     let err = std::panic::catch_unwind(|| filter_indexes(&big, 1..=1)).unwrap_err();
-    let msg = err.downcast_ref::<String>().expect("a formatted panic message");
-    assert!(msg.contains("at most u32::MAX (2^32 - 1) elements, and this one has 4294967299"), "{}", msg);
+    let msg = err
+        .downcast_ref::<String>()
+        .expect("a formatted panic message");
+    assert!(
+        msg.contains("at most u32::MAX (2^32 - 1) elements, and this one has 4294967299"),
+        "{}",
+        msg
+    );
     assert!(msg.contains("filter_indexes_u64"), "{}", msg);
     let mut out = Vec::new();
     assert!(std::panic::catch_unwind(move || filter_indexes_into(&big[..], .., &mut out)).is_err());
@@ -120,17 +136,34 @@ fn kernel_errors_name_the_available_kernels() {
     assert_eq!(e, Error::UnknownKernel("mmx".into()));
     assert_eq!(e.to_string(), format!("unknown kernel \"mmx\"{}", listed));
     assert_eq!(Kernel::get(""), Err(Error::UnknownKernel(String::new())));
-    assert_eq!(Kernel::get("sca\0lar"), Err(Error::UnknownKernel("sca\0lar".into())));
-    assert_eq!(Kernel::get("Scalar"), Err(Error::UnknownKernel("Scalar".into())));
+    assert_eq!(
+        Kernel::get("sca\0lar"),
+        Err(Error::UnknownKernel("sca\0lar".into()))
+    );
+    assert_eq!(
+        Kernel::get("Scalar"),
+        Err(Error::UnknownKernel("Scalar".into()))
+    );
 
     // A kernel of the other architecture is known to the project, not built here.
-    let other = if cfg!(target_arch = "x86_64") { "neon" } else { "avx2" };
-    let other_arch = if cfg!(target_arch = "x86_64") { "aarch64" } else { "x86_64" };
+    let other = if cfg!(target_arch = "x86_64") {
+        "neon"
+    } else {
+        "avx2"
+    };
+    let other_arch = if cfg!(target_arch = "x86_64") {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
     let e = Kernel::get(other).unwrap_err();
     assert_eq!(e, Error::KernelNotBuilt(other.into()));
     assert_eq!(
         e.to_string(),
-        format!("the kernel \"{}\" is not in this build (it is an {} kernel){}", other, other_arch, listed)
+        format!(
+            "the kernel \"{}\" is not in this build (it is an {} kernel){}",
+            other, other_arch, listed
+        )
     );
 
     // Compiled in but not runnable here, if this CPU lacks one.
@@ -138,7 +171,9 @@ fn kernel_errors_name_the_available_kernels() {
         if !names.contains(&name) {
             let e = Kernel::get(name).unwrap_err();
             assert_eq!(e, Error::UnsupportedKernel(name.into()));
-            assert!(e.to_string().starts_with("this CPU or OS cannot run the kernel"));
+            assert!(e
+                .to_string()
+                .starts_with("this CPU or OS cannot run the kernel"));
             eprintln!("{} is compiled in, not runnable here: {}", name, e);
         }
     }
@@ -240,10 +275,27 @@ fn stderr(o: &std::process::Output) -> String {
 fn environment_picks_every_available_kernel() {
     for k in available_kernels() {
         for mode in ["active", "filter", "read-once"] {
-            let value = if mode == "filter" { format!("  {} ", k) } else { k.to_string() };
+            let value = if mode == "filter" {
+                format!("  {} ", k)
+            } else {
+                k.to_string()
+            };
             let o = child(Some(&value), mode);
-            assert!(o.status.success(), "{} {}: {}{}", k, mode, stdout(&o), stderr(&o));
-            assert!(stdout(&o).contains(&format!("active={}\n", k)), "{} {}: {}", k, mode, stdout(&o));
+            assert!(
+                o.status.success(),
+                "{} {}: {}{}",
+                k,
+                mode,
+                stdout(&o),
+                stderr(&o)
+            );
+            assert!(
+                stdout(&o).contains(&format!("active={}\n", k)),
+                "{} {}: {}",
+                k,
+                mode,
+                stdout(&o)
+            );
         }
     }
 }
@@ -268,7 +320,12 @@ fn environment_unset_or_empty_gives_the_rules_default() {
     for value in [None, Some(""), Some("   ")] {
         let o = child(value, "active");
         assert!(o.status.success(), "{:?}: {}", value, stderr(&o));
-        assert!(stdout(&o).contains(&format!("active={}\n", best)), "{:?}: {}", value, stdout(&o));
+        assert!(
+            stdout(&o).contains(&format!("active={}\n", best)),
+            "{:?}: {}",
+            value,
+            stdout(&o)
+        );
     }
 }
 
@@ -288,26 +345,48 @@ fn environment_with_a_bad_name_keeps_the_best_kernel_and_says_why() {
         "{}",
         out
     );
-    let other = if cfg!(target_arch = "x86_64") { "sve" } else { "avx512" };
+    let other = if cfg!(target_arch = "x86_64") {
+        "sve"
+    } else {
+        "avx512"
+    };
     let o = child(Some(other), "filter");
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(&format!("active={}\n", best)), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("active={}\n", best)),
+        "{}",
+        stdout(&o)
+    );
     let o = child(Some(other), "active");
-    assert!(stdout(&o).contains("is not in this build"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("is not in this build"),
+        "{}",
+        stdout(&o)
+    );
 
     let o = child(Some("bogus"), "pinned");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("pinned ok"), "{}", stdout(&o));
-    assert!(stdout(&o).contains(&format!("active={}\n", best)), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("active={}\n", best)),
+        "{}",
+        stdout(&o)
+    );
 
     // Unset, blank or good: no error.
     for value in [None, Some(""), Some(" scalar ")] {
         let o = child(value, "active");
-        assert!(stdout(&o).contains("no error\n"), "{:?}: {}", value, stdout(&o));
+        assert!(
+            stdout(&o).contains("no error\n"),
+            "{:?}: {}",
+            value,
+            stdout(&o)
+        );
     }
 }
 
 #[test]
+#[allow(clippy::reversed_empty_ranges)] // 5..1 is the empty range under test
 fn usize_positions_are_the_u32_ones_widened() {
     let mut rng = Rng::new(27);
     let data = mixed_data::<u32>(&mut rng, 10_007, &[1000, 1_000_000]);

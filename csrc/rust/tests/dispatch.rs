@@ -19,7 +19,10 @@ fn cpu_kinds() -> Option<Vec<CpuKind>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
-            println!("SKIPPED: {} not readable ({}): the crate is outside its repository", path, e);
+            println!(
+                "SKIPPED: {} not readable ({}): the crate is outside its repository",
+                path, e
+            );
             return None;
         }
     };
@@ -67,15 +70,30 @@ fn every_described_cpu_gets_its_default_and_every_override() {
             "{}",
             cpu.name
         );
-        assert_eq!(kernel_choice(&cpu.arch, &features, Some(" ")), Ok(cpu.default.as_str()));
+        assert_eq!(
+            kernel_choice(&cpu.arch, &features, Some(" ")),
+            Ok(cpu.default.as_str())
+        );
         for (kernel, arch) in KERNELS {
             let got = kernel_choice(&cpu.arch, &features, Some(kernel));
             if cpu.runs.iter().any(|r| r == kernel) {
                 assert_eq!(got, Ok(kernel), "{} asked for {}", cpu.name, kernel);
             } else if arch != cpu.arch {
-                assert_eq!(got, Err(Error::KernelNotBuilt(kernel.into())), "{} {}", cpu.name, kernel);
+                assert_eq!(
+                    got,
+                    Err(Error::KernelNotBuilt(kernel.into())),
+                    "{} {}",
+                    cpu.name,
+                    kernel
+                );
             } else {
-                assert_eq!(got, Err(Error::UnsupportedKernel(kernel.into())), "{} {}", cpu.name, kernel);
+                assert_eq!(
+                    got,
+                    Err(Error::UnsupportedKernel(kernel.into())),
+                    "{} {}",
+                    cpu.name,
+                    kernel
+                );
             }
         }
         assert_eq!(
@@ -87,7 +105,16 @@ fn every_described_cpu_gets_its_default_and_every_override() {
 
 #[test]
 fn unknown_descriptions_are_errors() {
-    assert!(matches!(kernel_choice("riscv64", &[], None), Err(Error::UnknownCpu(_))));
-    assert!(matches!(kernel_choice("x86_64", &["avx3"], None), Err(Error::UnknownCpu(_))));
-    assert!(matches!(kernel_choice("x86\0", &[], None), Err(Error::UnknownCpu(_))));
+    assert!(matches!(
+        kernel_choice("riscv64", &[], None),
+        Err(Error::UnknownCpu(_))
+    ));
+    assert!(matches!(
+        kernel_choice("x86_64", &["avx3"], None),
+        Err(Error::UnknownCpu(_))
+    ));
+    assert!(matches!(
+        kernel_choice("x86\0", &[], None),
+        Err(Error::UnknownCpu(_))
+    ));
 }

@@ -62,26 +62,45 @@ fn integer_edges_by_hand() {
     assert_eq!(filter_indexes(&x, i32::MIN..i32::MAX), [0, 1, 2, 3]);
     assert_eq!(filter_indexes(&x, ..0), [0, 1]);
     assert_eq!(filter_indexes(&x, -1..=-1), [1]);
-    assert_eq!(filter_indexes(&x, (Excluded(i32::MAX), Unbounded)), [0u32; 0]);
+    assert_eq!(
+        filter_indexes(&x, (Excluded(i32::MAX), Unbounded)),
+        [0u32; 0]
+    );
     assert_eq!(filter_indexes(&x, ..i32::MIN), [0u32; 0]);
     assert_eq!(filter_indexes(&x, 5..5), [0u32; 0]);
     assert_eq!(filter_indexes(&x, 1..=-1), [0u32; 0]);
 
-    let u = [0u64, 1, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX - 1, u64::MAX];
+    let u = [
+        0u64,
+        1,
+        i64::MAX as u64,
+        i64::MAX as u64 + 1,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
     assert_eq!(filter_indexes(&u, (i64::MAX as u64)..), [2, 3, 4, 5]);
     assert_eq!(filter_indexes(&u, (i64::MAX as u64 + 1)..u64::MAX), [3, 4]);
     assert_eq!(filter_indexes(&u, u64::MAX..=u64::MAX), [5]);
     assert_eq!(filter_indexes(&u, ..=0), [0]);
-    assert_eq!(filter_values(&u, 1..=(i64::MAX as u64 + 1)), [1, i64::MAX as u64, 1 << 63]);
+    assert_eq!(
+        filter_values(&u, 1..=(i64::MAX as u64 + 1)),
+        [1, i64::MAX as u64, 1 << 63]
+    );
 
     let s = [i64::MIN, i64::MIN + 1, -1, 0, i64::MAX];
     assert_eq!(filter_indexes(&s, ..=i64::MIN), [0]);
-    assert_eq!(filter_indexes(&s, (Excluded(i64::MIN), Excluded(0))), [1, 2]);
+    assert_eq!(
+        filter_indexes(&s, (Excluded(i64::MIN), Excluded(0))),
+        [1, 2]
+    );
     assert_eq!(count_in_range(&s, i64::MIN..), 5);
 
     let b = [0u8, 127, 128, 255];
     assert_eq!(filter_indexes(&b, 128..), [2, 3]);
-    assert_eq!(filter_indexes(&[-128i8, -1, 0, 127], (Excluded(-128), Included(0))), [1, 2]);
+    assert_eq!(
+        filter_indexes(&[-128i8, -1, 0, 127], (Excluded(-128), Included(0))),
+        [1, 2]
+    );
     assert_eq!(filter_indexes(&[u16::MAX, 0, 1], 1..), [0, 2]);
     assert_eq!(filter_indexes(&[i16::MIN, 0, i16::MAX], ..=0), [0, 1]);
 }
@@ -102,12 +121,18 @@ fn float_edges_by_hand() {
     ];
     // NaN never matches, not even the full range.
     assert_eq!(filter_indexes(&x, ..), [0, 1, 2, 3, 4, 5, 6]);
-    assert_eq!(filter_indexes(&x, f64::NEG_INFINITY..=f64::INFINITY), [0, 1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        filter_indexes(&x, f64::NEG_INFINITY..=f64::INFINITY),
+        [0, 1, 2, 3, 4, 5, 6]
+    );
     // A NaN bound gives nothing, whatever the other end.
     assert_eq!(filter_indexes(&x, f64::NAN..), [0u32; 0]);
     assert_eq!(filter_indexes(&x, ..f64::NAN), [0u32; 0]);
     assert_eq!(filter_indexes(&x, -1.0..=f64::NAN), [0u32; 0]);
-    assert_eq!(filter_indexes(&x, (Unbounded, Included(f64::NAN))), [0u32; 0]);
+    assert_eq!(
+        filter_indexes(&x, (Unbounded, Included(f64::NAN))),
+        [0u32; 0]
+    );
     // -0.0 == 0.0, from either side and as either bound.
     assert_eq!(filter_indexes(&x, 0.0..=0.0), [2, 3]);
     assert_eq!(filter_indexes(&x, -0.0..=-0.0), [2, 3]);
@@ -120,19 +145,37 @@ fn float_edges_by_hand() {
     assert_eq!(filter_indexes(&x, f64::INFINITY..), [6]);
     assert_eq!(filter_indexes(&x, ..=f64::NEG_INFINITY), [0]);
     assert_eq!(filter_indexes(&x, ..f64::INFINITY), [0, 1, 2, 3, 4, 5]);
-    assert_eq!(filter_indexes(&x, (Excluded(f64::NEG_INFINITY), Unbounded)), [1, 2, 3, 4, 5, 6]);
-    assert_eq!(filter_indexes(&x, (Excluded(f64::INFINITY), Unbounded)), [0u32; 0]);
+    assert_eq!(
+        filter_indexes(&x, (Excluded(f64::NEG_INFINITY), Unbounded)),
+        [1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(
+        filter_indexes(&x, (Excluded(f64::INFINITY), Unbounded)),
+        [0u32; 0]
+    );
     assert_eq!(filter_indexes(&x, ..f64::NEG_INFINITY), [0u32; 0]);
     // Empty forms.
     assert_eq!(filter_indexes(&x, 1.0..1.0), [0u32; 0]);
     assert_eq!(filter_indexes(&x, 1.0..=-1.0), [0u32; 0]);
     // Values come back bit for bit: -0.0 stays -0.0.
     let v = filter_values(&x, -0.0..=0.0);
-    assert_eq!(v.iter().map(|f| f.to_bits()).collect::<Vec<_>>(), [(-0.0f64).to_bits(), 0]);
+    assert_eq!(
+        v.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+        [(-0.0f64).to_bits(), 0]
+    );
 
     // f32: open bounds move to the next f32, not the next f64.
     let t32 = f32::from_bits(1);
-    let y = [-0.0f32, 0.0, t32, f32::from_bits(2), 1.0, f32::MAX, f32::INFINITY, f32::NAN];
+    let y = [
+        -0.0f32,
+        0.0,
+        t32,
+        f32::from_bits(2),
+        1.0,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NAN,
+    ];
     assert_eq!(filter_indexes(&y, (Excluded(0.0f32), Included(t32))), [2]);
     assert_eq!(filter_indexes(&y, (Excluded(t32), Excluded(1.0))), [3]);
     assert_eq!(filter_indexes(&y, (Excluded(f32::MAX), Unbounded)), [6]);

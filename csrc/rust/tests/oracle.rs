@@ -21,7 +21,11 @@ fn lengths_0_to_300<T: TestElem>(seed: u64) {
 fn random_long<T: TestElem>(seed: u64) {
     let c = Checker::new();
     let mut rng = Rng::new(seed);
-    for &n in &[1_000_000, rng.below(1_000_001) as usize, rng.below(100_000) as usize] {
+    for &n in &[
+        1_000_000,
+        rng.below(1_000_001) as usize,
+        rng.below(100_000) as usize,
+    ] {
         let (a, b) = bounds::<T>(&mut rng);
         let data = mixed_data(&mut rng, n, &[a, b]);
         check_form(&c, &data, a, b, 0); // a..=b, the common case
@@ -38,7 +42,9 @@ fn unaligned_subslices<T: TestElem>(seed: u64) {
     let (a, b) = bounds::<T>(&mut rng);
     let buffer = mixed_data(&mut rng, 1200, &[a, b]);
     for offset in 0..17 {
-        for &len in &[0, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000] {
+        for &len in &[
+            0, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000,
+        ] {
             check_form(&c, &buffer[offset..offset + len], a, b, rng.below(9));
         }
     }
@@ -84,11 +90,23 @@ fn kernels_under_test() {
     sorted_built.sort_unstable();
     let mut sorted_compiled = compiled.clone();
     sorted_compiled.sort_unstable();
-    assert_eq!(sorted_compiled, sorted_built, "dispatch's table and build.rs disagree");
-    let available: Vec<&str> = simdfilter::available_kernels().iter().map(|k| k.name()).collect();
+    assert_eq!(
+        sorted_compiled, sorted_built,
+        "dispatch's table and build.rs disagree"
+    );
+    let available: Vec<&str> = simdfilter::available_kernels()
+        .iter()
+        .map(|k| k.name())
+        .collect();
     assert_eq!(available[0], "scalar");
     assert!(available.iter().all(|k| compiled.contains(k)));
-    eprintln!("kernels pinned in turn by these tests: {}", available.join(", "));
-    eprintln!("compiled in: {}; CPU features: {}", compiled.join(", "),
-              simdfilter::cpu_features().join(" "));
+    eprintln!(
+        "kernels pinned in turn by these tests: {}",
+        available.join(", ")
+    );
+    eprintln!(
+        "compiled in: {}; CPU features: {}",
+        compiled.join(", "),
+        simdfilter::cpu_features().join(" ")
+    );
 }

@@ -207,13 +207,32 @@ impl Checker {
                     data
                 );
             }
-            assert_eq!(f.indexes_u64(data, range.clone()), expect_u64, "indexes_u64: {}", what());
-            let values: Vec<u64> = f.values(data, range.clone()).iter().map(|x| x.bits()).collect();
+            assert_eq!(
+                f.indexes_u64(data, range.clone()),
+                expect_u64,
+                "indexes_u64: {}",
+                what()
+            );
+            let values: Vec<u64> = f
+                .values(data, range.clone())
+                .iter()
+                .map(|x| x.bits())
+                .collect();
             assert_eq!(values, expect_values, "values: {}", what());
-            assert_eq!(f.count(data, range.clone()), expect.len(), "count: {}", what());
+            assert_eq!(
+                f.count(data, range.clone()),
+                expect.len(),
+                "count: {}",
+                what()
+            );
             let mut scratch = self.scratch.borrow_mut();
             scratch.push(12345); // stale contents must go
-            assert_eq!(f.indexes_into(data, range.clone(), &mut scratch), expect.len(), "{}", what());
+            assert_eq!(
+                f.indexes_into(data, range.clone(), &mut scratch),
+                expect.len(),
+                "{}",
+                what()
+            );
             assert_eq!(*scratch, expect, "indexes_into: {}", what());
         }
     }
@@ -260,7 +279,13 @@ pub fn check_form<T: TestElem>(c: &Checker, data: &[T], a: T, b: T, form: u64) {
 /// (a <= b), sometimes reversed (an empty range) or equal.
 pub fn bounds<T: TestElem>(rng: &mut Rng) -> (T, T) {
     let specials = T::specials();
-    let one = |rng: &mut Rng| if rng.below(3) == 0 { rng.pick(&specials) } else { T::random(rng) };
+    let one = |rng: &mut Rng| {
+        if rng.below(3) == 0 {
+            rng.pick(&specials)
+        } else {
+            T::random(rng)
+        }
+    };
     let a = one(rng);
     let b = match rng.below(8) {
         0 => a,
