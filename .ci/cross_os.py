@@ -3,7 +3,8 @@ with Zig's C compiler, -Werror, and link tests/c/cross_smoke.c against it.
 
     python .ci/cross_os.py ZIG OUT
 
-ZIG is the zig executable (PyPI's ziglang ships one: .ci/wheels installs it).
+ZIG is the command that runs zig: its executable, or "PYTHON -m ziglang" with a
+Python that has PyPI's ziglang (the tools venv .ci/wheels makes).
 What is built for a target is what setup.py builds for its architecture: every
 C file under csrc/lib, the scalar kernel, and each kernel file of the
 architecture with its own flags from csrc/kernels/isa.def (SVE only on Linux,
@@ -15,6 +16,7 @@ call outside an #ifdef __linux__), and the file format of what was linked.
 import concurrent.futures
 import importlib.util
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -61,7 +63,7 @@ def main(zig, out_dir):
         def compile_one(i_src):
             i, (src, flags) = i_src
             obj = work / ("%02d_%s.o" % (i, src.stem))
-            cmd = [zig, "cc", "-target", target] + common + defines + list(flags) + [
+            cmd = shlex.split(zig) + ["cc", "-target", target] + common + defines + list(flags) + [
                 "-c", str(src), "-o", str(obj)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             return obj, cmd, r
@@ -76,7 +78,7 @@ def main(zig, out_dir):
             failed += 1
             continue
         program = work / ("smoke.exe" if "windows" in target else "smoke")
-        link = [zig, "cc", "-target", target] + [str(o) for o, _, _ in results] + ["-o", str(program)]
+        link = shlex.split(zig) + ["cc", "-target", target] + [str(o) for o, _, _ in results] + ["-o", str(program)]
         r = subprocess.run(link, capture_output=True, text=True)
         if r.returncode or not program.exists() or not program.read_bytes().startswith(magic):
             print("== %s: link FAILED\n$ %s\n%s" % (target, " ".join(link), r.stderr), file=sys.stderr)
