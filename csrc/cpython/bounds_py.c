@@ -9,6 +9,11 @@
  * with exact rational arithmetic, and so does every bound Python refuses, so
  * that the error is Python's. Tests check that both paths agree
  * (_resolve_bounds below shows them which path resolved a bound).
+ *
+ * The bound's number is the one NumPy 2 compares the data with (NEP 50), so
+ * that a call answers np.flatnonzero((a >= lo) & (a <= hi)) wherever NumPy
+ * does without an error, a warning or a wrap (numpy_rule below; _bounds.py
+ * follows the same rule, its _numpy_rule).
  */
 #include "binding.h"
 
@@ -113,23 +118,147 @@ static int huge_on_float(PyObject *as_int, int lower, sf_bound *b, int *closed) 
     return 1;
 }
 
-/* A number bound (numeric data): 1 with *b filled, 0 for a kind only Python
- * knows, -1 with an exception. */
-static int read_number(PyObject *obj, int is_float, int lower, sf_bound *b, int *closed) {
+/* ---- NumPy 2's rule ------------------------------------------------------
+ * NumPy 2 compares an array with a bound in the type NEP 50 promotes them to,
+ * and where that type holds the bound or the data only roughly, it rounds:
+ *  - a Python float on float32 data is taken at float32 (round to nearest
+ *    even), unless it overflows there (NumPy warns; the number is kept);
+ *  - a Python int on float data is taken as NumPy converts it: to a double
+ *    (rounded), then on float32 data to a float32, unless either overflows
+ *    (NumPy raises OverflowError or warns; the number is kept);
+ *  - a 64-bit NumPy integer (or an int subclass, which NumPy reads as int64 or
+ *    uint64) on float data is compared in float64: rounded to a double;
+ *  - on int64/uint64 data a float bound (Python or NumPy, long double aside)
+ *    is compared in float64, the data's values rounded to doubles.
+ * Everything else NumPy compares exactly, and so does simdfilter. */
+
+/* The data's values NumPy 2 rounds to doubles before comparing with a float bound. */
+static int rounds_data(sf_type t) {
+    return t == SF_T_I64 || t == SF_T_U64;
+}
+
+/* A double as NumPy casts it to float32, or 0 when the cast overflows (NumPy
+ * warns there: the number is kept). Done by hand beyond FLT_MAX, where ISO C
+ * leaves (float)d undefined: up to FLT_MAX + half an ulp it rounds to FLT_MAX
+ * (ties go to infinity: FLT_MAX is odd). */
+static int as_float32(double d, double *out) {
+    if (isnan(d) || isinf(d) || fabs(d) <= FLT_MAX) {
+        *out = isnan(d) || isinf(d) ? d : (double)(float)d;
+        return 1;
+    }
+    if (fabs(d) >= 0x1.ffffffp127)
+        return 0;
+    *out = d > 0 ? FLT_MAX : -FLT_MAX;
+    return 1;
+}
+
+/* An integer as an exact bound: INT, UINT, or HUGE with its sign. */
+static void wide_bound(__int128 w, sf_bound *b) {
+    if (w >= INT64_MIN && w <= INT64_MAX) {
+        b->kind = SF_BOUND_INT;
+        b->i = (int64_t)w;
+    } else if (w > 0 && w <= (__int128)UINT64_MAX) {
+        b->kind = SF_BOUND_UINT;
+        b->u = (uint64_t)w;
+    } else {
+        b->kind = SF_BOUND_HUGE;
+        b->i = w < 0 ? -1 : 1;
+    }
+}
+
+/* A float bound f on int64/uint64 data, which NumPy compares as (double)x with
+ * f: an exact integer bound with the same answer. x -> (double)x is monotone,
+ * so (double)x >= f holds from the least x whose double is f or above (t), and
+ * (double)x <= f up to the greatest whose double is f or below (u): x >= t
+ * (lower, closed), x > u (lower, open), x <= u (upper, closed), x < t (upper,
+ * open). Below 2^53 every integer is a double and f compares exactly; beyond
+ * 2^65 no value of the data reaches it; NaN and infinities stay as they are. */
+static void rounded_data_bound(double f, int lower, int closed, sf_bound *b) {
+    b->kind = SF_BOUND_FLOAT;
+    b->f = f;
+    if (!(fabs(f) >= 0x1p53 && fabs(f) <= 0x1p65))
+        return;
+    /* f is an integer; the integers between it and its neighbour double g round
+     * to f above their midpoint m, to g below it, and at m to the one of even
+     * mantissa, which (double)m says (integer-to-double conversions round to
+     * nearest even, NumPy's as C's). */
+    const int least = lower == closed; /* t, else u */
+    const double g = nextafter(f, least ? -INFINITY : INFINITY);
+    const __int128 w = (__int128)f, m = (w + (__int128)g) / 2;
+    wide_bound((double)m == f ? m : least ? m + 1 : m - 1, b);
+}
+
+/* A 64-bit NumPy integer scalar (exact types and subclasses). */
+static int is_numpy_int64(PyObject *obj) {
+    if (!PyArray_IsScalar(obj, Integer))
+        return 0;
+    PyArray_Descr *d = PyArray_DescrFromScalar(obj);
+    const int wide = d && PyDataType_ELSIZE(d) == 8;
+    Py_XDECREF(d);
+    return wide;
+}
+
+/* numpy_rule: `obj`, read into *b, as the number NumPy 2 compares data of type
+ * `t` with (see above). `weak` says obj is a Python float or int (NEP 50's weak
+ * scalars, the exact types only: NumPy reads subclasses as float64 or int64),
+ * `as_int` its int for an int (NULL otherwise). 0, or -1 with an exception. */
+static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int lower,
+                      int *closed, sf_bound *b) {
+    const int on_float = t == SF_T_F32 || t == SF_T_F64;
+    if (b->kind == SF_BOUND_FLOAT) {
+        double r;
+        if (weak && t == SF_T_F32 && as_float32(b->f, &r))
+            b->f = r;
+        else if (rounds_data(t) && !PyArray_IsScalar(obj, LongDouble))
+            rounded_data_bound(b->f, lower, *closed, b);
+        return 0;
+    }
+    if (!on_float || b->kind == SF_BOUND_NONE)
+        return 0;
+    if (weak) { /* a Python int (or bool) */
+        double d = PyLong_AsDouble(as_int);
+        if (d == -1.0 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+                return -1;
+            PyErr_Clear(); /* NumPy raises OverflowError: the number is kept */
+            return 0;
+        }
+        if (t == SF_T_F32 && !as_float32(d, &d))
+            return 0; /* NumPy warns of the overflow: the number is kept */
+        b->kind = SF_BOUND_FLOAT;
+        b->f = d;
+        return 0;
+    }
+    /* A NumPy integer, or an int subclass NumPy reads as int64/uint64: a double. */
+    const int wide = as_int && !PyArray_IsScalar(obj, Integer)
+                         ? b->kind == SF_BOUND_INT || b->kind == SF_BOUND_UINT
+                         : is_numpy_int64(obj);
+    if (wide && b->kind != SF_BOUND_HUGE) {
+        const double d = b->kind == SF_BOUND_UINT ? (double)b->u : (double)b->i;
+        b->kind = SF_BOUND_FLOAT;
+        b->f = d;
+    }
+    return 0;
+}
+
+/* A number bound (numeric data of type t): 1 with *b filled, 0 for a kind only
+ * Python knows, -1 with an exception. */
+static int read_number(PyObject *obj, sf_type t, int lower, sf_bound *b, int *closed) {
+    const int is_float = t == SF_T_F32 || t == SF_T_F64;
     b->kind = SF_BOUND_NONE;
     if (obj == NULL || obj == Py_None)
         return 1;
     if (PyFloat_Check(obj)) { /* np.float64 too */
         b->kind = SF_BOUND_FLOAT;
         b->f = PyFloat_AS_DOUBLE(obj);
-        return 1;
+        return numpy_rule(obj, NULL, PyFloat_CheckExact(obj), t, lower, closed, b) < 0 ? -1 : 1;
     }
     PyObject *as_int = NULL;
     if (PyLong_Check(obj)) {
         as_int = obj;
         Py_INCREF(as_int);
     } else if (numpy_number(obj, b)) {
-        return 1;
+        return numpy_rule(obj, NULL, 0, t, lower, closed, b) < 0 ? -1 : 1;
     } else if (PyArray_IsScalar(obj, Bool)) {
         const int truth = PyObject_IsTrue(obj);
         b->kind = SF_BOUND_INT;
@@ -144,12 +273,17 @@ static int read_number(PyObject *obj, int is_float, int lower, sf_bound *b, int 
     } else if (PyArray_IsScalar(obj, Half) || PyArray_IsScalar(obj, Float)) {
         b->kind = SF_BOUND_FLOAT;
         b->f = PyFloat_AsDouble(obj);
-        return (b->f == -1.0 && PyErr_Occurred()) ? -1 : 1;
+        if (b->f == -1.0 && PyErr_Occurred())
+            return -1;
+        return numpy_rule(obj, NULL, 0, t, lower, closed, b) < 0 ? -1 : 1;
     } else {
         return 0;
     }
     int_bound(as_int, b);
-    const int got = is_float && b->kind == SF_BOUND_HUGE ? huge_on_float(as_int, lower, b, closed) : 1;
+    const int weak = PyLong_CheckExact(obj) || PyBool_Check(obj);
+    int got = numpy_rule(obj, as_int, weak, t, lower, closed, b) < 0 ? -1 : 1;
+    if (got == 1 && is_float && b->kind == SF_BOUND_HUGE)
+        got = huge_on_float(as_int, lower, b, closed);
     Py_DECREF(as_int);
     return got;
 }
@@ -162,7 +296,7 @@ static int domain_value(PyObject *v, sf_bound *b) {
         return PyErr_Occurred() ? -1 : 0;
     }
     int closed = 1;
-    const int got = PyLong_Check(v) ? read_number(v, 0, 1, b, &closed) : 0;
+    const int got = PyLong_Check(v) ? read_number(v, SF_T_I64, 1, b, &closed) : 0;
     if (got == 1 && (b->kind == SF_BOUND_INT || b->kind == SF_BOUND_UINT))
         return 0;
     if (got >= 0)
@@ -221,9 +355,8 @@ static int read_bounds(const column *c, PyObject *lo, PyObject *hi, sf_bound *a,
         const int ra = sfpy_time_bound(lo, c, 1, a, lc, nat);
         return ra == 1 ? sfpy_time_bound(hi, c, 0, b, hc, nat) : ra;
     }
-    const int is_float = c->type == SF_T_F32 || c->type == SF_T_F64;
-    const int ra = read_number(lo, is_float, 1, a, lc);
-    return ra == 1 ? read_number(hi, is_float, 0, b, hc) : ra;
+    const int ra = read_number(lo, c->type, 1, a, lc);
+    return ra == 1 ? read_number(hi, c->type, 0, b, hc) : ra;
 }
 
 /* sfpy_resolve_bounds, and which path resolved them (*in_c), or only Python's. */

@@ -9,6 +9,15 @@ long doubles, 0-d arrays, subclasses of the datetime types, and every bound this
 module refuses (so that the error is its own). The arithmetic is exact
 (rationals), so a bound is never wrapped, truncated or rounded the wrong way.
 
+The number a bound stands for is the one NumPy 2 compares the data with (NEP 50):
+a Python float on float32 data is taken at float32, a Python int on float data as
+NumPy converts it (to a double, then to float32 on float32 data), a 64-bit NumPy
+integer on float data as a double, and on int64/uint64 data a float bound is
+compared as NumPy compares it, with the data's values rounded to doubles. Where
+NumPy raises or warns instead (an int beyond every double, a float32 overflow),
+and for every other bound (Fractions, Decimals, strings), the number is exact.
+See ``_numpy_rule``; the C path follows the same rule (bounds_py.c, numpy_rule).
+
 ``resolve`` returns ``None`` for an empty range, or ``(lo, hi)``: the inclusive
 bounds as Python ints (integer, bool and time data; NaT excluded) or as floats
 exactly representable in the data's float type.
@@ -102,8 +111,12 @@ _FAR = 1100
 _GRID = 1076
 _DECIMAL_FAR = 400  # 10**400 > 2**1100 and 10**-400 < 2**-1100
 _DECIMAL_GRID = 1100  # 10**-1100 divides 2**-1074: a multiple of it holds every float
-_DECIMAL_CONTEXT = decimal.Context(prec=2 * _DECIMAL_GRID, rounding=decimal.ROUND_DOWN,
-                                   Emin=decimal.MIN_EMIN, Emax=decimal.MAX_EMAX)
+_DECIMAL_CONTEXT = decimal.Context(
+    prec=2 * _DECIMAL_GRID,
+    rounding=decimal.ROUND_DOWN,
+    Emin=decimal.MIN_EMIN,
+    Emax=decimal.MAX_EMAX,
+)
 
 
 def _rational(num: int, den: int) -> Fraction:
@@ -176,8 +189,10 @@ def _parse_wall(text: str, original: str) -> Union[_Wall, np.datetime64]:
         try:
             v = np.datetime64(text)
         except (UserWarning, DeprecationWarning):
-            raise TypeError(f"{original!r} has a timezone; datetime64 data are naive: "
-                            "give the bound in the data's own time") from None
+            raise TypeError(
+                f"{original!r} has a timezone; datetime64 data are naive: "
+                "give the bound in the data's own time"
+            ) from None
         except ValueError as exc:
             raise ValueError(f"cannot read {original!r} as a datetime64 bound: {exc}") from None
     return v if np.isnat(v) else _Wall(v, extra)
@@ -197,8 +212,10 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
             return _parse_wall(value, value)
         if _is_pandas(value, "Timestamp"):
             if value.tzinfo is not None:
-                raise TypeError("a timezone-aware Timestamp cannot bound naive datetime64 data; "
-                                "convert it with .tz_convert(None) first")
+                raise TypeError(
+                    "a timezone-aware Timestamp cannot bound naive datetime64 data; "
+                    "convert it with .tz_convert(None) first"
+                )
             return value.to_datetime64()
         if isinstance(value, _dt.datetime):
             if value.tzinfo is not None:
@@ -208,18 +225,22 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
             return np.datetime64(value, "D")
         raise TypeError(
             "bounds on datetime64 data must be np.datetime64, datetime, date, "
-            f"pandas.Timestamp, an ISO string or None, not {type(value).__name__}")
+            f"pandas.Timestamp, an ISO string or None, not {type(value).__name__}"
+        )
     if isinstance(value, np.timedelta64):
         return value
     if _is_pandas(value, "Timedelta"):
         return value.to_timedelta64()
     if isinstance(value, _dt.timedelta):
         return np.timedelta64(value, "us")
-    if isinstance(value, (bool, np.bool_, np.datetime64)) or not isinstance(value, (numbers.Integral, np.integer)):
+    if isinstance(value, (bool, np.bool_, np.datetime64)) or not isinstance(
+        value, (numbers.Integral, np.integer)
+    ):
         raise TypeError(
             "bounds on timedelta64 data must be np.timedelta64, datetime.timedelta, "
             f"pandas.Timedelta, an int (ticks of the data's unit) or None, not "
-            f"{type(value).__name__}")
+            f"{type(value).__name__}"
+        )
     return int(value)
 
 
@@ -230,9 +251,19 @@ def _is_pandas(value: Any, name: str) -> bool:
 
 # One tick of each fixed-length unit, in attoseconds. Years and months have no
 # fixed length: they go through days (datetimes) or months (timedeltas).
-_ATTOSECONDS = {"W": 7 * 86400 * 10**18, "D": 86400 * 10**18, "h": 3600 * 10**18,
-                "m": 60 * 10**18, "s": 10**18, "ms": 10**15, "us": 10**12, "ns": 10**9,
-                "ps": 10**6, "fs": 10**3, "as": 1}
+_ATTOSECONDS = {
+    "W": 7 * 86400 * 10**18,
+    "D": 86400 * 10**18,
+    "h": 3600 * 10**18,
+    "m": 60 * 10**18,
+    "s": 10**18,
+    "ms": 10**15,
+    "us": 10**12,
+    "ns": 10**9,
+    "ps": 10**6,
+    "fs": 10**3,
+    "as": 1,
+}
 _DAY = _ATTOSECONDS["D"]
 
 
@@ -268,7 +299,9 @@ def _instant(v: Union[np.datetime64, np.timedelta64]) -> Tuple[str, int]:
     if unit in _ATTOSECONDS:
         return "as", ticks * _ATTOSECONDS[unit]
     if unit == "generic":
-        raise TypeError("a generic (unitless) datetime64/timedelta64 bound has no unit to compare in")
+        raise TypeError(
+            "a generic (unitless) datetime64/timedelta64 bound has no unit to compare in"
+        )
     months = ticks * (12 if unit == "Y" else 1)
     if isinstance(v, np.timedelta64):
         return "months", months
@@ -277,8 +310,10 @@ def _instant(v: Union[np.datetime64, np.timedelta64]) -> Tuple[str, int]:
 
 
 # An ISO string's UTC offset: 'Z', '+HH', '+HHMM' or '+HH:MM' after a time of day.
-_ISO_OFFSET = re.compile(r"^(?P<wall>.*[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?)\s*"
-                         r"(?:(?P<z>[Zz])|(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?)$")
+_ISO_OFFSET = re.compile(
+    r"^(?P<wall>.*[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?)\s*"
+    r"(?:(?P<z>[Zz])|(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?)$"
+)
 # A fixed-offset zone as Arrow ('+01:00') and pandas ('UTC+01:00') name it.
 _FIXED_ZONE = re.compile(r"^(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?$")
 _US = 10**12  # attoseconds per microsecond
@@ -303,7 +338,9 @@ def _zone(tz: str) -> _dt.tzinfo:
     try:
         return zoneinfo.ZoneInfo(tz)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {tz!r} (no such zone in the time zone database)") from None
+        raise ValueError(
+            f"unknown time zone {tz!r} (no such zone in the time zone database)"
+        ) from None
 
 
 def _wall_offset(wall: np.datetime64, tz: str, text: str) -> int:
@@ -317,8 +354,10 @@ def _wall_offset(wall: np.datetime64, tz: str, text: str) -> int:
     # has the offset of the wall time itself.
     us = wall.astype("M8[us]")
     if not np.datetime64("0001-01-01") <= us <= np.datetime64("9999-12-31T23:59:59.999999"):
-        raise ValueError(f"{text!r} lies outside years 1-9999, where the rules of time zone "
-                         f"{tz!r} are unknown: give the bound with a UTC offset")
+        raise ValueError(
+            f"{text!r} lies outside years 1-9999, where the rules of time zone "
+            f"{tz!r} are unknown: give the bound with a UTC offset"
+        )
     local = us.astype(_dt.datetime)
     offsets = []
     for fold in (0, 1):
@@ -332,12 +371,16 @@ def _wall_offset(wall: np.datetime64, tz: str, text: str) -> int:
             offsets.append(off)
     if len(offsets) != 1:
         what = "does not exist" if not offsets else "is ambiguous"
-        raise ValueError(f"{text!r} {what} in time zone {tz!r} (a clock change): "
-                         "give the bound with a UTC offset or as an aware Timestamp")
+        raise ValueError(
+            f"{text!r} {what} in time zone {tz!r} (a clock change): "
+            "give the bound with a UTC offset or as an aware Timestamp"
+        )
     return _offset_as(offsets[0])
 
 
-def _aware_value(dtype: np.dtype, value: Any, tz: str) -> Tuple[Union[None, np.datetime64, _Wall], int]:
+def _aware_value(
+    dtype: np.dtype, value: Any, tz: str
+) -> Tuple[Union[None, np.datetime64, _Wall], int]:
     """A bound on datetime data in zone `tz`, as (naive wall time, offset): the
     instant is the wall time minus the offset (attoseconds). (None, 0) for NaT."""
     value = _scalar(value)
@@ -362,22 +405,31 @@ def _aware_value(dtype: np.dtype, value: Any, tz: str) -> Tuple[Union[None, np.d
     if _is_pandas(value, "Timestamp") or isinstance(value, _dt.datetime):
         off = value.utcoffset()
         if off is None:
-            raise TypeError(f"Invalid comparison between datetime64 data with time zone {tz!r} "
-                            f"and a naive {type(value).__name__}: localize the bound "
-                            "(e.g. Timestamp.tz_localize) or give it with a UTC offset")
+            raise TypeError(
+                f"Invalid comparison between datetime64 data with time zone {tz!r} "
+                f"and a naive {type(value).__name__}: localize the bound "
+                "(e.g. Timestamp.tz_localize) or give it with a UTC offset"
+            )
         naive = value.replace(tzinfo=None)
-        wall = naive.to_datetime64() if _is_pandas(value, "Timestamp") else np.datetime64(naive, "us")
+        wall = (
+            naive.to_datetime64() if _is_pandas(value, "Timestamp") else np.datetime64(naive, "us")
+        )
         return wall, _offset_as(off)
     if isinstance(value, (np.datetime64, _dt.date)):
-        raise TypeError(f"Invalid comparison between datetime64 data with time zone {tz!r} "
-                        f"and a {type(value).__name__}, which has no time zone: give an aware "
-                        "Timestamp or datetime, or an ISO string")
+        raise TypeError(
+            f"Invalid comparison between datetime64 data with time zone {tz!r} "
+            f"and a {type(value).__name__}, which has no time zone: give an aware "
+            "Timestamp or datetime, or an ISO string"
+        )
     raise TypeError(
         "bounds on datetime64 data with a time zone must be an aware pandas.Timestamp "
-        f"or datetime, an ISO string or None, not {type(value).__name__}")
+        f"or datetime, an ISO string or None, not {type(value).__name__}"
+    )
 
 
-def _time_real(dtype: np.dtype, value: Any, tz: Optional[str] = None) -> Union[None, float, Fraction]:
+def _time_real(
+    dtype: np.dtype, value: Any, tz: Optional[str] = None
+) -> Union[None, float, Fraction]:
     """A time bound in ticks of the data's unit, exactly: an integer, or a
     half-tick marker (floor + 1/2) when it falls between two ticks, which
     ceil/floor then treat exactly as the real instant would be. All arithmetic is
@@ -408,7 +460,9 @@ def _time_real(dtype: np.dtype, value: Any, tz: Optional[str] = None) -> Union[N
     q = q + extra - offset  # a Fraction only for digits finer than attoseconds
     if unit in _ATTOSECONDS:
         if space == "months":
-            raise TypeError(f"a timedelta64 in years or months has no fixed length in {dtype} units")
+            raise TypeError(
+                f"a timedelta64 in years or months has no fixed length in {dtype} units"
+            )
         floor, rest = divmod(q, _ATTOSECONDS[unit] * mult)
         exact = rest == 0
     elif dtype.kind == "m":  # timedelta data in years or months
@@ -419,9 +473,76 @@ def _time_real(dtype: np.dtype, value: Any, tz: Optional[str] = None) -> Union[N
     else:  # datetime data in years or months: which month is the instant in?
         days, rest = divmod(q, _DAY)
         year, month, day = _civil_from_days(days)
-        floor, rest_months = divmod((year - 1970) * 12 + month - 1, (12 if unit == "Y" else 1) * mult)
+        floor, rest_months = divmod(
+            (year - 1970) * 12 + month - 1, (12 if unit == "Y" else 1) * mult
+        )
         exact = rest == 0 and day == 1 and rest_months == 0
     return Fraction(floor) if exact else Fraction(2 * floor + 1, 2)
+
+
+# The least double a float32 cast overflows at: FLT_MAX plus half an ulp (ties go
+# to infinity, FLT_MAX being odd). NumPy warns there.
+_F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
+
+
+def _as_float32(d: float) -> Optional[float]:
+    """A double as NumPy casts it to float32, or None where the cast overflows."""
+    if math.isfinite(d) and abs(d) >= _F32_OVERFLOW:
+        return None
+    return float(np.float32(d))
+
+
+def _rounded_data_bound(f: float, lower: bool, closed: bool) -> Number:
+    """A float bound on int64/uint64 data, which NumPy compares as float(x) with f,
+    as an int bound with the same answer (same closedness). float(x) is monotone:
+    float(x) >= f from the least x whose double is f or above (t), float(x) <= f up
+    to the greatest whose double is f or below (u); x >= t, x > u, x <= u, x < t
+    for lower closed, lower open, upper closed, upper open. Below 2**53 f compares
+    exactly, beyond 2**65 no value reaches it, NaN and infinities stay."""
+    if not 2.0**53 <= abs(f) <= 2.0**65:
+        return f
+    least = lower == closed  # t, else u
+    g = math.nextafter(f, -math.inf if least else math.inf)
+    # The integers between f and g round to f past their midpoint m, to g before
+    # it, and at m to the one of even mantissa (float() rounds ints as C does).
+    m = (int(f) + int(g)) // 2
+    if float(m) == f:
+        return m
+    return m + 1 if least else m - 1
+
+
+def _numpy_rule(dtype: np.dtype, value: Any, lower: bool, closed: bool) -> Any:
+    """`value` as the number NumPy 2 compares numeric data of `dtype` with (NEP 50):
+    see the module's docstring. Other bounds come back as they are."""
+    value = _scalar(value)
+    kind = dtype.kind
+    if value is None or kind not in "fiu":
+        return value
+    if kind == "f":
+        if type(value) is float:  # weak: the data's precision
+            r = _as_float32(value) if dtype == np.float32 else value
+            return value if r is None else r
+        if type(value) in (int, bool):  # weak: a double, then the data's precision
+            try:
+                d = float(value)
+            except OverflowError:  # NumPy raises: the number is kept
+                return value
+            r = _as_float32(d) if dtype == np.float32 else d
+            return value if r is None else r
+        if isinstance(value, (np.timedelta64, np.datetime64)):
+            return value
+        if isinstance(value, np.integer):  # int64/uint64 promote with floats to float64
+            return float(value) if value.dtype.itemsize == 8 else value
+        if isinstance(value, int) and -(2**63) <= value < 2**64:  # NumPy reads it as (u)int64
+            return float(value)
+        return value
+    if (
+        dtype.itemsize == 8
+        and isinstance(value, (float, np.floating))
+        and not (isinstance(value, np.longdouble) and np.finfo(np.longdouble).nmant >= 63)
+    ):
+        return _rounded_data_bound(float(value), lower, closed)
+    return value
 
 
 def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:
@@ -433,7 +554,9 @@ def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def _float_bound(q: Union[float, Fraction], ftype: type, strict: bool, lower: bool) -> Optional[float]:
+def _float_bound(
+    q: Union[float, Fraction], ftype: type, strict: bool, lower: bool
+) -> Optional[float]:
     """The smallest value of ftype >= q (lower) or the largest <= q (upper), made
     strict when the bound is open; None if no value of ftype qualifies."""
     sign = 1 if lower else -1
@@ -486,8 +609,9 @@ def _int_at_most(q, strict: bool) -> Optional[Number]:
     return math.ceil(q) - 1 if strict else math.floor(q)
 
 
-def resolve(dtype: np.dtype, lo: Any, hi: Any, inclusive: str,
-            tz: Optional[str] = None) -> Optional[Tuple[Number, Number]]:
+def resolve(
+    dtype: np.dtype, lo: Any, hi: Any, inclusive: str, tz: Optional[str] = None
+) -> Optional[Tuple[Number, Number]]:
     """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty.
 
     Parameters
@@ -508,8 +632,11 @@ def resolve(dtype: np.dtype, lo: Any, hi: Any, inclusive: str,
     right_closed = inclusive in ("both", "right")
     if tz is not None and dtype.kind != "M":
         raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
-    read = (lambda v: _time_real(dtype, v, tz)) if dtype.kind in "mM" else _real
-    qlo, qhi = read(lo), read(hi)
+    if dtype.kind in "mM":
+        qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
+    else:
+        qlo = _real(_numpy_rule(dtype, lo, True, left_closed))
+        qhi = _real(_numpy_rule(dtype, hi, False, right_closed))
     if (isinstance(qlo, float) and math.isnan(qlo)) or (isinstance(qhi, float) and math.isnan(qhi)):
         return None
     if dtype.kind == "f":

@@ -1,7 +1,13 @@
 """Pure-NumPy versions of the public functions: slow, obvious, and the tests' oracle.
 
 They implement the documented semantics directly, comparing each element with the
-bounds exactly, and share no code with the C path or with ``simdfilter._bounds``:
+bounds exactly, and share no code with the C path or with ``simdfilter._bounds``.
+A bound is first the number NumPy 2 compares the data with (NEP 50), found with
+NumPy's own conversions wherever they succeed without an error or a warning: a
+Python float on float32 data is ``np.float32(b)``, a Python int on float data
+``float(b)`` (then ``np.float32`` on float32 data), a 64-bit NumPy integer (or an
+int subclass) on float data ``float(b)``; int64/uint64 data with a float bound are
+compared as NumPy compares them, ``a.astype(np.float64)`` with ``float(b)``. Then:
 
 - integer data: a bound b is replaced by ceil(b) / floor(b) (exact for ints,
   floats and Fractions alike, since the data are integers), then NumPy compares
@@ -28,6 +34,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import operator
+import warnings
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -56,9 +63,46 @@ def _exact(b: Any):
     return Fraction(b)
 
 
+def _numpy_number(dtype: np.dtype, b: Any) -> Any:
+    """The number NumPy 2 compares float data of `dtype` with for the bound b, where
+    NumPy converts it without an error or a warning; else b itself."""
+    if isinstance(b, np.ndarray) and b.ndim == 0:
+        b = b[()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            if type(b) in (float, int, bool):  # NEP 50's weak scalars
+                return dtype.type(float(b))
+            if isinstance(b, (np.timedelta64, np.datetime64)):
+                return b
+            if isinstance(b, (np.integer, int)) and not isinstance(b, np.bool_):
+                as_numpy = np.asarray(b)  # an int subclass: int64, uint64 or object
+                if as_numpy.dtype.kind in "iu" and as_numpy.dtype.itemsize == 8:
+                    return float(b)
+        except (OverflowError, RuntimeWarning):
+            pass
+    return b
+
+
+def _rounds_data(dtype: np.dtype, b: Any) -> bool:
+    """Whether NumPy 2 compares this int64/uint64 data with the bound in float64."""
+    if isinstance(b, np.ndarray) and b.ndim == 0:
+        b = b[()]
+    return (
+        dtype.kind in "iu"
+        and dtype.itemsize == 8
+        and isinstance(b, (float, np.floating))
+        and np.result_type(dtype, np.asarray(b).dtype) == np.float64
+    )
+
+
 def _compare(a: np.ndarray, bound: Any, op) -> np.ndarray:
     """op(a, bound) elementwise, exactly."""
     kind = a.dtype.kind
+    if kind == "f":
+        bound = _numpy_number(a.dtype, bound)
+    elif _rounds_data(a.dtype, bound):
+        return op(a.astype(np.float64), float(bound))
     if kind in "mM":
         b = _time_bound(a.dtype, bound)
         if np.isnat(b):
@@ -90,8 +134,9 @@ def _compare(a: np.ndarray, bound: Any, op) -> np.ndarray:
     if Fraction(*f.as_integer_ratio()) == q:
         return op(a.astype(np.float64), f)
     flat = a.astype(np.float64).ravel()
-    res = np.fromiter((not math.isnan(x) and op(_exact_or_inf(x), q) for x in flat),
-                      dtype=bool, count=flat.size)
+    res = np.fromiter(
+        (not math.isnan(x) and op(_exact_or_inf(x), q) for x in flat), dtype=bool, count=flat.size
+    )
     return res.reshape(a.shape)
 
 
@@ -100,8 +145,19 @@ def _exact_or_inf(x: float):
 
 
 # Attoseconds per tick of each fixed-length unit.
-_AS = {"W": 604800 * 10**18, "D": 86400 * 10**18, "h": 3600 * 10**18, "m": 60 * 10**18,
-       "s": 10**18, "ms": 10**15, "us": 10**12, "ns": 10**9, "ps": 10**6, "fs": 10**3, "as": 1}
+_AS = {
+    "W": 604800 * 10**18,
+    "D": 86400 * 10**18,
+    "h": 3600 * 10**18,
+    "m": 60 * 10**18,
+    "s": 10**18,
+    "ms": 10**15,
+    "us": 10**12,
+    "ns": 10**9,
+    "ps": 10**6,
+    "fs": 10**3,
+    "as": 1,
+}
 
 
 def _time_ints(t):
@@ -146,8 +202,10 @@ def _time_bound(dtype: np.dtype, b: Any):
     return b
 
 
-_ARROW_SUPPORTED = ("int8..int64, uint8..uint64, float32, float64, bool, date32, date64, "
-                    "timestamp, duration, time32, time64")
+_ARROW_SUPPORTED = (
+    "int8..int64, uint8..uint64, float32, float64, bool, date32, date64, "
+    "timestamp, duration, time32, time64"
+)
 
 
 def _arrow_chunk(chunk) -> tuple:
@@ -208,7 +266,9 @@ def _pandas_column(obj) -> tuple:
         return np.asarray(obj), None, None
     if dtype.kind in "biuf" and hasattr(dtype, "numpy_dtype"):  # masked: Int64, boolean, ...
         na = pd.isna(pd.Series(obj)).to_numpy()
-        values = pd.Series(obj).to_numpy(dtype=dtype.numpy_dtype, na_value=dtype.numpy_dtype.type(0))
+        values = pd.Series(obj).to_numpy(
+            dtype=dtype.numpy_dtype, na_value=dtype.numpy_dtype.type(0)
+        )
         return values, ~na, None
     raise TypeError(f"unsupported pandas dtype {dtype}")
 
@@ -278,8 +338,9 @@ def in_range_mask(values: Any, lo: Any, hi: Any, inclusive: str = "both") -> np.
     return mask
 
 
-def filter_indexes(values: Any, lo: Any, hi: Any, *, inclusive: str = "both",
-                   index_dtype: Optional[Any] = None) -> np.ndarray:
+def filter_indexes(
+    values: Any, lo: Any, hi: Any, *, inclusive: str = "both", index_dtype: Optional[Any] = None
+) -> np.ndarray:
     """Reference for simdfilter.filter_indexes (without out= and threads=)."""
     mask = in_range_mask(values, lo, hi, inclusive)
     if index_dtype is None:
