@@ -9,7 +9,7 @@ to unpickle those functions).
 
 from __future__ import annotations
 
-from fractions import Fraction
+import math
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
@@ -25,50 +25,26 @@ class _Fallback(Exception):
     """This column/bound combination goes to pandas' own comparisons."""
 
 
-def _lossless(src: np.dtype, dst: np.dtype) -> bool:
-    """Whether every value of `src` is exactly a value of `dst`."""
-    if src == dst or src.kind == "b":
-        return True
-    if src.kind in "iu" and dst.kind in "iu":
-        return bool(np.can_cast(src, dst, "safe"))
-    if src.kind in "iu" and dst.kind == "f":
-        bits = src.itemsize * 8 - (src.kind == "i")
-        return bits <= np.finfo(dst).nmant + 1
-    if src.kind == "f" and dst.kind == "f":
-        return dst.itemsize >= src.itemsize
-    return False
-
-
-def _exactly_in(value: Any, dtype: np.dtype) -> bool:
-    with np.errstate(all="ignore"):
-        try:
-            cast = dtype.type(value)
-        except (OverflowError, ValueError, TypeError):
-            return False
-    if dtype.kind == "f":
-        if not np.isfinite(cast):
-            return bool(np.isinf(cast)) and cast == value
-        return Fraction(float(cast)) == Fraction(value)
-    return int(cast) == value
+# Where a Python number overflows float32 (FLT_MAX plus half an ulp): NumPy, and so
+# pandas, warns and compares with an infinity; simdfilter keeps the number.
+_F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
 
 
 def _numeric_bound(dtype: np.dtype, value: Any) -> Any:
-    """The bound, if NumPy's comparison of this column with it is exact (then it
-    equals simdfilter's); otherwise _Fallback."""
+    """The bound, if pandas (NumPy 2) compares this column with it without an error
+    or a warning: simdfilter then gives the same answer (its bounds are the numbers
+    NumPy compares with); otherwise _Fallback, and pandas answers."""
     if isinstance(value, (np.timedelta64, np.datetime64)) or not isinstance(
         value, (bool, int, float, np.bool_, np.integer, np.floating)
     ):
         raise _Fallback
-    if type(value) is int and dtype.kind in "biu" and np.lib.NumpyVersion(np.__version__) >= "2.0.0":
-        # NumPy 2 compares integer arrays with Python ints exactly, in range or not.
-        return value
-    try:
-        with np.errstate(all="ignore"):
-            rt = np.result_type(dtype, value)
-    except (OverflowError, TypeError, ValueError):
-        raise _Fallback from None
-    if not (_lossless(dtype, rt) and _exactly_in(value, rt)):
-        raise _Fallback
+    if dtype.kind == "f" and type(value) in (int, float):
+        try:
+            d = float(value)
+        except OverflowError:  # NumPy raises
+            raise _Fallback from None
+        if dtype == np.float32 and math.isfinite(d) and abs(d) >= _F32_OVERFLOW:
+            raise _Fallback  # NumPy warns of the overflow
     return value
 
 
@@ -134,7 +110,9 @@ def _kernel_bounds(dtype: Any, lo: Any, hi: Any, none_unbounded: bool) -> Tuple[
 def _check_inclusive(inclusive: Any) -> None:
     if inclusive not in _INCLUSIVE:
         # pandas' own message for Series.between.
-        raise ValueError("Inclusive has to be either string of 'both','left', 'right', or 'neither'.")
+        raise ValueError(
+            "Inclusive has to be either string of 'both','left', 'right', or 'neither'."
+        )
 
 
 def _pandas_mask(s, lo, hi, inclusive) -> np.ndarray:
@@ -291,8 +269,10 @@ class SeriesAccessor:
         s = self._s
         _partition_count(s._meta, lo, hi, inclusive)
         return s.reduction(
-            chunk=_partition_count, aggregate=_sum_partition_counts,
-            chunk_kwargs=dict(lo=lo, hi=hi, inclusive=inclusive), meta=np.int64(0),
+            chunk=_partition_count,
+            aggregate=_sum_partition_counts,
+            chunk_kwargs=dict(lo=lo, hi=hi, inclusive=inclusive),
+            meta=np.int64(0),
         )
 
 
@@ -349,6 +329,8 @@ class DataFrameAccessor:
         ranges = _ranges(df.columns, ranges)
         _partition_frame_count(df._meta, ranges, inclusive)
         return df.reduction(
-            chunk=_partition_frame_count, aggregate=_sum_partition_counts,
-            chunk_kwargs=dict(ranges=ranges, inclusive=inclusive), meta=np.int64(0),
+            chunk=_partition_frame_count,
+            aggregate=_sum_partition_counts,
+            chunk_kwargs=dict(ranges=ranges, inclusive=inclusive),
+            meta=np.int64(0),
         )

@@ -62,9 +62,31 @@ def _check_inclusive(inclusive: Any) -> str:
     return inclusive
 
 
-def _positions(s: "pd.Series", lo: Any, hi: Any, inclusive: str,
-               within: Optional[np.ndarray] = None) -> np.ndarray:
+def _arrow_float32_bound(b: Any) -> Any:
+    """A bound as pandas compares an Arrow-backed float32 column with it, for
+    simdfilter (whose numbers are NumPy 2's): Arrow compares a Python float or a
+    float64 in float64, exactly, which an np.float64 bound says. Other bounds as
+    given (Arrow's int comparisons are not followed)."""
+    if isinstance(b, float):  # np.float64 too
+        return np.float64(b)
+    return b
+
+
+def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
+    """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
+    nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
+    Arrow-backed float32 column."""
+    dtype = s.dtype
+    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) == "float":
+        return _arrow_float32_bound(lo), _arrow_float32_bound(hi)
+    return lo, hi
+
+
+def _positions(
+    s: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray] = None
+) -> np.ndarray:
     """filter_indexes on the column; TypeError/ValueError as the kernel raises them."""
+    lo, hi = _host_bounds(s, lo, hi)
     if within is None:
         return _sf.filter_indexes(s, lo, hi, inclusive=inclusive)
     return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
@@ -81,15 +103,20 @@ def _result_array(s: "pd.Series", mask: np.ndarray) -> Any:
     """`mask` in the dtype pandas' between gives for `s`: ``boolean`` with NA for
     nullable columns, ``bool[pyarrow]`` with nulls for Arrow-backed ones (``boolean``
     before pandas 2), else bool."""
-    if isinstance(s.array, _MASKED) or (isinstance(s.dtype, pd.ArrowDtype)
-                                         and not _ARROW_BETWEEN_IS_ARROW):
+    if isinstance(s.array, _MASKED) or (
+        isinstance(s.dtype, pd.ArrowDtype) and not _ARROW_BETWEEN_IS_ARROW
+    ):
         nulls = _null_mask(s)
-        return pd.arrays.BooleanArray(mask, nulls if nulls is not None else np.zeros(len(mask), bool))
+        return pd.arrays.BooleanArray(
+            mask, nulls if nulls is not None else np.zeros(len(mask), bool)
+        )
     if isinstance(s.dtype, pd.ArrowDtype):
         import pyarrow as pa
 
         nulls = _null_mask(s)
-        return pd.array(pa.array(mask, type=pa.bool_(), mask=nulls), dtype=pd.ArrowDtype(pa.bool_()))
+        return pd.array(
+            pa.array(mask, type=pa.bool_(), mask=nulls), dtype=pd.ArrowDtype(pa.bool_())
+        )
     return mask
 
 
@@ -185,7 +212,7 @@ class SeriesAccessor:
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
+            return _sf.count_in_range(s, *_host_bounds(s, lo, hi), inclusive=inclusive)
         except (TypeError, ValueError):
             return int(s.between(lo, hi, inclusive=inclusive).sum())
 
@@ -203,18 +230,23 @@ def _column(df: "pd.DataFrame", name: str) -> "pd.Series":
     return col
 
 
-def _conjunction(df: "pd.DataFrame", inclusive: str, ranges: Dict[str, Any],
-                 pandas_fallback: bool) -> np.ndarray:
+def _conjunction(
+    df: "pd.DataFrame", inclusive: str, ranges: Dict[str, Any], pandas_fallback: bool
+) -> np.ndarray:
     """Positions of the rows in every range (simdfilter._conjunction): columns no
     kernel reads are refused, or with `pandas_fallback` answered by ``between``."""
     inclusive = _check_inclusive(inclusive)
     plan = _conj.parse_ranges(ranges, df.columns, lambda name: _column(df, name))
     plan = _conj.most_selective_first(plan, len(df), inclusive)
     return _conj.conjunction(
-        plan, len(df), inclusive, index_dtype=np.uint32 if len(df) < 2**32 else np.int64,
+        plan,
+        len(df),
+        inclusive,
+        index_dtype=np.uint32 if len(df) < 2**32 else np.int64,
         positions=lambda col, lo, hi, within: _positions(col, lo, hi, inclusive, within=within),
         mask=lambda col, lo, hi: _between(col, lo, hi, inclusive),
-        fallback=(TypeError, ValueError) if pandas_fallback else ())
+        fallback=(TypeError, ValueError) if pandas_fallback else (),
+    )
 
 
 class DataFrameAccessor:

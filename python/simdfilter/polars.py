@@ -48,25 +48,50 @@ if older_than(pl.__version__, POLARS_MIN):
     raise ImportError(
         "simdfilter.polars needs Polars >= %s (older ones cannot export Date, Datetime, "
         "Duration and Time columns through the Arrow C stream); this is Polars %s: "
-        "pip install 'polars>=%s'" % (".".join(map(str, POLARS_MIN)), pl.__version__,
-                                      ".".join(map(str, POLARS_MIN))))
+        "pip install 'polars>=%s'"
+        % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
+    )
 
 __all__ = ["SeriesNamespace", "DataFrameNamespace"]
 
 # simdfilter's inclusive -> Polars' closed
 _CLOSED = {"both": "both", "left": "left", "right": "right", "neither": "none", "none": "none"}
-_INCLUSIVE = {"both": "both", "left": "left", "right": "right", "neither": "neither", "none": "neither"}
+_INCLUSIVE = {
+    "both": "both",
+    "left": "left",
+    "right": "right",
+    "neither": "neither",
+    "none": "neither",
+}
 
 
 def _check(inclusive: Any) -> str:
     if not isinstance(inclusive, str) or inclusive not in _INCLUSIVE:
-        raise ValueError(f"inclusive must be one of 'both', 'left', 'right', 'neither' "
-                         f"(or 'none'), not {inclusive!r}")
+        raise ValueError(
+            f"inclusive must be one of 'both', 'left', 'right', 'neither' "
+            f"(or 'none'), not {inclusive!r}"
+        )
     return _INCLUSIVE[inclusive]
 
 
 def _is_nan(bound: Any) -> bool:
-    return isinstance(bound, float) and math.isnan(bound)
+    return isinstance(bound, (float, np.floating)) and bool(np.isnan(bound))
+
+
+# Where a Python float or int overflows float32 (FLT_MAX plus half an ulp): Polars
+# takes it as an infinity on Float32 data (and refuses an int past every double);
+# NumPy warns or raises, and simdfilter keeps the number.
+_F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
+
+
+def _f32_overflow(s: "pl.Series", bound: Any) -> bool:
+    if type(bound) not in (float, int) or s.dtype != pl.Float32:
+        return False
+    try:
+        d = float(bound)
+    except OverflowError:
+        return True
+    return math.isfinite(d) and abs(d) >= _F32_OVERFLOW
 
 
 def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
@@ -90,18 +115,22 @@ def _index_dtype(n: int) -> Any:
     return np.uint32 if n < 2**32 else np.uint64
 
 
-def _positions(s: "pl.Series", lo: Any, hi: Any, inclusive: str,
-               within: Optional[np.ndarray] = None) -> np.ndarray:
+def _positions(
+    s: "pl.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray] = None
+) -> np.ndarray:
     kw: Dict[str, Any] = dict(inclusive=inclusive, index_dtype=_index_dtype(len(s)))
     if within is not None:
         kw["within"] = within
     return _sf.filter_indexes(s, lo, hi, **kw)
 
 
-def _delegate(lo: Any, hi: Any) -> bool:
+def _delegate(lo: Any, hi: Any, s: Optional["pl.Series"] = None) -> bool:
     # Polars orders NaN above every number (NaN <= NaN holds): a NaN bound is
-    # Polars' business, the kernels' "NaN matches nothing" would differ.
-    return _is_nan(lo) or _is_nan(hi)
+    # Polars' business, the kernels' "NaN matches nothing" would differ; so is a
+    # Python float past float32's range on Float32 data (see _F32_OVERFLOW).
+    if _is_nan(lo) or _is_nan(hi):
+        return True
+    return s is not None and (_f32_overflow(s, lo) or _f32_overflow(s, hi))
 
 
 class SeriesNamespace:
@@ -138,7 +167,7 @@ class SeriesNamespace:
         """
         inclusive = _check(inclusive)
         s = self._s
-        if _delegate(lo, hi):
+        if _delegate(lo, hi, s):
             idx = _polars_mask(s, lo, hi, inclusive).fill_null(False).arg_true()
             return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
         return pl.Series(s.name, _positions(s, lo, hi, inclusive))
@@ -147,7 +176,7 @@ class SeriesNamespace:
         """A drop-in for ``s.is_between(lo, hi, closed=...)``: Boolean, null at the nulls."""
         inclusive = _check(inclusive)
         s = self._s
-        if _delegate(lo, hi):
+        if _delegate(lo, hi, s):
             return _polars_mask(s, lo, hi, inclusive)
         try:
             idx = _positions(s, lo, hi, inclusive)
@@ -164,7 +193,7 @@ class SeriesNamespace:
         """The elements in range: ``s.filter(s.is_between(lo, hi, closed=...))``."""
         inclusive = _check(inclusive)
         s = self._s
-        if _delegate(lo, hi):
+        if _delegate(lo, hi, s):
             return s.filter(_polars_mask(s, lo, hi, inclusive))
         try:
             idx = _positions(s, lo, hi, inclusive)
@@ -176,7 +205,7 @@ class SeriesNamespace:
         """How many elements are in range: ``s.is_between(lo, hi, closed=...).sum()``."""
         inclusive = _check(inclusive)
         s = self._s
-        if not _delegate(lo, hi):
+        if not _delegate(lo, hi, s):
             try:
                 return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
             except (TypeError, ValueError):
@@ -184,19 +213,25 @@ class SeriesNamespace:
         return int(_polars_mask(s, lo, hi, inclusive).sum() or 0)
 
 
-def _conjunction(df: "pl.DataFrame", inclusive: str, ranges: Dict[str, Any],
-                 fallback: bool) -> np.ndarray:
+def _conjunction(
+    df: "pl.DataFrame", inclusive: str, ranges: Dict[str, Any], fallback: bool
+) -> np.ndarray:
     """Positions of the rows in every range (simdfilter._conjunction): columns no
     kernel reads are refused, or with `fallback` answered by ``is_between``."""
     inclusive = _check(inclusive)
     plan = _conj.parse_ranges(ranges, df.columns, df.get_column)
     plan = _conj.most_selective_first(plan, len(df), inclusive)
     return _conj.conjunction(
-        plan, len(df), inclusive, index_dtype=_index_dtype(len(df)),
+        plan,
+        len(df),
+        inclusive,
+        index_dtype=_index_dtype(len(df)),
         positions=lambda col, lo, hi, within: (
-            None if _delegate(lo, hi) else _positions(col, lo, hi, inclusive, within=within)),
+            None if _delegate(lo, hi, col) else _positions(col, lo, hi, inclusive, within=within)
+        ),
         mask=lambda col, lo, hi: _polars_mask(col, lo, hi, inclusive).fill_null(False).to_numpy(),
-        fallback=(TypeError,) if fallback else ())
+        fallback=(TypeError,) if fallback else (),
+    )
 
 
 class DataFrameNamespace:

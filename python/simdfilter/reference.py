@@ -130,8 +130,11 @@ def _compare(a: np.ndarray, bound: Any, op) -> np.ndarray:
             return op(np.ones(a.shape, dtype=np.int8), 0)  # every x > q
         return op(wide, wide.dtype.type(q))
     # float data
-    f = float(q)
-    if Fraction(*f.as_integer_ratio()) == q:
+    try:
+        f = float(q)
+    except OverflowError:  # beyond every double: compared in Python below
+        f = math.nan
+    if not math.isnan(f) and Fraction(*f.as_integer_ratio()) == q:
         return op(a.astype(np.float64), f)
     flat = a.astype(np.float64).ravel()
     res = np.fromiter(
@@ -141,7 +144,7 @@ def _compare(a: np.ndarray, bound: Any, op) -> np.ndarray:
 
 
 def _exact_or_inf(x: float):
-    return x if math.isinf(x) else Fraction(*x.as_integer_ratio())
+    return float(x) if math.isinf(x) else Fraction(*x.as_integer_ratio())
 
 
 # Attoseconds per tick of each fixed-length unit.

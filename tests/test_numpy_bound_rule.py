@@ -1,0 +1,305 @@
+"""One rule for bounds, the ecosystem's (issue 28): NumPy 2's.
+
+Wherever NumPy 2 answers ``np.flatnonzero((a >= lo) & (a <= hi))`` without an
+error or a warning, simdfilter gives that answer: a Python float on float32 data
+is taken at float32, a Python int on float data as NumPy converts it, NumPy
+scalars by NumPy's promotion, int64/uint64 data with a float bound compared in
+float64. Where NumPy raises or warns, simdfilter compares the number exactly
+(checked against ``simdfilter.reference``, the exact oracle). The pandas, Polars
+and Dask faces give what their host gives. Each is checked against NumPy, pandas
+and Polars themselves.
+"""
+
+import importlib
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import simdfilter
+from simdfilter import reference
+
+from arrays import MODES, edge_values
+
+NUMPY_SCALARS = [
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.uint32,
+    np.int64,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
+# Where conversions to float32/float64 and from int64/uint64 round.
+EDGE_INTS = [
+    2**24,
+    2**24 + 1,
+    2**24 + 3,
+    2**53,
+    2**53 + 1,
+    2**53 + 3,
+    2**60 + 2**36 + 1,  # rounds twice (int -> double -> float32) to another float32
+    2**63 - 1,
+    2**63,
+    2**63 + 1,
+    2**64 - 1,
+    2**64,
+    2**64 + 1,
+    2**128 - 2**103,  # float32's FLT_MAX + half an ulp: overflows float32
+    10**30,
+    2**1023,
+    2**1024,  # beyond every double: NumPy raises OverflowError
+    10**400,
+]
+DTYPES = ["f4", "f8", "i8", "u8", "i4", "u1"]
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+class IntSub(int):
+    pass
+
+
+class FloatSub(float):
+    pass
+
+
+ints = st.tuples(
+    st.sampled_from(EDGE_INTS) | st.integers(-(2**70), 2**70) | st.integers(-10, 10),
+    st.booleans(),
+).map(lambda t: -t[0] if t[1] else t[0])
+floats = st.floats() | st.floats(width=32)
+
+
+def _numpy_scalars(v):
+    """`v` as every NumPy scalar type that takes it without an error or a warning."""
+    out = []
+    for t in NUMPY_SCALARS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                out.append(t(v))
+            except (OverflowError, ValueError, RuntimeWarning):
+                pass
+    return out
+
+
+@st.composite
+def bounds(draw, kinds=("int", "float", "numpy", "subclass", "bool", "none")):
+    kind = draw(st.sampled_from(kinds))
+    if kind == "none":
+        return None
+    if kind == "int":
+        return draw(ints)
+    if kind == "float":
+        return draw(floats)
+    if kind == "bool":
+        return draw(st.sampled_from([True, False, np.True_, np.False_]))
+    v = draw(ints | floats)
+    if kind == "subclass":
+        return IntSub(v) if isinstance(v, int) else FloatSub(v)
+    return draw(st.sampled_from(_numpy_scalars(v) or [np.int64(0)]))
+
+
+def _near(dtype, bounds_):
+    """Values of `dtype` at and around each bound's conversions (where rounding shows)."""
+    dtype = np.dtype(dtype)
+    out = []
+    for b in bounds_:
+        if b is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                x = np.array([b]).astype(dtype)[0]
+            except (OverflowError, ValueError, TypeError):
+                continue
+        if dtype.kind == "f":
+            out += [x, np.nextafter(x, dtype.type(np.inf)), np.nextafter(x, dtype.type(-np.inf))]
+            continue
+        info, xi = np.iinfo(dtype), int(x)
+        h = max(1, int(math.ulp(float(xi))) // 2)  # half the gap of doubles there
+        for d in (0, 1, -1, h, -h, h + 1, -h - 1, h - 1, 1 - h):
+            if info.min <= xi + d <= info.max:
+                out.append(xi + d)
+    return out
+
+
+def _data(dtype, lo, hi):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.array(edge_values(dtype) + _near(dtype, (lo, hi)), dtype=dtype)
+
+
+def numpy_answer(a, lo, hi, inclusive):
+    """NumPy's own positions, or None where NumPy raises or warns."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            m = a == a  # an unbounded end: every value but NaN, as a comparison would
+            if lo is not None:
+                m &= (a >= lo) if inclusive in ("both", "left") else (a > lo)
+            if hi is not None:
+                m &= (a <= hi) if inclusive in ("both", "right") else (a < hi)
+        except (OverflowError, TypeError, RuntimeWarning):
+            return None
+    return np.flatnonzero(m)
+
+
+def test_reported_reproducer():
+    x = np.float32([-0.2, 0.2, 0.1, 0.3])
+    assert np.flatnonzero((x >= -0.2) & (x <= 0.2)).tolist() == [0, 1, 2]
+    assert simdfilter.filter_indexes(x, -0.2, 0.2).tolist() == [0, 1, 2]
+    assert simdfilter.filter_values(x, -0.2, 0.2).tolist() == x[:3].tolist()
+    assert simdfilter.count_in_range(x, -0.2, 0.2) == 3
+    # np.float64 bounds promote float32 data to float64: compared exactly.
+    assert simdfilter.filter_indexes(x, np.float64(-0.2), np.float64(0.2)).tolist() == [2]
+    pd = pytest.importorskip("pandas")
+    importlib.import_module("simdfilter.pandas")
+
+    for dtype in ("float32", "Float32", "float32[pyarrow]"):
+        if dtype.endswith("[pyarrow]"):
+            pytest.importorskip("pyarrow")
+        s = pd.Series(x, dtype=dtype)
+        assert s.sf.between(-0.2, 0.2).tolist() == s.between(-0.2, 0.2).tolist(), dtype
+    pl = pytest.importorskip("polars")
+    importlib.import_module("simdfilter.polars")
+
+    s = pl.Series(x)
+    assert s.sf.between(-0.2, 0.2).to_list() == s.is_between(-0.2, 0.2).to_list()
+    assert s.sf.between(-0.2, 0.2).to_list() == [True, True, True, False]
+
+
+def test_ints_as_numpy_converts_them():
+    f64 = np.array([2.0**53, 2.0**53 + 2])
+    assert simdfilter.filter_indexes(f64, 2**53 + 1, None).tolist() == [0, 1]  # -> 2**53
+    f32 = np.array([2.0**60, 2.0**60 + 2**37], np.float32)
+    # int -> double -> float32, rounding twice, as NumPy does
+    assert simdfilter.filter_indexes(f32, None, 2**60 + 2**36 + 1).tolist() == [0]
+    # NumPy raises OverflowError: the number is kept
+    assert simdfilter.filter_indexes(f64, None, 10**400).tolist() == [0, 1]
+    # int64 data meet a float in float64: 2**63 - 1 rounds to 2.0**63
+    i64 = np.array([2**63 - 1, 2**62], np.int64)
+    assert simdfilter.filter_indexes(i64, 2.0**63, None).tolist() == [0]
+    assert simdfilter.filter_indexes(i64, 2**63, None).tolist() == []  # an int: exact
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@SETTINGS
+@given(data=st.data())
+def test_filter_indexes_is_numpys(dtype, data):
+    lo, hi = data.draw(bounds(), label="lo"), data.draw(bounds(), label="hi")
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    a = _data(dtype, lo, hi)
+    got = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive)
+    want = numpy_answer(a, lo, hi, inclusive)
+    if want is None:  # NumPy raises or warns: the oracle, and there the number, exactly
+        want = reference.filter_indexes(a, lo, hi, inclusive=inclusive)
+        for b in (lo, hi):
+            if type(b) in (int, float) and numpy_answer(a, b, None, "both") is None:
+                exact = simdfilter.filter_indexes(a, Fraction(b), None)
+                np.testing.assert_array_equal(simdfilter.filter_indexes(a, b, None), exact)
+    np.testing.assert_array_equal(got, want)
+    assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive) == len(want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "Float32", "float64", "int64", "float32[pyarrow]"])
+@SETTINGS
+@given(data=st.data())
+def test_pandas_between_is_pandas(dtype, data):
+    pd = pytest.importorskip("pandas")
+    if dtype.endswith("[pyarrow]"):
+        pytest.importorskip("pyarrow")
+    importlib.import_module("simdfilter.pandas")
+
+    kinds = ("int", "float", "numpy", "subclass", "bool")
+    if dtype.endswith("[pyarrow]"):
+        # Floats only: pandas compares an Arrow float32 column with a float in float64
+        # (exactly), which the face follows; with ints and bools in Arrow's own ways
+        # (an int rounds to float32 for >= but not for <), which it does not.
+        kinds = ("float", "subclass")  # and no NaN: Arrow answers null there
+    lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
+    if dtype.endswith("[pyarrow]"):
+        for b in (lo, hi):
+            assume(not isinstance(b, int) and not (isinstance(b, float) and math.isnan(b)))
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    base = dtype.lower().replace("[pyarrow]", "")
+    s = pd.Series(_data(np.dtype(base), lo, hi)).astype(dtype)
+    # Recorded, not raised: a warning raised inside pandas would change its answer.
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        try:
+            want = s.between(lo, hi, inclusive=inclusive)
+        except (OverflowError, TypeError, ValueError):
+            return  # pandas raises: simdfilter's exact answer is checked above
+    if any(issubclass(w.category, RuntimeWarning) for w in warned):
+        return  # pandas warns (a float32 overflow): likewise
+    pd.testing.assert_series_equal(s.sf.between(lo, hi, inclusive=inclusive), want)
+    assert s.sf.count(lo, hi, inclusive=inclusive) == int(want.sum())
+
+
+@pytest.mark.parametrize("dtype", ["Float32", "Float64", "Int64"])
+@SETTINGS
+@given(data=st.data())
+def test_polars_between_is_polars(dtype, data):
+    pl = pytest.importorskip("polars")
+    importlib.import_module("simdfilter.polars")
+
+    kinds = ("int", "float", "none")  # Python numbers: Polars' literals
+    lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    if dtype == "Float32":
+        # Polars casts an int beyond 2**53 to Float32 in ways of its own (once or not
+        # at all, depending on the other bound), where NumPy rounds it twice.
+        for b in (lo, hi):
+            assume(not (type(b) is int and abs(b) > 2**53))
+    base = {"Float32": "f4", "Float64": "f8", "Int64": "i8"}[dtype]
+    s = pl.Series(_data(base, lo, hi))
+    closed = "none" if inclusive == "neither" else inclusive
+    try:
+        m = pl.col("x") == pl.col("x")  # True at every value (NaN too, in Polars)
+        if lo is not None:
+            m = m & (pl.col("x") >= lo if closed in ("both", "left") else pl.col("x") > lo)
+        if hi is not None:
+            m = m & (pl.col("x") <= hi if closed in ("both", "right") else pl.col("x") < hi)
+        want = s.to_frame("x").select(m & ~pl.col("x").is_nan() if base[0] == "f" else m)
+        want = want.to_series().to_list()
+        if lo is not None and hi is not None:
+            want = s.is_between(lo, hi, closed=closed).to_list()
+    except (TypeError, OverflowError, pl.exceptions.PolarsError):
+        return  # Polars refuses the bound
+    assert s.sf.between(lo, hi, inclusive=inclusive).to_list() == want
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_dask_between_is_pandas(dtype, data):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    importlib.import_module("simdfilter.dask")
+
+    kinds = ("int", "float", "numpy")
+    lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
+    inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
+    s = pd.Series(_data(np.dtype(dtype), lo, hi))
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        try:
+            want = s.between(lo, hi, inclusive=inclusive)
+        except (OverflowError, TypeError, ValueError):
+            return
+    if any(issubclass(w.category, RuntimeWarning) for w in warned):
+        return
+    d = dd.from_pandas(s, npartitions=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' own warnings where Dask falls back
+        got = d.sf.between(lo, hi, inclusive=inclusive).compute(scheduler="sync")
+    assert got.tolist() == want.tolist()
