@@ -38,8 +38,10 @@ def read_version(root=HERE):
     with open(os.path.join(root, VERSION_HEADER)) as f:
         found = VERSION_LINE.findall(f.read())
     if len(found) != 1:
-        raise RuntimeError("%s: expected one #define SIMDFILTER_VERSION \"x.y.z\" line, found %d"
-                           % (VERSION_HEADER, len(found)))
+        raise RuntimeError(
+            '%s: expected one #define SIMDFILTER_VERSION "x.y.z" line, found %d'
+            % (VERSION_HEADER, len(found))
+        )
     return found[0]
 
 
@@ -47,8 +49,10 @@ def isa_table(root=HERE):
     """[(name, arch, [features], [flags])] for every line of isa.def, in its order."""
     with open(os.path.join(root, ISA_TABLE)) as f:
         text = f.read()
-    rows = [(name, arch, features.split("|"), shlex.split(flags))
-            for name, arch, features, flags in ISA_LINE.findall(text)]
+    rows = [
+        (name, arch, features.split("|"), shlex.split(flags))
+        for name, arch, features, flags in ISA_LINE.findall(text)
+    ]
     if not rows:
         raise RuntimeError("%s holds no SF_ISA(...) line" % ISA_TABLE)
     return rows
@@ -69,8 +73,9 @@ def target_machine():
 def compiler_target_arch(compiler_cmd):
     """The architecture `compiler_cmd` (argv list) generates code for, or None if it cannot say."""
     try:
-        out = subprocess.run(list(compiler_cmd) + ["-dumpmachine"], capture_output=True,
-                             text=True, timeout=60)
+        out = subprocess.run(
+            list(compiler_cmd) + ["-dumpmachine"], capture_output=True, text=True, timeout=60
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     triple = out.stdout.strip()
@@ -115,8 +120,10 @@ def kernel_macros(arch=None, root=HERE):
 
 
 def _sources(pattern, root):
-    return sorted(os.path.relpath(p, root).replace(os.sep, "/")
-                  for p in glob.glob(os.path.join(root, pattern), recursive=True))
+    return sorted(
+        os.path.relpath(p, root).replace(os.sep, "/")
+        for p in glob.glob(os.path.join(root, pattern), recursive=True)
+    )
 
 
 def library_sources(root=HERE):
@@ -126,8 +133,9 @@ def library_sources(root=HERE):
     for isa, arch, _, flags in isa_table(root):
         if arch == "any":
             if flags:
-                raise RuntimeError("%s: kernel %s is built everywhere, so it takes no flags"
-                                   % (ISA_TABLE, isa))
+                raise RuntimeError(
+                    "%s: kernel %s is built everywhere, so it takes no flags" % (ISA_TABLE, isa)
+                )
             universal.append("csrc/kernels/%s.c" % isa)
     return _sources("csrc/lib/**/*.c", root) + universal
 
@@ -167,14 +175,14 @@ def main():
             # architecture's kernel files with the other's compiler.
             cc = self.compiler.compiler_so
             # The command before its first flag: "ccache aarch64-linux-gnu-gcc" too.
-            cc = cc[:next((i for i, a in enumerate(cc) if a.startswith("-")), len(cc))]
+            cc = cc[: next((i for i, a in enumerate(cc) if a.startswith("-")), len(cc))]
             cc_arch = compiler_target_arch(cc)
             if cc_arch is not None and cc_arch != normalize_arch():
                 raise RuntimeError(
                     "the compiler %r builds for %s, but the target platform is %s (%s): set CC "
                     "and _PYTHON_HOST_PLATFORM for the same architecture"
-                    % (" ".join(cc), cc_arch, normalize_arch(),
-                       sysconfig.get_platform()))
+                    % (" ".join(cc), cc_arch, normalize_arch(), sysconfig.get_platform())
+                )
             objects = []
             for isa, path, flags in kernel_sources():
                 objects += self.compiler.compile(
@@ -192,7 +200,8 @@ def main():
         "simdfilter._core",
         sources=library_sources() + binding_sources(),
         include_dirs=INCLUDE_DIRS + [np.get_include()],
-        define_macros=kernel_macros() + [
+        define_macros=kernel_macros()
+        + [
             # Build against NumPy 2 headers, run on NumPy >= 1.23 as well.
             ("NPY_TARGET_VERSION", "NPY_1_23_API_VERSION"),
             ("NPY_NO_DEPRECATED_API", "NPY_1_23_API_VERSION"),

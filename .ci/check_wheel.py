@@ -42,8 +42,9 @@ def version_key(v):
 def kernels_for(isa_def, arch):
     with open(isa_def) as f:
         rows = ISA_LINE.findall(f.read())
-    return [name for name, a, _, _ in rows if a in ("any", arch)], \
-           [name for name, a, _, _ in rows if a not in ("any", arch)]
+    return [name for name, a, _, _ in rows if a in ("any", arch)], [
+        name for name, a, _, _ in rows if a not in ("any", arch)
+    ]
 
 
 def check(wheel, args):
@@ -52,7 +53,9 @@ def check(wheel, args):
     size = os.path.getsize(wheel)
     m = TAG.search(name)
     platforms = m.group(3).split(".") if m else []
-    arch = next((a for a in ("x86_64", "aarch64") if any(p.endswith("_" + a) for p in platforms)), None)
+    arch = next(
+        (a for a in ("x86_64", "aarch64") if any(p.endswith("_" + a) for p in platforms)), None
+    )
     if arch is None:
         return ["%s: no x86_64 or aarch64 platform tag" % name], None
     if "manylinux2014_%s" % arch not in platforms:
@@ -72,7 +75,9 @@ def check(wheel, args):
     with zipfile.ZipFile(wheel) as z, tempfile.TemporaryDirectory() as tmp:
         sos = [n for n in z.namelist() if n.endswith(".so")]
         if len(sos) != 1 or not re.search(r"/_core\.cpython-\d+-%s-linux-gnu\.so$" % arch, sos[0]):
-            problems.append("expected one simdfilter/_core.cpython-*-%s-linux-gnu.so, found %s" % (arch, sos))
+            problems.append(
+                "expected one simdfilter/_core.cpython-*-%s-linux-gnu.so, found %s" % (arch, sos)
+            )
         if not sos:
             return problems, None
         path = z.extract(sos[0], tmp)
@@ -87,13 +92,22 @@ def check(wheel, args):
                 if isinstance(sec, GNUVerNeedSection):
                     for verneed, auxes in sec.iter_versions():
                         for aux in auxes:
-                            if aux.name.startswith("GLIBC_") and re.fullmatch(r"[\d.]+", aux.name[6:]):
+                            if aux.name.startswith("GLIBC_") and re.fullmatch(
+                                r"[\d.]+", aux.name[6:]
+                            ):
                                 glibc.append(aux.name[6:])
             top = max(glibc, key=version_key) if glibc else "none"
             if glibc and version_key(top) > version_key(args.max_glibc):
-                newer = sorted({v for v in glibc if version_key(v) > version_key(args.max_glibc)}, key=version_key)
-                problems.append("needs GLIBC_%s (> %s: %s)" % (top, args.max_glibc, ", ".join(newer)))
-            debug = [s.name for s in elf.iter_sections() if s.name.startswith((".debug", ".zdebug"))]
+                newer = sorted(
+                    {v for v in glibc if version_key(v) > version_key(args.max_glibc)},
+                    key=version_key,
+                )
+                problems.append(
+                    "needs GLIBC_%s (> %s: %s)" % (top, args.max_glibc, ", ".join(newer))
+                )
+            debug = [
+                s.name for s in elf.iter_sections() if s.name.startswith((".debug", ".zdebug"))
+            ]
             if debug:
                 problems.append("DWARF left in the extension: %s" % ", ".join(debug))
             symtab = elf.get_section_by_name(".symtab")
@@ -107,8 +121,14 @@ def check(wheel, args):
     foreign = [k for k in other if "sf_kernel_" + k in symbols]
     if foreign:
         problems.append("kernels of another architecture: %s" % ", ".join(foreign))
-    line = ("%s: %d bytes (extension %d), auditwheel: %s, highest GLIBC_%s, kernels: %s"
-            % (name, size, so_size, verdict, top, " ".join(k for k in want if k not in missing)))
+    line = "%s: %d bytes (extension %d), auditwheel: %s, highest GLIBC_%s, kernels: %s" % (
+        name,
+        size,
+        so_size,
+        verdict,
+        top,
+        " ".join(k for k in want if k not in missing),
+    )
     return problems, line
 
 
@@ -116,7 +136,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("wheels", nargs="+")
     ap.add_argument("--auditwheel", default="auditwheel")
-    ap.add_argument("--isa-def", default=os.path.join(os.path.dirname(__file__), "..", "csrc/kernels/isa.def"))
+    ap.add_argument(
+        "--isa-def", default=os.path.join(os.path.dirname(__file__), "..", "csrc/kernels/isa.def")
+    )
     ap.add_argument("--max-glibc", default="2.17")
     ap.add_argument("--max-bytes", type=int, default=2_000_000)
     args = ap.parse_args()

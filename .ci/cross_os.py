@@ -40,9 +40,13 @@ def load_setup():
 
 def units(setup, arch, linux):
     """[(source, extra flags)] and the -D flags of one target."""
-    kernels = [(isa, flags) for isa, isa_arch, _, flags in setup.isa_table(str(ROOT))
-               if isa_arch == arch and (linux or isa != "sve")
-               and (ROOT / "csrc/kernels" / (isa + ".c")).exists()]
+    kernels = [
+        (isa, flags)
+        for isa, isa_arch, _, flags in setup.isa_table(str(ROOT))
+        if isa_arch == arch
+        and (linux or isa != "sve")
+        and (ROOT / "csrc/kernels" / (isa + ".c")).exists()
+    ]
     out = [(ROOT / s, []) for s in setup.library_sources(str(ROOT))]
     out += [(ROOT / "csrc/kernels" / (isa + ".c"), flags) for isa, flags in kernels]
     return out, ["-DSF_HAVE_%s=1" % isa for isa, _ in kernels], [isa for isa, _ in kernels]
@@ -50,8 +54,11 @@ def units(setup, arch, linux):
 
 def main(zig, out_dir):
     setup = load_setup()
-    common = (list(setup.C_STD) + ["-Wall", "-Wextra", "-Werror", "-O1"]
-              + ["-I%s" % (ROOT / d) for d in setup.INCLUDE_DIRS])
+    common = (
+        list(setup.C_STD)
+        + ["-Wall", "-Wextra", "-Werror", "-O1"]
+        + ["-I%s" % (ROOT / d) for d in setup.INCLUDE_DIRS]
+    )
     failed = 0
     for target, (arch, magic) in TARGETS.items():
         t0 = time.time()
@@ -63,8 +70,14 @@ def main(zig, out_dir):
         def compile_one(i_src):
             i, (src, flags) = i_src
             obj = work / ("%02d_%s.o" % (i, src.stem))
-            cmd = shlex.split(zig) + ["cc", "-target", target] + common + defines + list(flags) + [
-                "-c", str(src), "-o", str(obj)]
+            cmd = (
+                shlex.split(zig)
+                + ["cc", "-target", target]
+                + common
+                + defines
+                + list(flags)
+                + ["-c", str(src), "-o", str(obj)]
+            )
             r = subprocess.run(cmd, capture_output=True, text=True)
             return obj, cmd, r
 
@@ -72,21 +85,38 @@ def main(zig, out_dir):
             results = list(pool.map(compile_one, enumerate(sources)))
         errors = [(cmd, r) for _, cmd, r in results if r.returncode or r.stderr.strip()]
         for cmd, r in errors:
-            print("== %s: %s\n$ %s\n%s" % (target, "FAILED" if r.returncode else "warning",
-                                          " ".join(cmd), r.stderr), file=sys.stderr)
+            print(
+                "== %s: %s\n$ %s\n%s"
+                % (target, "FAILED" if r.returncode else "warning", " ".join(cmd), r.stderr),
+                file=sys.stderr,
+            )
         if errors:
             failed += 1
             continue
         program = work / ("smoke.exe" if "windows" in target else "smoke")
-        link = shlex.split(zig) + ["cc", "-target", target] + [str(o) for o, _, _ in results] + ["-o", str(program)]
+        link = (
+            shlex.split(zig)
+            + ["cc", "-target", target]
+            + [str(o) for o, _, _ in results]
+            + ["-o", str(program)]
+        )
         r = subprocess.run(link, capture_output=True, text=True)
         if r.returncode or not program.exists() or not program.read_bytes().startswith(magic):
-            print("== %s: link FAILED\n$ %s\n%s" % (target, " ".join(link), r.stderr), file=sys.stderr)
+            print(
+                "== %s: link FAILED\n$ %s\n%s" % (target, " ".join(link), r.stderr), file=sys.stderr
+            )
             failed += 1
             continue
-        print("== %s: lib + kernels %s compiled -Werror and linked: %s, %d bytes, %.0f s"
-              % (target, ",".join(["scalar"] + kernels), program.name, program.stat().st_size,
-                 time.time() - t0))
+        print(
+            "== %s: lib + kernels %s compiled -Werror and linked: %s, %d bytes, %.0f s"
+            % (
+                target,
+                ",".join(["scalar"] + kernels),
+                program.name,
+                program.stat().st_size,
+                time.time() - t0,
+            )
+        )
     return 1 if failed else 0
 
 

@@ -71,8 +71,13 @@ def callgrind(pythonpath, calls):
     """{case: instructions per call}, from one valgrind run: a dump before each marker."""
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "cg.out")
-        prefix = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={base}",
-                  "--toggle-collect=py_filter_indexes", "--dump-before=py_count_in_range"]
+        prefix = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={base}",
+            "--toggle-collect=py_filter_indexes",
+            "--dump-before=py_count_in_range",
+        ]
         names = run_child(pythonpath, ["--count-calls", str(calls)], prefix)
         # The first dump holds the warm-ups.
         dumps = sorted(glob.glob(base + ".*"), key=lambda p: int(p.rsplit(".", 1)[1]))[1:]
@@ -82,8 +87,10 @@ def callgrind(pythonpath, calls):
                 m = re.search(r"^(?:summary|totals):\s*(\d+)", f.read(), re.M)
             totals.append(int(m.group(1)) if m else 0)
     ok = [n for n, v in names.items() if not isinstance(v, str)]
-    return {**{n: v for n, v in names.items() if isinstance(v, str)},
-            **{n: t / calls for n, t in zip(ok, totals)}}
+    return {
+        **{n: v for n, v in names.items() if isinstance(v, str)},
+        **{n: t / calls for n, t in zip(ok, totals)},
+    }
 
 
 def table(title, old, new, unit, base):
@@ -92,7 +99,9 @@ def table(title, old, new, unit, base):
     print(f"{'bound, data':<{w}}  {'old':>10}  {'new':>10}  {'new/old':>7}  {'new added':>10}")
     for n in new:
         o, v = old.get(n, "-"), new[n]
-        fmt = (lambda x: f"{x:10.{0 if unit == 'Ir' else 3}f}" if not isinstance(x, str) else f"{x:>10}")
+        fmt = lambda x: (
+            f"{x:10.{0 if unit == 'Ir' else 3}f}" if not isinstance(x, str) else f"{x:>10}"
+        )
         ratio = f"{v / o:7.2f}" if not isinstance(o, str) and not isinstance(v, str) else f"{'':>7}"
         added = fmt(v - new[base]) if not isinstance(v, str) else ""
         print(f"{n:<{w}}  {fmt(o)}  {fmt(v)}  {ratio}  {added}")
@@ -115,19 +124,31 @@ def main():
     versions = {"old": args.old, "new": args.new} if args.old else {"new": args.new}
     best = {v: {} for v in versions}
     for r in range(args.rounds):
-        for v in (list(versions) if r % 2 == 0 else list(versions)[::-1]):
-            got = run_child(versions[v], ["--loops", str(args.loops), "--batches", str(args.batches)])
+        for v in list(versions) if r % 2 == 0 else list(versions)[::-1]:
+            got = run_child(
+                versions[v], ["--loops", str(args.loops), "--batches", str(args.batches)]
+            )
             for n, us in got.items():
                 prev = best[v].get(n)
                 best[v][n] = us if isinstance(us, str) or prev is None else min(prev, us)
     base = "int bound, int64 data"
     if args.rounds:
-        table("WALL CLOCK - us per filter_indexes call, n=16 (best of all rounds; a loaded machine moves these)",
-              best.get("old", {}), best["new"], "us", base)
+        table(
+            "WALL CLOCK - us per filter_indexes call, n=16 (best of all rounds; a loaded machine moves these)",
+            best.get("old", {}),
+            best["new"],
+            "us",
+            base,
+        )
     if args.callgrind:
         ir = {v: callgrind(path, args.calls) for v, path in versions.items()}
-        table("INSTRUCTIONS - per filter_indexes call, n=16 (callgrind, filter_indexes and below)",
-              ir.get("old", {}), ir["new"], "Ir", base)
+        table(
+            "INSTRUCTIONS - per filter_indexes call, n=16 (callgrind, filter_indexes and below)",
+            ir.get("old", {}),
+            ir["new"],
+            "Ir",
+            base,
+        )
 
 
 if __name__ == "__main__":

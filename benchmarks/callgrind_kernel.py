@@ -27,7 +27,9 @@ import tempfile
 
 def child(args):
     import numpy as np
-    from bench.data import dtype_data  # benchmarks/bench, next to this file; also puts simdfilter on the path
+    from bench.data import (
+        dtype_data,
+    )  # benchmarks/bench, next to this file; also puts simdfilter on the path
     import simdfilter as sf
 
     a = dtype_data(args.dtype, args.n, np.random.default_rng(0))
@@ -47,18 +49,44 @@ def main():
     args = p.parse_args()
     if args.kernel:
         return child(args)
-    probe = subprocess.run(["valgrind", "--tool=none", "-q", sys.executable, "-c",
-                            "import simdfilter; print(*simdfilter.available_kernels())"],
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        [
+            "valgrind",
+            "--tool=none",
+            "-q",
+            sys.executable,
+            "-c",
+            "import simdfilter; print(*simdfilter.available_kernels())",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode:
         sys.exit(f"valgrind could not run simdfilter:\n{probe.stderr}")
     print(f"{args.dtype}, n = {args.n:,}, {args.sel:.1%} in range; instructions below sf_execute")
     for kernel in probe.stdout.split():
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "cg.out")
-            subprocess.run(["valgrind", "--tool=callgrind", "-q", "--toggle-collect=sf_execute",
-                            f"--callgrind-out-file={out}", sys.executable, __file__, "--kernel", kernel,
-                            "--n", str(args.n), "--sel", str(args.sel), "--dtype", args.dtype], check=True)
+            subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "-q",
+                    "--toggle-collect=sf_execute",
+                    f"--callgrind-out-file={out}",
+                    sys.executable,
+                    __file__,
+                    "--kernel",
+                    kernel,
+                    "--n",
+                    str(args.n),
+                    "--sel",
+                    str(args.sel),
+                    "--dtype",
+                    args.dtype,
+                ],
+                check=True,
+            )
             text = open(out).read()
         ir = int(re.search(r"^(?:summary|totals):\s+(\d+)", text, re.M).group(1))
         print(f"  {kernel:8s} {ir:>14,} instructions  {ir / args.n:6.3f} per element")

@@ -17,7 +17,9 @@ in the package benchmarks/bench/ (one module per section in bench/sections/).
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/, for `bench`, however run.py is run
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent)
+)  # benchmarks/, for `bench`, however run.py is run
 
 from bench.cli import main  # noqa: E402
 

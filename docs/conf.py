@@ -45,7 +45,9 @@ numpydoc_xref_param_type = False
 
 # ``>>>`` blocks of the pages (and docstrings pulled in by autodoc) are doctests;
 # output compared with NORMALIZE_WHITESPACE, so wrapped reprs still match.
-doctest_default_flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
+doctest_default_flags = (
+    doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
+)
 doctest_global_setup = """
 import numpy as np
 import simdfilter

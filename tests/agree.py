@@ -21,8 +21,18 @@ from simdfilter import reference
 
 # Bound types whose repr says their value exactly (with the type beside it in
 # the key): anything else is never memoized.
-_EXACT_REPR = (type(None), bool, int, float, str, Fraction, Decimal, np.generic,
-               dt.date, dt.timedelta)
+_EXACT_REPR = (
+    type(None),
+    bool,
+    int,
+    float,
+    str,
+    Fraction,
+    Decimal,
+    np.generic,
+    dt.date,
+    dt.timedelta,
+)
 # At most this many bytes of answers are kept (least recently used out first).
 _MEMO_BUDGET = 64 * 2**20
 _memo = OrderedDict()
@@ -58,8 +68,10 @@ def reference_answers(a, lo, hi, inclusive="both"):
     if key is not None and key in _memo:
         _memo.move_to_end(key)
         return _memo[key]
-    answers = (reference.filter_indexes(a, lo, hi, inclusive=inclusive),
-               reference.filter_values(a, lo, hi, inclusive=inclusive))
+    answers = (
+        reference.filter_indexes(a, lo, hi, inclusive=inclusive),
+        reference.filter_values(a, lo, hi, inclusive=inclusive),
+    )
     if key is not None:
         for x in answers:
             x.flags.writeable = False

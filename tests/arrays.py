@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 # ---- dtypes ---------------------------------------------------------------------
 
-INT_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16,
-                                    np.int32, np.uint32, np.int64, np.uint64)]
+INT_DTYPES = [
+    np.dtype(t)
+    for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
+]
 FLOAT_DTYPES = [np.dtype(np.float32), np.dtype(np.float64)]
 BOOL_DTYPE = np.dtype(np.bool_)
 NUMERIC_DTYPES = INT_DTYPES + FLOAT_DTYPES + [BOOL_DTYPE]
@@ -66,8 +68,24 @@ def edge_values(dtype):
     if dtype.kind == "f":
         info = np.finfo(dtype)
         tiny = float(info.smallest_subnormal)
-        return [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, float(info.max), float(-info.max),
-                tiny, -tiny, float(info.tiny), 0.5, 1.5, 2.0**24 + 1, -(2.0**53) - 1]
+        return [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            float(info.max),
+            float(-info.max),
+            tiny,
+            -tiny,
+            float(info.tiny),
+            0.5,
+            1.5,
+            2.0**24 + 1,
+            -(2.0**53) - 1,
+        ]
     if dtype.kind in "Mm":
         # int64 min is NaT itself: the smallest real tick is min + 1.
         i64 = np.iinfo(np.int64)
@@ -136,7 +154,8 @@ LAYOUTS = {
     "c2d": lambda b: b[: b.size // 6 * 6].reshape(6, -1),
     "fortran": lambda b: np.asfortranarray(b[: b.size // 6 * 6].reshape(-1, 6)),
     "fortran_square": lambda b: np.asfortranarray(
-        b[: int(b.size**0.5) ** 2].reshape(int(b.size**0.5), -1)),
+        b[: int(b.size**0.5) ** 2].reshape(int(b.size**0.5), -1)
+    ),
     "transposed3d": lambda b: b[: b.size // 12 * 12].reshape(2, 3, -1).transpose(1, 2, 0),
 }
 
@@ -169,7 +188,8 @@ def data_strategy(dtype, max_size=200):
     dtype = np.dtype(dtype)
     if dtype.kind in "Mm":
         return st.lists(_tick_strategy(dtype), max_size=max_size).map(
-            lambda xs: np.array(xs, dtype=np.int64).view(dtype))
+            lambda xs: np.array(xs, dtype=np.int64).view(dtype)
+        )
     edges = st.sampled_from(edge_values(dtype))
     if dtype.kind == "f":
         elems = edges | st.floats(width=dtype.itemsize * 8, allow_nan=True, allow_subnormal=True)
@@ -182,8 +202,26 @@ def data_strategy(dtype, max_size=200):
 
 
 # Bounds that sit on or just past a numeric dtype's exactness limits.
-_EXTRA_BOUNDS = [None, -1, 0, 1, 2**63, -(2**63) - 1, 2**64, 1e19, -1e19, 1.5, -1.5, np.inf,
-                 -np.inf, np.nan, 2**53 + 1, -(2**53) - 1, 2**24 + 1, -0.0]
+_EXTRA_BOUNDS = [
+    None,
+    -1,
+    0,
+    1,
+    2**63,
+    -(2**63) - 1,
+    2**64,
+    1e19,
+    -1e19,
+    1.5,
+    -1.5,
+    np.inf,
+    -np.inf,
+    np.nan,
+    2**53 + 1,
+    -(2**53) - 1,
+    2**24 + 1,
+    -0.0,
+]
 
 
 def bound_strategy(dtype):
@@ -194,5 +232,8 @@ def bound_strategy(dtype):
         scalar = np.datetime64 if dtype.kind == "M" else np.timedelta64
         unit = np.datetime_data(dtype)[0]
         return st.none() | _tick_strategy(dtype).map(lambda t: scalar(t, unit))
-    return (st.sampled_from(edge_values(dtype) + _EXTRA_BOUNDS) | st.integers(-(2**65), 2**65)
-            | st.floats(allow_nan=True))
+    return (
+        st.sampled_from(edge_values(dtype) + _EXTRA_BOUNDS)
+        | st.integers(-(2**65), 2**65)
+        | st.floats(allow_nan=True)
+    )

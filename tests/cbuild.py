@@ -60,15 +60,29 @@ CROSS_INSTALL = "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qem
 # "Features" on aarch64): so that a test notices a dispatcher that detects too
 # little, independently of dispatch's own CPUID and HWCAP code.
 CPUINFO_FLAG = {
-    "SSE41": "sse4_1", "POPCNT": "popcnt", "AVX": "avx", "AVX2": "avx2", "BMI1": "bmi1",
-    "BMI2": "bmi2", "AVX512F": "avx512f", "AVX512VL": "avx512vl", "AVX512BW": "avx512bw",
-    "AVX512DQ": "avx512dq", "SVE": "sve",
+    "SSE41": "sse4_1",
+    "POPCNT": "popcnt",
+    "AVX": "avx",
+    "AVX2": "avx2",
+    "BMI1": "bmi1",
+    "BMI2": "bmi2",
+    "AVX512F": "avx512f",
+    "AVX512VL": "avx512vl",
+    "AVX512BW": "avx512bw",
+    "AVX512DQ": "avx512dq",
+    "SVE": "sve",
 }
 ELEMS = ["u8", "u16", "u32", "u64", "f32", "f64"]
 OPS = ["index32", "index64", "values", "count"]
 # The slots with nulls and with given positions (tests/c/test_nulls_within.h).
-NULLS_WITHIN_OPS = ["index32_valid", "index64_valid", "values_valid", "count_valid",
-                    "within32", "within64"]
+NULLS_WITHIN_OPS = [
+    "index32_valid",
+    "index64_valid",
+    "values_valid",
+    "count_valid",
+    "within32",
+    "within64",
+]
 
 
 def _load_setup():
@@ -101,11 +115,21 @@ def skip_or_fail(message):
 def run(cmd, timeout, env=None, cwd=None):
     full_env = dict(os.environ, **(env or {}))
     try:
-        return subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, errors="replace", timeout=timeout, env=full_env, cwd=cwd)
+        return subprocess.run(
+            [str(c) for c in cmd],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            env=full_env,
+            cwd=cwd,
+        )
     except subprocess.TimeoutExpired as e:
         out = e.stdout if isinstance(e.stdout, str) else (e.stdout or b"").decode(errors="replace")
-        pytest.fail("timed out after %ss: %s\n%s" % (timeout, " ".join(map(str, cmd)), out[-20000:]))
+        pytest.fail(
+            "timed out after %ss: %s\n%s" % (timeout, " ".join(map(str, cmd)), out[-20000:])
+        )
 
 
 def have(tool):
@@ -126,9 +150,13 @@ def c_compiler():
 
 # ---- the ISA table ----------------------------------------------------------------
 
+
 def isa_features():
     """{isa: set of isa.def feature names} (NONE: the empty set)."""
-    return {name: set(f for f in feats if f != "NONE") for name, _, feats, _ in SETUP.isa_table(str(ROOT))}
+    return {
+        name: set(f for f in feats if f != "NONE")
+        for name, _, feats, _ in SETUP.isa_table(str(ROOT))
+    }
 
 
 def kernel_sources(arch):
@@ -157,15 +185,21 @@ def _compile_all(cc, arch, units, common, out_dir):
         results = list(pool.map(lambda a: one(*a), [(i, s, e) for i, (s, e) in enumerate(units)]))
     for _, cmd, r in results:
         if r.returncode:
-            pytest.fail("%s does not compile for %s:\n$ %s\n%s"
-                        % (cmd[-3], arch, " ".join(map(str, cmd)), r.stdout))
+            pytest.fail(
+                "%s does not compile for %s:\n$ %s\n%s"
+                % (cmd[-3], arch, " ".join(map(str, cmd)), r.stdout)
+            )
     return [obj for obj, _, _ in results]
 
 
 def _common_flags(arch, cflags):
-    return (list(SETUP.C_STD) + WARNINGS + list(cflags)
-            + ["-I%s" % (ROOT / d) for d in SETUP.INCLUDE_DIRS]
-            + ["-D%s=%s" % (name, value) for name, value in SETUP.kernel_macros(arch, str(ROOT))])
+    return (
+        list(SETUP.C_STD)
+        + WARNINGS
+        + list(cflags)
+        + ["-I%s" % (ROOT / d) for d in SETUP.INCLUDE_DIRS]
+        + ["-D%s=%s" % (name, value) for name, value in SETUP.kernel_macros(arch, str(ROOT))]
+    )
 
 
 @contextlib.contextmanager
@@ -219,7 +253,15 @@ def build(cc, arch, out_dir, main_sources, cflags=(), ldflags=(), cache_dir=None
     mains = [(Path(s), ["-I%s" % TESTS_C]) for s in main_sources]
     objects = _compile_all(cc, arch, mains, _common_flags(arch, cflags), out_dir / "main")
     binary = out_dir / "prog"
-    cmd = [cc] + list(cflags) + objects + lib_objects + list(ldflags) + LIBRARY_LDFLAGS + ["-o", binary]
+    cmd = (
+        [cc]
+        + list(cflags)
+        + objects
+        + lib_objects
+        + list(ldflags)
+        + LIBRARY_LDFLAGS
+        + ["-o", binary]
+    )
     r = run(cmd, timeout=300)
     if r.returncode:
         pytest.fail("link failed for %s:\n$ %s\n%s" % (arch, " ".join(map(str, cmd)), r.stdout))
@@ -227,6 +269,7 @@ def build(cc, arch, out_dir, main_sources, cflags=(), ldflags=(), cache_dir=None
 
 
 # ---- what this machine must run ----------------------------------------------------
+
 
 def native_cpu_flags():
     try:
@@ -242,8 +285,10 @@ def native_expectations():
     arch = SETUP.normalize_arch()
     compiled = [isa for isa, _, _ in kernel_sources(arch)]
     if not compiled:
-        pytest.fail("setup.py finds no kernel file for %s under %s/csrc/kernels: "
-                    "nothing SIMD to test" % (arch, ROOT))
+        pytest.fail(
+            "setup.py finds no kernel file for %s under %s/csrc/kernels: "
+            "nothing SIMD to test" % (arch, ROOT)
+        )
     flags = native_cpu_flags()
     if flags is None:  # no /proc/cpuinfo: trust dispatch, but something SIMD must run
         return compiled, None, []
@@ -254,16 +299,19 @@ def native_expectations():
 
 # ---- probes for optional toolchains -------------------------------------------------
 
+
 def probe_cross(work):
     """Skip (or fail) unless the aarch64 cross compiler and qemu can build and run."""
     missing = [t for t in (CROSS_CC, QEMU) if not have(t)]
     if missing:
         skip_or_fail("%s not found: %s" % (" and ".join(missing), CROSS_INSTALL))
-    (work / "p.c").write_text("#include <stdio.h>\nint main(void) { return puts(\"ok\") < 0; }\n")
+    (work / "p.c").write_text('#include <stdio.h>\nint main(void) { return puts("ok") < 0; }\n')
     r = run([CROSS_CC, "-static", work / "p.c", "-o", work / "p"], timeout=120)
     if r.returncode:
-        skip_or_fail("%s cannot link a static program (no aarch64 libc?): %s\n%s"
-                     % (CROSS_CC, CROSS_INSTALL, r.stdout))
+        skip_or_fail(
+            "%s cannot link a static program (no aarch64 libc?): %s\n%s"
+            % (CROSS_CC, CROSS_INSTALL, r.stdout)
+        )
 
 
 def clang_rt_hint():
@@ -277,9 +325,12 @@ def probe_libfuzzer(work):
     (work / "probe.c").write_text(
         "#include <stddef.h>\n#include <stdint.h>\n"
         "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\n"
-        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n")
-    r = run(["clang", "-fsanitize=fuzzer,address,undefined", work / "probe.c", "-o", work / "probe"],
-            timeout=120)
+        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n"
+    )
+    r = run(
+        ["clang", "-fsanitize=fuzzer,address,undefined", work / "probe.c", "-o", work / "probe"],
+        timeout=120,
+    )
     if r.returncode:
         skip_or_fail("clang cannot link a libFuzzer target: %s\n%s" % (clang_rt_hint(), r.stdout))
 
@@ -290,11 +341,13 @@ TSAN = ["-fsanitize=thread"]
 def tsan_works(cc, work):
     """None if a threaded TSan program builds and runs here, else why not."""
     src = work / "tsan_probe.c"
-    src.write_text("#include <pthread.h>\n"
-                   "static void *f(void *a) { return a; }\n"
-                   "int main(void) { pthread_t t; void *r;\n"
-                   "  if (pthread_create(&t, 0, f, 0)) return 1;\n"
-                   "  return pthread_join(t, &r); }\n")
+    src.write_text(
+        "#include <pthread.h>\n"
+        "static void *f(void *a) { return a; }\n"
+        "int main(void) { pthread_t t; void *r;\n"
+        "  if (pthread_create(&t, 0, f, 0)) return 1;\n"
+        "  return pthread_join(t, &r); }\n"
+    )
     r = run([cc] + TSAN + ["-pthread", src, "-o", work / "tsan_probe"], timeout=120)
     if r.returncode:
         return "%s -fsanitize=thread cannot build a program here:\n%s" % (cc, r.stdout)
@@ -303,11 +356,15 @@ def tsan_works(cc, work):
         # Typically "FATAL: ThreadSanitizer: unexpected memory mapping" on kernels
         # with vm.mmap_rnd_bits > 28 (TSan's fixed shadow layout), or no ptrace/personality.
         return "a ThreadSanitizer program built by %s does not run here (status %d):\n%s" % (
-            cc, r.returncode, r.stdout[-3000:])
+            cc,
+            r.returncode,
+            r.stdout[-3000:],
+        )
     return None
 
 
 # ---- the extension, built from a copy of the sources --------------------------------
+
 
 def build_extension(tmp_path, cc, cflags=(), ldflags=(), werror=False):
     """Build the extension with `cc` from a copy of the sources into a run tree
@@ -323,18 +380,37 @@ def build_extension(tmp_path, cc, cflags=(), ldflags=(), werror=False):
     # pyproject.toml for the pytest configuration (filterwarnings=error...).
     run_dir = tmp_path / "run"
     ignore = shutil.ignore_patterns("*.so", "__pycache__")
-    shutil.copytree(ROOT / "python" / "simdfilter", run_dir / "python" / "simdfilter", ignore=ignore)
-    shutil.copytree(ROOT / "tests", run_dir / "tests", ignore=shutil.ignore_patterns("__pycache__", "c"))
+    shutil.copytree(
+        ROOT / "python" / "simdfilter", run_dir / "python" / "simdfilter", ignore=ignore
+    )
+    shutil.copytree(
+        ROOT / "tests", run_dir / "tests", ignore=shutil.ignore_patterns("__pycache__", "c")
+    )
     shutil.copy(ROOT / "pyproject.toml", run_dir)
 
-    env = {"CC": cc, "CFLAGS": " ".join(cflags), "LDFLAGS": " ".join(ldflags),
-           "PYTHONDONTWRITEBYTECODE": "1", "SIMDFILTER_WERROR": "1" if werror else "0"}
-    cmd = [sys.executable, "setup.py", "build_ext", "--build-lib", run_dir / "python",
-           "--build-temp", tmp_path / "obj"]
+    env = {
+        "CC": cc,
+        "CFLAGS": " ".join(cflags),
+        "LDFLAGS": " ".join(ldflags),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "SIMDFILTER_WERROR": "1" if werror else "0",
+    }
+    cmd = [
+        sys.executable,
+        "setup.py",
+        "build_ext",
+        "--build-lib",
+        run_dir / "python",
+        "--build-temp",
+        tmp_path / "obj",
+    ]
     r = run(cmd, timeout=600, env=env, cwd=src)
     if r.returncode:
-        pytest.fail("extension build with %s failed:\n$ %s\n%s"
-                    % (cc, " ".join(map(str, cmd)), r.stdout[-20000:]), pytrace=False)
+        pytest.fail(
+            "extension build with %s failed:\n$ %s\n%s"
+            % (cc, " ".join(map(str, cmd)), r.stdout[-20000:]),
+            pytrace=False,
+        )
     built = list((run_dir / "python" / "simdfilter").glob("_core*.so"))
     assert len(built) == 1, built
     return run_dir, built[0]

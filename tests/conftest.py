@@ -30,7 +30,9 @@ def pytest_report_header(config):
         f"CPU features: {' '.join(simdfilter.cpu_features())}",
     ]
     if missing:
-        lines.append(f"compiled but not runnable on this CPU (not tested here): {', '.join(missing)}")
+        lines.append(
+            f"compiled but not runnable on this CPU (not tested here): {', '.join(missing)}"
+        )
     return lines
 
 
@@ -58,7 +60,9 @@ def _case_id(item):
     params = getattr(getattr(item, "callspec", None), "params", {})
     if "kernel" not in params:
         return item.nodeid
-    return re.sub(r"(?<=[\[-])%s(?=[\]-])" % re.escape(str(params["kernel"])), "*", item.nodeid, count=1)
+    return re.sub(
+        r"(?<=[\[-])%s(?=[\]-])" % re.escape(str(params["kernel"])), "*", item.nodeid, count=1
+    )
 
 
 @pytest.fixture
@@ -93,6 +97,7 @@ def pytest_collection_modifyitems(session, config, items):
     - within a test function, the kernels of one case next to each other, so that
       one worker computes the reference's answers once for all of them (agree.py).
     """
+
     def rank(item):
         path = item.nodeid.split("::")[0]
         if path.endswith("test_c_harness.py"):
@@ -105,7 +110,9 @@ def pytest_collection_modifyitems(session, config, items):
         return 3
 
     ordered = []
-    for _, group in _runs(sorted(items, key=rank), lambda i: (i.nodeid.split("::")[0], i.originalname)):
+    for _, group in _runs(
+        sorted(items, key=rank), lambda i: (i.nodeid.split("::")[0], i.originalname)
+    ):
         if any("kernel" in getattr(getattr(i, "callspec", None), "params", {}) for i in group):
             first = {}
             for i in group:

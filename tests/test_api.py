@@ -50,17 +50,28 @@ def test_kernel_introspection():
     assert simdfilter.active_kernel() in avail
     if platform.machine() in ("x86_64", "AMD64"):
         feats = simdfilter.cpu_features()
-        expect = [k for k, f in [("sse41", "sse4.1"), ("avx2", "avx2"),
-                                 ("avx512_zen4", "avx512bw"), ("avx512", "avx512bw")]
-                  if f in feats and k in simdfilter.compiled_kernels()]
+        expect = [
+            k
+            for k, f in [
+                ("sse41", "sse4.1"),
+                ("avx2", "avx2"),
+                ("avx512_zen4", "avx512bw"),
+                ("avx512", "avx512bw"),
+            ]
+            if f in feats and k in simdfilter.compiled_kernels()
+        ]
         assert [k for k in avail if k != "scalar"] == expect
         # The default store form of AVX-512 follows the CPU (kernels/avx512.c).
         if "avx512" in avail:
             want = "avx512_zen4" if "slow-compress-store" in feats else "avx512"
             env = {k: v for k, v in os.environ.items() if k != "SIMDFILTER_KERNEL"}
-            got = subprocess.run([sys.executable, "-c",
-                                  "import simdfilter; print(simdfilter.active_kernel())"],
-                                 env=env, capture_output=True, text=True, check=True).stdout
+            got = subprocess.run(
+                [sys.executable, "-c", "import simdfilter; print(simdfilter.active_kernel())"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             assert got.strip() == want
 
 
@@ -79,7 +90,9 @@ def test_use_kernel_switches_and_restores():
 
 
 def test_use_kernel_rejects_unknown_and_unsupported():
-    with pytest.raises(ValueError, match=r"unknown kernel 'avx1024'.*available kernels: \('scalar'"):
+    with pytest.raises(
+        ValueError, match=r"unknown kernel 'avx1024'.*available kernels: \('scalar'"
+    ):
         simdfilter.use_kernel("avx1024")
     unsupported = [k for k in ("sse41", "avx2", "avx512", "neon", "sve") if k not in KERNELS]
     for name in unsupported:
@@ -103,7 +116,8 @@ def test_environment_variable(name, fresh_python):
 
 def test_environment_variable_rejects_bad_names(fresh_python):
     env = dict(os.environ, SIMDFILTER_KERNEL="bogus")
-    out = subprocess.run([fresh_python, "-c", "import simdfilter"], env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [fresh_python, "-c", "import simdfilter"], env=env, capture_output=True, text=True
+    )
     assert out.returncode != 0
     assert "SIMDFILTER_KERNEL='bogus'" in out.stderr and "available kernels" in out.stderr

@@ -22,12 +22,31 @@ from simdfilter import _core, reference
 
 from arrays import MODES, NUMERIC_DTYPES, dtype_id, edge_values
 
-pd = pytest.importorskip("pandas", reason="pandas bounds are half of what is tested here (pip install '.[test]')")
+pd = pytest.importorskip(
+    "pandas", reason="pandas bounds are half of what is tested here (pip install '.[test]')"
+)
 
 resolve = _core._resolve_bounds
 
 # Data units: every NumPy unit, finer ones, and multiples.
-DATA_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "as", "3D", "10ms", "2M", "25ns"]
+DATA_UNITS = [
+    "Y",
+    "M",
+    "W",
+    "D",
+    "h",
+    "m",
+    "s",
+    "ms",
+    "us",
+    "ns",
+    "ps",
+    "as",
+    "3D",
+    "10ms",
+    "2M",
+    "25ns",
+]
 BOUND_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "7s", "3M"]
 I64 = np.iinfo(np.int64)
 # pandas before 2.0 makes nanosecond Timestamps and Timedeltas only (a coarser
@@ -52,11 +71,38 @@ def check(values, lo, hi, inclusive, in_c=True):
 
 # ---- numbers --------------------------------------------------------------------
 
-INT_SCALARS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-               np.intc, np.uintc, np.longlong, np.ulonglong]
+INT_SCALARS = [
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.uint32,
+    np.int64,
+    np.uint64,
+    np.intc,
+    np.uintc,
+    np.longlong,
+    np.ulonglong,
+]
 FLOAT_SCALARS = [np.float16, np.float32, np.float64]
-BIG = [2**53 + 1, -(2**53) - 1, 2**53 + 3, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**64 + 1, -(2**63) - 1,
-       2**70 + 1, 2**1100, -(2**1100), 2**1024 - 2**970, 2**1024 - 2**970 - 1, 2**128 - 2**103]
+BIG = [
+    2**53 + 1,
+    -(2**53) - 1,
+    2**53 + 3,
+    2**63 - 1,
+    2**63,
+    2**64 - 1,
+    2**64,
+    2**64 + 1,
+    -(2**63) - 1,
+    2**70 + 1,
+    2**1100,
+    -(2**1100),
+    2**1024 - 2**970,
+    2**1024 - 2**970 - 1,
+    2**128 - 2**103,
+]
 
 
 def _as_numpy(v, types):
@@ -84,12 +130,16 @@ def number_bound(draw, dtype):
     if kind == "bool":
         return draw(st.sampled_from([True, False, np.True_, np.False_]))
     if kind in ("int", "numpy int"):
-        v = draw(st.sampled_from([int(e) for e in edges if np.isfinite(e) and e == int(e)] + BIG)
-                 | st.integers(-(2**66), 2**66))
+        v = draw(
+            st.sampled_from([int(e) for e in edges if np.isfinite(e) and e == int(e)] + BIG)
+            | st.integers(-(2**66), 2**66)
+        )
         if kind == "int":
             return v
         return draw(st.sampled_from(_as_numpy(v, INT_SCALARS) or [np.int64(0)]))
-    v = draw(st.sampled_from([float(e) for e in edges]) | st.floats(allow_nan=True, allow_infinity=True))
+    v = draw(
+        st.sampled_from([float(e) for e in edges]) | st.floats(allow_nan=True, allow_infinity=True)
+    )
     if kind == "float":
         return v
     return draw(st.sampled_from(_as_numpy(v, FLOAT_SCALARS) or [np.float64(v)]))
@@ -119,19 +169,48 @@ def test_big_ints_on_float_data_every_mode(dtype, mode):
 
 # ---- time data, naive -----------------------------------------------------------
 
+
 def _edge_ticks():
-    return st.sampled_from([I64.min, I64.min + 1, I64.max, I64.max - 1, 0, 1, -1, -2**40, 2**40]) | \
-        st.integers(I64.min, I64.max) | st.integers(-(2**35), 2**35)
+    return (
+        st.sampled_from([I64.min, I64.min + 1, I64.max, I64.max - 1, 0, 1, -1, -(2**40), 2**40])
+        | st.integers(I64.min, I64.max)
+        | st.integers(-(2**35), 2**35)
+    )
 
 
 # Strings C leaves to Python: what NumPy reads otherwise or refuses (a zone, whitespace,
 # an hour alone, a sign, a day or time out of range, digits finer than attoseconds).
-ISO_NEAR_MISSES = ["2021-02-29", "1900-02-29", "2020-00", "2020-13", "2020-01-01T00:00:00:5", "2020-02-30", "2020-04-31", "2020-13-01", "2020-00-10", "2020-01-00",
-                   "2020-01-01T24:00", "2020-01-01T23:60", "2020-01-01T23:59:60", "2020-01-01t00:00",
-                   "2020-01-01T05", "2020-01-01T00:00Z", "2020-01-01T00:00:00.5+01:00", " 2020-01-01",
-                   "2020-01-01 ", "+2020-01-01", "2020-1-01", "20200101", "2020-01-01T00:00:00.",
-                   "1969-12-31T23:59:59." + "9" * 19, "2020-01-01T00:00:00.0000000000000000001", "NaT",
-                   "today", "2020-01-01T00:00:00\u00b75", "\u0662020-01-01"]
+ISO_NEAR_MISSES = [
+    "2021-02-29",
+    "1900-02-29",
+    "2020-00",
+    "2020-13",
+    "2020-01-01T00:00:00:5",
+    "2020-02-30",
+    "2020-04-31",
+    "2020-13-01",
+    "2020-00-10",
+    "2020-01-00",
+    "2020-01-01T24:00",
+    "2020-01-01T23:60",
+    "2020-01-01T23:59:60",
+    "2020-01-01t00:00",
+    "2020-01-01T05",
+    "2020-01-01T00:00Z",
+    "2020-01-01T00:00:00.5+01:00",
+    " 2020-01-01",
+    "2020-01-01 ",
+    "+2020-01-01",
+    "2020-1-01",
+    "20200101",
+    "2020-01-01T00:00:00.",
+    "1969-12-31T23:59:59." + "9" * 19,
+    "2020-01-01T00:00:00.0000000000000000001",
+    "NaT",
+    "today",
+    "2020-01-01T00:00:00\u00b75",
+    "\u0662020-01-01",
+]
 
 
 @st.composite
@@ -140,8 +219,12 @@ def iso_string(draw):
     any instant from year 0 to 9999 and with 1-18 digits of a second, or a near miss."""
     if draw(st.integers(0, 4)) == 0:
         return draw(st.sampled_from(ISO_NEAR_MISSES)), False
-    when = draw(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59))
-                | st.sampled_from([dt.datetime(1969, 12, 31, 23, 59, 59), dt.datetime(2020, 2, 29)]))
+    when = draw(
+        st.datetimes(
+            min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59)
+        )
+        | st.sampled_from([dt.datetime(1969, 12, 31, 23, 59, 59), dt.datetime(2020, 2, 29)])
+    )
     year = draw(st.sampled_from([when.year, when.year, 0, 1970, 9999]))  # NumPy reads year 0000
     form = draw(st.sampled_from(["Y", "M", "D", "minute", "second", "fraction"]))
     text = f"{year:04d}" + (f"-{when.month:02d}" if form != "Y" else "")
@@ -153,23 +236,31 @@ def iso_string(draw):
         elif form != "minute":
             text += f":{when.second:02d}"
         if form == "fraction":
-            text += draw(st.sampled_from(".,")) + draw(st.text("0123456789", min_size=1, max_size=18))
+            text += draw(st.sampled_from(".,")) + draw(
+                st.text("0123456789", min_size=1, max_size=18)
+            )
     return text, True
 
 
 @st.composite
 def datetime_bound(draw):
     """(bound, whether C resolves it)."""
-    kind = draw(st.sampled_from(["datetime64", "datetime", "date", "Timestamp", "NaT", "none", "str"]))
+    kind = draw(
+        st.sampled_from(["datetime64", "datetime", "date", "Timestamp", "NaT", "none", "str"])
+    )
     if kind == "none":
         return None, True
     if kind == "NaT":
-        return draw(st.sampled_from([pd.NaT, np.datetime64("NaT"), np.datetime64("NaT", "ns")])), True
+        return draw(
+            st.sampled_from([pd.NaT, np.datetime64("NaT"), np.datetime64("NaT", "ns")])
+        ), True
     if kind == "datetime64":
         return np.datetime64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
     if kind == "str":
         return draw(iso_string())
-    when = draw(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59)))
+    when = draw(
+        st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59))
+    )
     if kind == "date":
         return when.date(), True
     if kind == "datetime":
@@ -184,20 +275,39 @@ def datetime_bound(draw):
 
 @st.composite
 def timedelta_bound(draw):
-    kind = draw(st.sampled_from(["timedelta64", "timedelta", "Timedelta", "int", "numpy int", "NaT", "none",
-                                 "bool", "datetime64"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "timedelta64",
+                "timedelta",
+                "Timedelta",
+                "int",
+                "numpy int",
+                "NaT",
+                "none",
+                "bool",
+                "datetime64",
+            ]
+        )
+    )
     if kind == "none":
         return None, True
     if kind == "NaT":
-        return draw(st.sampled_from([pd.NaT, np.timedelta64("NaT"), np.timedelta64("NaT", "s")])), True
+        return draw(
+            st.sampled_from([pd.NaT, np.timedelta64("NaT"), np.timedelta64("NaT", "s")])
+        ), True
     if kind == "timedelta64":
         return np.timedelta64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
     if kind == "timedelta":
         td = draw(st.timedeltas())
         return td, abs(td // dt.timedelta(microseconds=1)) < 2**63  # NumPy wraps the others
     if kind == "Timedelta":
-        return pd.Timedelta(np.timedelta64(draw(_edge_ticks().filter(lambda t: t != I64.min)),
-                                           draw(st.sampled_from(PANDAS_UNITS)))), True
+        return pd.Timedelta(
+            np.timedelta64(
+                draw(_edge_ticks().filter(lambda t: t != I64.min)),
+                draw(st.sampled_from(PANDAS_UNITS)),
+            )
+        ), True
     if kind == "int":
         return draw(_edge_ticks() | st.integers(-(2**70), 2**70)), True
     if kind == "numpy int":
@@ -230,9 +340,16 @@ def test_instants_between_ticks_before_1970(mode):
     a high end, also below zero, where truncation would round the wrong way."""
     for unit in ["D", "s", "ms", "us", "M", "Y", "W"]:
         a = _time_data("M", unit)
-        for b in [np.datetime64(-1, "ns"), np.datetime64(-(10**15) - 1, "as"), dt.datetime(1969, 12, 31, 23, 59, 59, 1),
-                  pd.Timestamp("1969-12-31 23:59:59.999999999"), dt.date(1969, 12, 31), np.datetime64("1969-12", "M"),
-                  pd.Timestamp("1677-09-21 00:12:43.145224193"), np.datetime64(-7, "W")]:
+        for b in [
+            np.datetime64(-1, "ns"),
+            np.datetime64(-(10**15) - 1, "as"),
+            dt.datetime(1969, 12, 31, 23, 59, 59, 1),
+            pd.Timestamp("1969-12-31 23:59:59.999999999"),
+            dt.date(1969, 12, 31),
+            np.datetime64("1969-12", "M"),
+            pd.Timestamp("1677-09-21 00:12:43.145224193"),
+            np.datetime64(-7, "W"),
+        ]:
             check(a, b, None, mode)
             check(a, None, b, mode)
             check(a, b, b, mode)
@@ -257,15 +374,28 @@ def test_iso_strings_every_form(unit, mode):
     """Each ISO form C reads, on data of every unit, at instants before 1970 and between two
     ticks, agrees with Python and is read in C; on tz-aware data, those with a UTC offset."""
     a = _time_data("M", unit)
-    for text in ["2020", "1969-12", "0000-01", "2020-02-29", "1969-12-31 23:59", "1969-12-31T23:59:59",
-                 "1969-12-31T23:59:59.999999999999999999", "2020-01-01T00:00:00,5", "9999-12-31T23:59:59.1"]:
+    for text in [
+        "2020",
+        "1969-12",
+        "0000-01",
+        "2020-02-29",
+        "1969-12-31 23:59",
+        "1969-12-31T23:59:59",
+        "1969-12-31T23:59:59.999999999999999999",
+        "2020-01-01T00:00:00,5",
+        "9999-12-31T23:59:59.1",
+    ]:
         check(a, text, None, mode)
         check(a, None, text, mode)
     for text in ISO_NEAR_MISSES:
         check(a, text, None, mode, in_c=False)
     aware = pd.Series(pd.to_datetime([0, 10**12]).tz_localize("Europe/Paris"))
     assert resolve(aware, "2020-01-01", None)[0] == "python"  # a wall time in the zone
-    for text in ["1970-01-01T00:00Z", "1970-01-01 01:00:00.000000001+01:00", "1969-12-31T23:59:59.5-0130"]:
+    for text in [
+        "1970-01-01T00:00Z",
+        "1970-01-01 01:00:00.000000001+01:00",
+        "1969-12-31T23:59:59.5-0130",
+    ]:
         check(aware, text, None, mode)
         check(aware, None, text, mode)
 
@@ -281,8 +411,27 @@ def iso_string_with_offset(draw):
     offset in each form _bounds._ISO_OFFSET takes (C reads those), without one (a wall time
     in the data's zone: Python), or a near miss."""
     text, in_c = draw(iso_string())
-    offset = draw(st.sampled_from(["Z", "z", "+01", "-05", "+0530", "-0945", "+05:30", "-12:00", "+99:99",
-                                   "", " +01:00", "+1", "+01:0", "+01-00", "Z "]))
+    offset = draw(
+        st.sampled_from(
+            [
+                "Z",
+                "z",
+                "+01",
+                "-05",
+                "+0530",
+                "-0945",
+                "+05:30",
+                "-12:00",
+                "+99:99",
+                "",
+                " +01:00",
+                "+1",
+                "+01:0",
+                "+01-00",
+                "Z ",
+            ]
+        )
+    )
     if not in_c or len(text) < 16 or offset in ("", " +01:00", "+1", "+01:0", "+01-00", "Z "):
         in_c = False  # no time of day, no offset, or one C leaves to Python
     return text + offset, in_c
@@ -290,7 +439,9 @@ def iso_string_with_offset(draw):
 
 @st.composite
 def aware_bound(draw):
-    kind = draw(st.sampled_from(["Timestamp", "datetime", "naive", "NaT", "datetime64", "none", "str"]))
+    kind = draw(
+        st.sampled_from(["Timestamp", "datetime", "naive", "NaT", "datetime64", "none", "str"])
+    )
     if kind == "none":
         return None, True
     if kind == "NaT":
@@ -299,15 +450,24 @@ def aware_bound(draw):
         return np.datetime64(3, "s"), False  # no zone: Python refuses it
     if kind == "str":
         return draw(iso_string_with_offset())
-    ns = draw(st.integers(-(2**62), 2**62) | st.integers(1_300_000_000 * 10**9, 1_400_000_000 * 10**9))
+    ns = draw(
+        st.integers(-(2**62), 2**62) | st.integers(1_300_000_000 * 10**9, 1_400_000_000 * 10**9)
+    )
     zone = draw(st.sampled_from(ZONES + ["-05:00"]))
     ts = pd.Timestamp(ns, tz="UTC").tz_convert(zone)
     if kind == "Timestamp":
         return ts, True
     if kind == "naive":
         return ts.tz_localize(None), False
-    tz = draw(st.sampled_from([zoneinfo.ZoneInfo(zone) if zone[0] != "-" else dt.timezone(dt.timedelta(hours=-5)),
-                               dt.timezone.utc, dt.timezone(dt.timedelta(hours=5, minutes=30, seconds=7))]))
+    tz = draw(
+        st.sampled_from(
+            [
+                zoneinfo.ZoneInfo(zone) if zone[0] != "-" else dt.timezone(dt.timedelta(hours=-5)),
+                dt.timezone.utc,
+                dt.timezone(dt.timedelta(hours=5, minutes=30, seconds=7)),
+            ]
+        )
+    )
     return ts.to_pydatetime(warn=False).astimezone(tz), True
 
 
@@ -316,19 +476,39 @@ def aware_bound(draw):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_aware_bounds_agree(tz, unit, data):
-    ticks = np.array([I64.min + 1, -1, 0, 1, 1_350_000_000 * 10**9 // {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}[unit]])
+    ticks = np.array(
+        [
+            I64.min + 1,
+            -1,
+            0,
+            1,
+            1_350_000_000 * 10**9 // {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}[unit],
+        ]
+    )
     s = pd.Series(ticks.view(f"M8[{unit}]")).dt.tz_localize("UTC").dt.tz_convert(tz)
-    (lo, lo_c), (hi, hi_c) = data.draw(aware_bound(), label="lo"), data.draw(aware_bound(), label="hi")
+    (lo, lo_c), (hi, hi_c) = (
+        data.draw(aware_bound(), label="lo"),
+        data.draw(aware_bound(), label="hi"),
+    )
     check(s, lo, hi, data.draw(st.sampled_from(MODES), label="inclusive"), lo_c and hi_c)
 
 
 def test_aware_bounds_at_clock_changes():
     """Both instants of a repeated wall time (fold) and the edges of a skipped one."""
-    s = pd.Series(pd.date_range("2020-10-24 23:00", periods=8, freq="30min", tz="UTC").tz_convert("Europe/Paris"))
+    s = pd.Series(
+        pd.date_range("2020-10-24 23:00", periods=8, freq="30min", tz="UTC").tz_convert(
+            "Europe/Paris"
+        )
+    )
     first = pd.Timestamp("2020-10-25 02:30").tz_localize("Europe/Paris", ambiguous=True)
     second = pd.Timestamp("2020-10-25 02:30").tz_localize("Europe/Paris", ambiguous=False)
-    for b in [first, second, first.to_pydatetime(), second.to_pydatetime(),
-              pd.Timestamp("2020-03-29 03:00", tz="Europe/Paris")]:
+    for b in [
+        first,
+        second,
+        first.to_pydatetime(),
+        second.to_pydatetime(),
+        pd.Timestamp("2020-03-29 03:00", tz="Europe/Paris"),
+    ]:
         for mode in MODES:
             check(s, b, None, mode)
             check(s, None, b, mode)
@@ -352,15 +532,18 @@ class _FixedOffset(dt.tzinfo):
         return "fixed"
 
 
-@pytest.mark.parametrize("offset, in_c", [
-    (dt.timedelta(hours=5, minutes=30), True),
-    (dt.timedelta(hours=-23, minutes=-59, microseconds=-999_999), True),
-    (dt.timedelta(hours=23, minutes=59, seconds=59, microseconds=999_999), True),
-    (dt.timedelta(days=1), False),   # datetime.utcoffset() refuses it: so do both paths
-    (dt.timedelta(days=-1), False),
-    (dt.timedelta(days=-2), False),
-    (None, False),                   # a naive datetime, by Python's rules
-])
+@pytest.mark.parametrize(
+    "offset, in_c",
+    [
+        (dt.timedelta(hours=5, minutes=30), True),
+        (dt.timedelta(hours=-23, minutes=-59, microseconds=-999_999), True),
+        (dt.timedelta(hours=23, minutes=59, seconds=59, microseconds=999_999), True),
+        (dt.timedelta(days=1), False),  # datetime.utcoffset() refuses it: so do both paths
+        (dt.timedelta(days=-1), False),
+        (dt.timedelta(days=-2), False),
+        (None, False),  # a naive datetime, by Python's rules
+    ],
+)
 def test_any_tzinfo_as_python_reads_it(offset, in_c):
     """The C path asks tzinfo.utcoffset(dt) itself: it must make the checks that
     dt.utcoffset() makes, and leave what they refuse to the Python path."""
@@ -373,19 +556,28 @@ def test_any_tzinfo_as_python_reads_it(offset, in_c):
 
 # ---- the call itself --------------------------------------------------------------
 
+
 def test_calls_take_the_c_path_and_match_the_reference():
     a = np.array(["1969-12-31T23:59:59.999999999", "1970-01-01", "2020-01-01", "NaT"], "M8[ns]")
-    for lo, hi in [(pd.Timestamp("1969-12-31 23:59:59.999999999"), None), (dt.date(1970, 1, 1), dt.datetime(2020, 1, 1)),
-                   (np.datetime64(-1, "us"), np.datetime64("2020", "Y")), (pd.NaT, None)]:
+    for lo, hi in [
+        (pd.Timestamp("1969-12-31 23:59:59.999999999"), None),
+        (dt.date(1970, 1, 1), dt.datetime(2020, 1, 1)),
+        (np.datetime64(-1, "us"), np.datetime64("2020", "Y")),
+        (pd.NaT, None),
+    ]:
         assert resolve(a, lo, hi)[0] == "c"
-        np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi), reference.filter_indexes(a, lo, hi))
+        np.testing.assert_array_equal(
+            simdfilter.filter_indexes(a, lo, hi), reference.filter_indexes(a, lo, hi)
+        )
 
 
 def test_every_float16_bound():
     """Every half (subnormals, infinities, NaNs of both signs): C reads its bits itself."""
     a = np.array([0.0, 1.0], np.float32)
     halves = np.arange(2**16, dtype=np.uint16).view(np.float16)
-    for h in halves[::7].tolist() + [halves[i] for i in (0, 1, 0x3ff, 0x400, 0x7bff, 0x7c00, 0x7c01, 0x8001, 0xfc00)]:
+    for h in halves[::7].tolist() + [
+        halves[i] for i in (0, 1, 0x3FF, 0x400, 0x7BFF, 0x7C00, 0x7C01, 0x8001, 0xFC00)
+    ]:
         h = np.float16(h)
         check(a, h, None, "both")
         check(a, None, h, "neither")

@@ -17,11 +17,19 @@ UNITS = ["s", "ms", "us", "ns"]
 
 def _ticks(ts, unit):
     """The UTC ticks of an aware pandas Timestamp in `unit`."""
-    return int(ts.tz_convert("UTC").tz_localize(None).to_datetime64().astype(f"M8[{unit}]").astype(np.int64))
+    return int(
+        ts.tz_convert("UTC")
+        .tz_localize(None)
+        .to_datetime64()
+        .astype(f"M8[{unit}]")
+        .astype(np.int64)
+    )
 
 
 def _pandas_mask(data_utc_ticks, unit, tz, lo, hi, inclusive):
-    s = pd.Series(np.asarray(data_utc_ticks, dtype=np.int64).view(f"M8[{unit}]")).dt.tz_localize("UTC")
+    s = pd.Series(np.asarray(data_utc_ticks, dtype=np.int64).view(f"M8[{unit}]")).dt.tz_localize(
+        "UTC"
+    )
     s = s.dt.tz_convert(tz)
     mask = np.ones(len(s), dtype=bool)  # Series.between takes no None
     if lo is not None:
@@ -74,7 +82,10 @@ def test_bounds_match_pandas(tz, unit, rng):
 def test_issue_example_utc():
     d = np.dtype("M8[us]")
     six = int(np.datetime64("2013-01-01T06:00", "us").astype(np.int64))
-    assert resolve(d, pd.Timestamp("2013-01-01 06:00", tz="UTC"), None, "both", tz="UTC") == (six, 2**63 - 1)
+    assert resolve(d, pd.Timestamp("2013-01-01 06:00", tz="UTC"), None, "both", tz="UTC") == (
+        six,
+        2**63 - 1,
+    )
     assert resolve(d, "2013-01-01 06:00+00:00", None, "both", tz="UTC") == (six, 2**63 - 1)
     assert resolve(d, "2013-01-01T06:00Z", None, "both", tz="UTC") == (six, 2**63 - 1)
     assert resolve(d, "2013-01-01 07:00+0100", None, "both", tz="UTC") == (six, 2**63 - 1)
@@ -122,7 +133,10 @@ def test_far_bounds_never_wrap():
     assert resolve(d, None, "1600-01-01T00:00-01:00", "both", tz="UTC") is None
     # The largest ns instant, written with an offset that takes it past the end.
     assert resolve(d, "2262-04-11T23:47:16.854775807-00:01", None, "both", tz="UTC") is None
-    assert resolve(d, None, "2262-04-11T23:47:16.854775807-00:01", "both", tz="UTC") == (-(2**63) + 1, 2**63 - 1)
+    assert resolve(d, None, "2262-04-11T23:47:16.854775807-00:01", "both", tz="UTC") == (
+        -(2**63) + 1,
+        2**63 - 1,
+    )
 
 
 def test_nat_bound_matches_nothing():
@@ -133,8 +147,15 @@ def test_nat_bound_matches_nothing():
     assert resolve(d, None, None, "both", tz="UTC") == (-(2**63) + 1, 2**63 - 1)
 
 
-@pytest.mark.parametrize("bound", [pd.Timestamp("2013-01-01"), dt.datetime(2013, 1, 1),
-                                   np.datetime64("2013-01-01T00:00"), dt.date(2013, 1, 1)])
+@pytest.mark.parametrize(
+    "bound",
+    [
+        pd.Timestamp("2013-01-01"),
+        dt.datetime(2013, 1, 1),
+        np.datetime64("2013-01-01T00:00"),
+        dt.date(2013, 1, 1),
+    ],
+)
 def test_naive_bound_on_aware_data_is_a_type_error(bound):
     s = pd.Series(pd.to_datetime(["2013-01-01 05:00"])).dt.tz_localize("UTC")
     with pytest.raises(TypeError, match="Invalid comparison"):
@@ -145,9 +166,15 @@ def test_naive_bound_on_aware_data_is_a_type_error(bound):
         resolve(np.dtype("M8[us]"), None, bound, "both", tz="Europe/Paris")
 
 
-@pytest.mark.parametrize("bound", [pd.Timestamp("2013-01-01", tz="UTC"),
-                                   dt.datetime(2013, 1, 1, tzinfo=dt.timezone.utc),
-                                   "2013-01-01 06:00+00:00", "2013-01-01T06:00Z"])
+@pytest.mark.parametrize(
+    "bound",
+    [
+        pd.Timestamp("2013-01-01", tz="UTC"),
+        dt.datetime(2013, 1, 1, tzinfo=dt.timezone.utc),
+        "2013-01-01 06:00+00:00",
+        "2013-01-01T06:00Z",
+    ],
+)
 def test_aware_bound_on_naive_data_is_a_type_error(bound):
     s = pd.Series(pd.to_datetime(["2013-01-01 05:00"]))
     with pytest.raises(TypeError, match="Invalid comparison"):
@@ -168,7 +195,9 @@ def test_skipped_and_repeated_wall_times_are_refused(bound):
     with pytest.raises(ValueError, match="ambiguous|does not exist"):
         resolve(np.dtype("M8[us]"), bound, None, "both", tz="Europe/Paris")
     # With an offset, either reading is explicit.
-    assert resolve(np.dtype("M8[us]"), bound + "+01:00", None, "both", tz="Europe/Paris") is not None
+    assert (
+        resolve(np.dtype("M8[us]"), bound + "+01:00", None, "both", tz="Europe/Paris") is not None
+    )
 
 
 def test_other_errors():

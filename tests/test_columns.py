@@ -25,6 +25,7 @@ INCLUSIVE = ("both", "left", "right", "neither")
 
 # -- The examples and the wrong answers that motivated reading columns in place ----------
 
+
 def test_examples():
     r = simdfilter.filter_indexes(pa.array([5, None, 7, 12], pa.int32()), 5, 10)
     assert r.dtype == np.uint32 and r.tolist() == [0, 2]
@@ -70,8 +71,21 @@ def test_integers_beyond_2_53_are_exact(kernel):
 
 ZONES = (None, "UTC", "Europe/Paris", "+01:00")
 ARROW_TYPES = (
-    [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32(),
-     pa.uint64(), pa.float32(), pa.float64(), pa.bool_(), pa.date32(), pa.date64()]
+    [
+        pa.int8(),
+        pa.int16(),
+        pa.int32(),
+        pa.int64(),
+        pa.uint8(),
+        pa.uint16(),
+        pa.uint32(),
+        pa.uint64(),
+        pa.float32(),
+        pa.float64(),
+        pa.bool_(),
+        pa.date32(),
+        pa.date64(),
+    ]
     + [pa.timestamp(u, tz) for u in ("s", "ms", "us", "ns") for tz in ZONES]
     + [pa.duration(u) for u in ("s", "ms", "us", "ns")]
     + [pa.time32("s"), pa.time32("ms"), pa.time64("us"), pa.time64("ns")]
@@ -86,11 +100,15 @@ def _storage(t, n, rng):
     if pa.types.is_boolean(t):
         return rng.random(n) < 0.5
     if pa.types.is_floating(t):
-        f = rng.choice(np.array([-3.5, -1.0, 0.0, -0.0, 0.5, 1.0, 2.25, 7.0, np.nan, np.inf, -np.inf]), n)
+        f = rng.choice(
+            np.array([-3.5, -1.0, 0.0, -0.0, 0.5, 1.0, 2.25, 7.0, np.nan, np.inf, -np.inf]), n
+        )
         return f.astype(t.to_pandas_dtype())
     if pa.types.is_integer(t):
         info = np.iinfo(t.to_pandas_dtype())
-        special = np.array([info.min, info.min + 1, 0, 1, 2, 3, 5, 9, info.max - 1, info.max], dtype=object)
+        special = np.array(
+            [info.min, info.min + 1, 0, 1, 2, 3, 5, 9, info.max - 1, info.max], dtype=object
+        )
         return np.array(rng.choice(special, n), dtype=t.to_pandas_dtype())
     if pa.types.is_date32(t):
         return rng.integers(15000, 15040, n).astype(np.int32)
@@ -163,8 +181,9 @@ def _bounds(t, col_values, rng):
     for _ in range(3):
         if not picks:
             break
-        a, b = sorted([picks[int(rng.integers(len(picks)))], picks[int(rng.integers(len(picks)))]],
-                      key=_key)
+        a, b = sorted(
+            [picks[int(rng.integers(len(picks)))], picks[int(rng.integers(len(picks)))]], key=_key
+        )
         out.append((a, b))
         out.append((a, None) if rng.random() < 0.5 else (None, b))
     if pa.types.is_integer(t) and picks:
@@ -222,9 +241,13 @@ def _timestamps_raw(arr):
 def _inputs(t, arr, rng):
     """The column as every kind of input that holds it."""
     chunked = _chunked(arr, rng)
-    out = [("pyarrow.Array", arr), ("pyarrow.ChunkedArray", chunked),
-           ("capsule array", CArray(arr)), ("capsule stream", CStream(chunked)),
-           ("pandas ArrowDtype", pd.Series(pd.arrays.ArrowExtensionArray(chunked)))]
+    out = [
+        ("pyarrow.Array", arr),
+        ("pyarrow.ChunkedArray", chunked),
+        ("capsule array", CArray(arr)),
+        ("capsule stream", CStream(chunked)),
+        ("pandas ArrowDtype", pd.Series(pd.arrays.ArrowExtensionArray(chunked))),
+    ]
     try:
         out.append(("polars", pl.from_arrow(chunked)))
     except Exception as exc:  # a type Polars cannot hold: say so, test the rest
@@ -289,8 +312,19 @@ def test_arrow_types_long_columns(t, rng):
 
 # -- pandas nullable and tz-aware columns, numpy.ma ------------------------------------
 
-MASKED = ["Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",
-          "Float32", "Float64", "boolean"]
+MASKED = [
+    "Int8",
+    "Int16",
+    "Int32",
+    "Int64",
+    "UInt8",
+    "UInt16",
+    "UInt32",
+    "UInt64",
+    "Float32",
+    "Float64",
+    "boolean",
+]
 
 
 def _masked_parts(name, n, density, rng):
@@ -309,9 +343,11 @@ def test_pandas_masked_and_numpy_ma(name, density, rng):
         off = int(rng.integers(0, 9))
         arr = pd.array(data, dtype=name)
         arr = type(arr)(data, mask)  # the values under NA stay random
-        cols = [("pandas " + name, pd.Series(arr)[off:]),
-                ("pandas array " + name, arr[off:]),
-                ("numpy.ma", np.ma.MaskedArray(data, mask)[off:])]
+        cols = [
+            ("pandas " + name, pd.Series(arr)[off:]),
+            ("pandas array " + name, arr[off:]),
+            ("numpy.ma", np.ma.MaskedArray(data, mask)[off:]),
+        ]
         picks = [v for v, m in zip(data.tolist(), mask) if not m] or [0]
         for label, col in cols:
             for _ in range(3):
@@ -322,7 +358,9 @@ def test_pandas_masked_and_numpy_ma(name, density, rng):
 
 @pytest.mark.parametrize("density", DENSITIES)
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
-@pytest.mark.parametrize("tz", ["UTC", "Europe/Paris", dt.timezone(dt.timedelta(hours=-5))], ids=str)
+@pytest.mark.parametrize(
+    "tz", ["UTC", "Europe/Paris", dt.timezone(dt.timedelta(hours=-5))], ids=str
+)
 def test_pandas_tz_aware(unit, tz, density, rng):
     t = pa.timestamp(unit)
     for n in (int(rng.integers(0, 40)), int(rng.integers(40, 300))):
@@ -349,7 +387,11 @@ def test_wall_time_strings_on_aware_columns_as_pandas():
     s = pd.to_datetime(pd.Series(["2013-01-01 05:00:00+00:00", "2013-01-01 06:00:00+00:00", None]))
     s = s.dt.tz_convert("Europe/Paris")
     # 06:30 in Paris is 05:30 UTC.
-    assert simdfilter.filter_indexes(s, "2013-01-01 06:30", None).tolist() == _between(s, "2013-01-01 06:30", None) == [1]
+    assert (
+        simdfilter.filter_indexes(s, "2013-01-01 06:30", None).tolist()
+        == _between(s, "2013-01-01 06:30", None)
+        == [1]
+    )
     assert simdfilter.filter_indexes(s, "2013-01-01 06:30+00:00", None).tolist() == []
     v = simdfilter.filter_values(s, None, None)
     assert v.dtype == np.dtype(f"M8[{s.dtype.unit}]")  # the UTC instants, naive
@@ -358,8 +400,10 @@ def test_wall_time_strings_on_aware_columns_as_pandas():
     np.testing.assert_array_equal(v, np.array(["2013-01-01T05:00", "2013-01-01T06:00"], v.dtype))
 
 
-@pytest.mark.parametrize("bound", [pd.Timestamp("2013-01-01"), dt.datetime(2013, 1, 1),
-                                   np.datetime64("2013-01-01T00:00")])
+@pytest.mark.parametrize(
+    "bound",
+    [pd.Timestamp("2013-01-01"), dt.datetime(2013, 1, 1), np.datetime64("2013-01-01T00:00")],
+)
 def test_naive_bound_on_aware_columns_is_a_type_error(bound):
     s = pd.to_datetime(pd.Series(["2013-01-01 05:00:00+00:00"]))
     with pytest.raises(TypeError):
@@ -370,9 +414,14 @@ def test_naive_bound_on_aware_columns_is_a_type_error(bound):
             simdfilter.filter_indexes(col, bound, None)
 
 
-@pytest.mark.parametrize("bound", [pd.Timestamp("2013-01-01", tz="UTC"),
-                                   dt.datetime(2013, 1, 1, tzinfo=dt.timezone.utc),
-                                   "2013-01-01 06:00+00:00"])
+@pytest.mark.parametrize(
+    "bound",
+    [
+        pd.Timestamp("2013-01-01", tz="UTC"),
+        dt.datetime(2013, 1, 1, tzinfo=dt.timezone.utc),
+        "2013-01-01 06:00+00:00",
+    ],
+)
 def test_aware_bound_on_naive_columns_is_a_type_error(bound):
     s = pd.to_datetime(pd.Series(["2013-01-01 05:00"]))
     with pytest.raises(TypeError):
@@ -384,6 +433,7 @@ def test_aware_bound_on_naive_columns_is_a_type_error(bound):
 
 
 # -- What is refused --------------------------------------------------------------------
+
 
 class _UserType(pa.ExtensionType):
     def __init__(self):
@@ -399,12 +449,20 @@ class _UserType(pa.ExtensionType):
 
 def _unsupported_arrow():
     return [
-        pa.array(["a", None]), pa.array(["a"], pa.large_string()), pl.Series(["a", None]),
-        pa.array(["a", "b", "a"]).dictionary_encode(), pl.Series(["a", "b"]).cast(pl.Categorical),
-        pa.array([decimal.Decimal("1.5")]), pl.Series([1.5]).cast(pl.Decimal(10, 2)),
-        pa.array([[1, 2]]), pa.array([{"x": 1}]), pl.Series([[1, 2]]),
-        pa.array(np.array([1, 2], np.float16)), pa.ExtensionArray.from_storage(_UserType(), pa.array([1])),
-        pa.nulls(3), pa.array([(1, 2, 3)], pa.month_day_nano_interval()),
+        pa.array(["a", None]),
+        pa.array(["a"], pa.large_string()),
+        pl.Series(["a", None]),
+        pa.array(["a", "b", "a"]).dictionary_encode(),
+        pl.Series(["a", "b"]).cast(pl.Categorical),
+        pa.array([decimal.Decimal("1.5")]),
+        pl.Series([1.5]).cast(pl.Decimal(10, 2)),
+        pa.array([[1, 2]]),
+        pa.array([{"x": 1}]),
+        pl.Series([[1, 2]]),
+        pa.array(np.array([1, 2], np.float16)),
+        pa.ExtensionArray.from_storage(_UserType(), pa.array([1])),
+        pa.nulls(3),
+        pa.array([(1, 2, 3)], pa.month_day_nano_interval()),
         pd.Series(["a"], dtype=pd.ArrowDtype(pa.string())),
     ]
 
@@ -412,23 +470,34 @@ def _unsupported_arrow():
 @pytest.mark.parametrize("col", _unsupported_arrow(), ids=lambda c: f"{type(c).__name__}")
 def test_unsupported_arrow_types_raise(col):
     for f in (simdfilter.filter_indexes, simdfilter.filter_values, simdfilter.count_in_range):
-        with pytest.raises(TypeError, match="int8.*uint64.*float32.*bool.*date32.*timestamp.*duration.*time64"):
+        with pytest.raises(
+            TypeError, match="int8.*uint64.*float32.*bool.*date32.*timestamp.*duration.*time64"
+        ):
             f(col, 0, 1)
     with pytest.raises(TypeError):
         simdfilter.filter_indexes(CArray(pa.array(["a"])), 0, 1)
 
 
-@pytest.mark.parametrize("col", [
-    pd.Series(["a", "b"], dtype=object), pd.Series(pd.period_range("2000", periods=2)),
-    pd.Series(pd.interval_range(0, 2)), pd.Series(["a"], dtype="category"),
-    pd.Series([1, 2], dtype="category"), pd.Series(["a"], dtype="string"), pd.Series(["a"])],
-    ids=lambda s: str(s.dtype))
+@pytest.mark.parametrize(
+    "col",
+    [
+        pd.Series(["a", "b"], dtype=object),
+        pd.Series(pd.period_range("2000", periods=2)),
+        pd.Series(pd.interval_range(0, 2)),
+        pd.Series(["a"], dtype="category"),
+        pd.Series([1, 2], dtype="category"),
+        pd.Series(["a"], dtype="string"),
+        pd.Series(["a"]),
+    ],
+    ids=lambda s: str(s.dtype),
+)
 def test_unsupported_pandas_columns_raise(col):
     with pytest.raises(TypeError, match="supports|reads Arrow arrays of int8"):
         simdfilter.filter_indexes(col, 0, 1)
 
 
 # -- Capsules released, nothing copied ---------------------------------------------------
+
 
 class FreshArray:
     """Exports a new pyarrow array on every call: an unreleased export keeps its
@@ -454,14 +523,18 @@ class FreshStream:
 
 def _calls(col):
     """Successful calls and failing ones, some failing after the capsule is read."""
-    ok = [lambda: simdfilter.filter_indexes(col, 2, 900),
-          lambda: simdfilter.filter_values(col, None, 500),
-          lambda: simdfilter.count_in_range(col, 3, 3)]
-    bad = [lambda: simdfilter.filter_indexes(col, "not a bound", None),
-           lambda: simdfilter.filter_indexes(col, 1, 2, inclusive="sideways"),
-           lambda: simdfilter.filter_values(col, dt.date(2013, 1, 1), None),
-           lambda: simdfilter.filter_indexes(col, 1, 2, out=np.empty(2, np.uint32)),
-           lambda: simdfilter.filter_indexes(col, 1, 2, out=np.empty(5000, np.float64))]
+    ok = [
+        lambda: simdfilter.filter_indexes(col, 2, 900),
+        lambda: simdfilter.filter_values(col, None, 500),
+        lambda: simdfilter.count_in_range(col, 3, 3),
+    ]
+    bad = [
+        lambda: simdfilter.filter_indexes(col, "not a bound", None),
+        lambda: simdfilter.filter_indexes(col, 1, 2, inclusive="sideways"),
+        lambda: simdfilter.filter_values(col, dt.date(2013, 1, 1), None),
+        lambda: simdfilter.filter_indexes(col, 1, 2, out=np.empty(2, np.uint32)),
+        lambda: simdfilter.filter_indexes(col, 1, 2, out=np.empty(5000, np.float64)),
+    ]
     return ok, bad
 
 
@@ -538,13 +611,21 @@ def test_no_copy_of_the_values():
     n = 10_000_000
     rng = np.random.default_rng(11)
     valid = rng.random(n) >= 0.1
-    arr = pa.Array.from_buffers(pa.float64(), n, [pa.py_buffer(np.packbits(valid, bitorder="little")),
-                                                   pa.py_buffer(rng.random(n))])
-    cols = [("pyarrow", arr), ("chunked", pa.chunked_array([arr.slice(0, 3), arr.slice(3)])),
-            ("polars", pl.from_arrow(arr))]
+    arr = pa.Array.from_buffers(
+        pa.float64(),
+        n,
+        [pa.py_buffer(np.packbits(valid, bitorder="little")), pa.py_buffer(rng.random(n))],
+    )
+    cols = [
+        ("pyarrow", arr),
+        ("chunked", pa.chunked_array([arr.slice(0, 3), arr.slice(3)])),
+        ("polars", pl.from_arrow(arr)),
+    ]
     masked = pd.array(rng.integers(0, 100, n), dtype="Int64")
-    cols += [("pandas Int64", pd.Series(masked)),
-             ("numpy.ma", np.ma.MaskedArray(rng.random(n), mask=~valid))]
+    cols += [
+        ("pandas Int64", pd.Series(masked)),
+        ("numpy.ma", np.ma.MaskedArray(rng.random(n), mask=~valid)),
+    ]
     out = np.empty(n, dtype=np.uint32)
     for label, col in cols:
         lo, hi = (25, 50) if label == "pandas Int64" else (0.25, 0.5)

@@ -98,8 +98,19 @@ def scheduler(request):
 
 # ---- data ------------------------------------------------------------------
 
-NUMERIC = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-           "float32", "float64"]
+NUMERIC = [
+    "bool",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float32",
+    "float64",
+]
 TIME = ["M8[ns]", "M8[s]", "m8[ms]"]
 
 
@@ -114,7 +125,7 @@ def _data(rng, dtype, n):
         a = (rng.standard_normal(n) * 100).astype(dtype)
         a[rng.integers(0, n, max(1, n // 50))] = np.nan
         return a
-    a = rng.integers(-(10**6), 10**6, n).astype(f"i8").view(dtype)
+    a = rng.integers(-(10**6), 10**6, n).astype("i8").view(dtype)
     a[rng.integers(0, n, max(1, n // 50))] = np.array("NaT", dtype=dtype)
     return a
 
@@ -139,11 +150,14 @@ def _check_arrays(cases):
     for x, a, lo, hi, inclusive in cases:
         idx = sfd.filter_indexes(x, lo, hi, inclusive=inclusive)
         assert idx.dtype == np.int64 and idx.ndim == 1
-        lazy += [idx, sfd.filter_values(x, lo, hi, inclusive=inclusive),
-                 sfd.count_in_range(x, lo, hi, inclusive=inclusive)]
+        lazy += [
+            idx,
+            sfd.filter_values(x, lo, hi, inclusive=inclusive),
+            sfd.count_in_range(x, lo, hi, inclusive=inclusive),
+        ]
     results = dask.compute(*lazy)
     for i, (x, a, lo, hi, inclusive) in enumerate(cases):
-        idx, values, count = results[3 * i:3 * i + 3]
+        idx, values, count = results[3 * i : 3 * i + 3]
         want, want_values = _expect(a, lo, hi, inclusive)
         assert idx.dtype == np.int64
         np.testing.assert_array_equal(idx, want)
@@ -188,12 +202,27 @@ def _reversed(b):
     return b[::-1, ::-1].copy()[::-1, ::-1]
 
 
-LAYOUTS = {"fortran": _fortran, "strided": _strided, "byteswapped": _byteswapped, "reversed": _reversed}
+LAYOUTS = {
+    "fortran": _fortran,
+    "strided": _strided,
+    "byteswapped": _byteswapped,
+    "reversed": _reversed,
+}
 
 
 def _layout_flags(b):
-    return np.array([[(b.flags.f_contiguous and not b.flags.c_contiguous, not b.flags.contiguous,
-                       not b.dtype.isnative, b.strides[0] < 0)]])
+    return np.array(
+        [
+            [
+                (
+                    b.flags.f_contiguous and not b.flags.c_contiguous,
+                    not b.flags.contiguous,
+                    not b.dtype.isnative,
+                    b.strides[0] < 0,
+                )
+            ]
+        ]
+    )
 
 
 def test_chunk_layouts(rng, thorough):
@@ -206,7 +235,9 @@ def test_chunk_layouts(rng, thorough):
             a = _data(rng, dtype, 60 * 70).reshape(60, 70)
             lo, hi = _bounds(a, rng)
             # Chunked along both axes (blocks of one band interleave in C order), or not.
-            for chunks in [(20, 30), (25, 70)] + ([(7, 9)] if thorough and dtype == dtypes[i] else []):
+            for chunks in [(20, 30), (25, 70)] + (
+                [(7, 9)] if thorough and dtype == dtypes[i] else []
+            ):
                 base = da.from_array(a, chunks=chunks)
                 dtype_out = a.dtype.newbyteorder() if layout == "byteswapped" else a.dtype
                 x = base.map_blocks(make, dtype=dtype_out)
@@ -224,8 +255,10 @@ def test_three_dims_and_edge_shapes(rng, thorough):
     cases = [(x, a, 20, 60, inclusive) for inclusive in (INCLUSIVE if thorough else ["left"])]
     cases.append((x.transpose(2, 0, 1), a.transpose(2, 0, 1), 20, 60, "both"))
     zero_d = np.array(5.0)
-    cases += [(da.from_array(zero_d), zero_d.reshape(1), 0, 10, "both"),
-              (da.from_array(zero_d), zero_d.reshape(1), 6, 10, "both")]
+    cases += [
+        (da.from_array(zero_d), zero_d.reshape(1), 0, 10, "both"),
+        (da.from_array(zero_d), zero_d.reshape(1), 6, 10, "both"),
+    ]
     e = np.empty((0, 3), dtype=np.int32)
     cases.append((da.from_array(e), e, 0, 10, "both"))
     b = np.arange(10, dtype=np.int64)
@@ -236,11 +269,20 @@ def test_three_dims_and_edge_shapes(rng, thorough):
 def test_bound_semantics_match_core(rng):
     a = _data(rng, "uint32", 5000)
     x = da.from_array(a, chunks=999)
-    cases = [(x, a, lo, hi, "both")
-             for lo, hi in [(-1, 2**70), (1.5, 3e9), (2**32, None), (7, 3), (float("nan"), 5)]]
+    cases = [
+        (x, a, lo, hi, "both")
+        for lo, hi in [(-1, 2**70), (1.5, 3e9), (2**32, None), (7, 3), (float("nan"), 5)]
+    ]
     t = np.arange("2020-01-01", "2020-03-01", dtype="M8[D]").astype("M8[s]")
-    cases.append((da.from_array(t, chunks=17), t, "2020-01-10T00:00:00.5",
-                  pd.Timestamp("2020-02-03"), "both"))
+    cases.append(
+        (
+            da.from_array(t, chunks=17),
+            t,
+            "2020-01-10T00:00:00.5",
+            pd.Timestamp("2020-02-03"),
+            "both",
+        )
+    )
     _check_arrays(cases)
 
 
@@ -278,8 +320,9 @@ def test_unknown_chunk_sizes():
     assert int(count) == 33
     with pytest.raises(ValueError, match="compute_chunk_sizes"):
         sfd.filter_indexes(y, 100, 200)
-    np.testing.assert_array_equal(sfd.filter_indexes(y.compute_chunk_sizes(), 100, 200).compute(),
-                                  np.arange(33) + 34)
+    np.testing.assert_array_equal(
+        sfd.filter_indexes(y.compute_chunk_sizes(), 100, 200).compute(), np.arange(33) + 34
+    )
 
 
 def test_index_dtypes_and_errors():
@@ -295,8 +338,9 @@ def test_index_dtypes_and_errors():
         sfd.filter_indexes(x, 1, 2, index_dtype=np.int32)
     # Lazy: nothing of the 2**32 + 1 elements is ever made.
     with pytest.raises(ValueError, match="uint32"):
-        sfd.filter_indexes(da.zeros(2**32 + 1, dtype=np.uint8, chunks=2**30), 0, 0,
-                           index_dtype=np.uint32)
+        sfd.filter_indexes(
+            da.zeros(2**32 + 1, dtype=np.uint8, chunks=2**30), 0, 0, index_dtype=np.uint32
+        )
     # Raised when the graph is built, not at compute time.
     with pytest.raises(ValueError, match="inclusive"):
         sfd.count_in_range(x, 1, 2, inclusive="all")
@@ -318,7 +362,9 @@ def test_positions_past_2_32_through_the_chunk_function():
 def test_ran_on_the_cluster(scheduler):
     if scheduler is None:
         pytest.skip("the synchronous scheduler runs tasks in this process (checked on the cluster)")
-    before = sum(v for k, v in scheduler.sf_counter.done.items() if k.startswith("sf-chunk-indexes"))
+    before = sum(
+        v for k, v in scheduler.sf_counter.done.items() if k.startswith("sf-chunk-indexes")
+    )
     x = da.ones((30, 30), chunks=(10, 10), dtype=np.int32)
     assert sfd.filter_indexes(x, 1, 1).compute().size == 900
     after = sum(v for k, v in scheduler.sf_counter.done.items() if k.startswith("sf-chunk-indexes"))
@@ -386,16 +432,16 @@ def test_series_verbs_equal_pandas(frame, thorough):
 
 
 ODD_BOUNDS = [
-    ("float32", 0.1, 50.3),            # NumPy casts a Python float to float32 first
+    ("float32", 0.1, 50.3),  # NumPy casts a Python float to float32 first
     ("float32", np.float64(0.1), 50),  # ... but not a float64 scalar
-    ("int64", -(2.0**62), 2.0**62),    # int64 compared as float64 by NumPy
+    ("int64", -(2.0**62), 2.0**62),  # int64 compared as float64 by NumPy
     ("uint8", -1, 300),
     ("uint64", -1, 2**64),
     ("bool", 0.5, 1),
     ("M8[s]", "1970-01-01T00:00:00.5", "1970-01-05"),
     ("M8[ns]", np.datetime64("1969-12-31T23:59:59"), pd.Timestamp("1970-01-01T00:00:00.0001")),
     ("m8[ms]", pd.Timedelta("-3s"), "10 minutes"),
-    ("float64", None, 10.0),           # pandas: a None bound matches nothing
+    ("float64", None, 10.0),  # pandas: a None bound matches nothing
     ("float64", float("nan"), 10.0),
     ("int32", 10, -10),
 ]
@@ -417,8 +463,9 @@ def test_between_float32_near_bound():
     # (hence pandas) casts the bound 0.1 to float32 first and calls it equal.
     ps = pd.Series(np.array([0.1, 0.2, 0.05], dtype=np.float32), name="f")
     s = dd.from_pandas(ps, npartitions=2)
-    pd.testing.assert_series_equal(s.sf.between(0.0, 0.1).compute(), ps.between(0.0, 0.1),
-                                   check_exact=True)
+    pd.testing.assert_series_equal(
+        s.sf.between(0.0, 0.1).compute(), ps.between(0.0, 0.1), check_exact=True
+    )
     assert ps.between(0.0, 0.1).tolist() == [True, False, True]
 
 
@@ -449,9 +496,15 @@ def test_frame_filter_is_a_conjunction(frame):
     got = ddf.sf.filter(**ranges)
     assert list(got._meta.columns) == list(pdf.columns)
     assert (got._meta.dtypes == pdf.dtypes).all()
-    want = pdf[(pdf["int32"] >= ranges["int32"][0]) & pdf["float64"].between(-50.0, 80.0)
-               & (pdf["Int64"] <= 20).fillna(False) & (pdf["tz"] >= ranges["tz"][0])]
-    got2 = ddf.sf.filter(inclusive="neither", uint16=(1000, 40000), **{"M8[ns]": ("1970-01-01", None)})
+    want = pdf[
+        (pdf["int32"] >= ranges["int32"][0])
+        & pdf["float64"].between(-50.0, 80.0)
+        & (pdf["Int64"] <= 20).fillna(False)
+        & (pdf["tz"] >= ranges["tz"][0])
+    ]
+    got2 = ddf.sf.filter(
+        inclusive="neither", uint16=(1000, 40000), **{"M8[ns]": ("1970-01-01", None)}
+    )
     want2 = pdf[pdf["uint16"].between(1000, 40000, "neither") & (pdf["M8[ns]"] > "1970-01-01")]
     r1, count, r2, everything = dask.compute(got, ddf.sf.count(**ranges), got2, ddf.sf.filter())
     pd.testing.assert_frame_equal(r1, want, check_exact=True)
@@ -486,7 +539,9 @@ def test_import_error_without_dask(fresh_python):
     """)
     out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert "ImportError:" in out.stdout and "'dask'" in out.stdout and "simdfilter[dask]" in out.stdout
+    assert (
+        "ImportError:" in out.stdout and "'dask'" in out.stdout and "simdfilter[dask]" in out.stdout
+    )
 
 
 # ---- a worker dies mid-computation -------------------------------------------
@@ -497,16 +552,22 @@ def _slow_scrambled(block, block_info=None):
     # slow so that the computation is surely still running when a worker dies.
     time.sleep(0.05)
     start = block_info[0]["array-location"][0][0]
-    return (np.arange(start, start + block.shape[0], dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
+    return (np.arange(start, start + block.shape[0], dtype=np.uint64) * 2654435761 % 2**32).astype(
+        np.uint32
+    )
 
 
 @pytest.mark.slow
 def test_worker_killed_mid_computation(scheduler):
     if scheduler is None:
-        pytest.skip("fault tolerance is a property of the distributed scheduler (run on the cluster)")
+        pytest.skip(
+            "fault tolerance is a property of the distributed scheduler (run on the cluster)"
+        )
     client = scheduler
     n, nchunks = 100 * 4096, 100
-    x = da.zeros(n, chunks=n // nchunks, dtype=np.uint32).map_blocks(_slow_scrambled, dtype=np.uint32)
+    x = da.zeros(n, chunks=n // nchunks, dtype=np.uint32).map_blocks(
+        _slow_scrambled, dtype=np.uint32
+    )
     lo, hi = 2**31, 2**31 + 2**28
     want_data = (np.arange(n, dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
     want = np.flatnonzero((want_data >= lo) & (want_data <= hi))
@@ -563,12 +624,14 @@ def test_memmap_bigger_than_worker_memory(scheduler, tmp_path_factory):
         for s in range(0, n, chunk):
             part = np.arange(s, s + written, dtype=np.uint32)
             part *= np.uint32(2654435761)
-            m[s:s + written] = part
+            m[s : s + written] = part
         m.flush()
         del m
         lo, hi = 10**9, 2 * 10**9
         local = np.memmap(path, dtype=np.uint32, mode="r", shape=(n,))
-        want = sum(simdfilter.count_in_range(local[s:s + chunk], lo, hi) for s in range(0, n, chunk))
+        want = sum(
+            simdfilter.count_in_range(local[s : s + chunk], lo, hi) for s in range(0, n, chunk)
+        )
         del local
         assert want > 10**7
         limit = 768 * 2**20  # each worker: under a fifth of the file
@@ -581,7 +644,9 @@ def test_memmap_bigger_than_worker_memory(scheduler, tmp_path_factory):
             assert int(got) == want
             # No worker was killed or restarted for memory (or anything else).
             assert client.run(os.getpid) == pids
-            assert all(w["memory_limit"] == limit for w in client.scheduler_info()["workers"].values())
+            assert all(
+                w["memory_limit"] == limit for w in client.scheduler_info()["workers"].values()
+            )
         _close(cluster)
     finally:
         if os.path.exists(path):

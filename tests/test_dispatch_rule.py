@@ -31,14 +31,27 @@ def cpu_kinds():
 KINDS = cpu_kinds()
 ISA = {name: arch for name, arch, _, _ in cbuild.SETUP.isa_table(str(cbuild.ROOT))}
 # The benchmark-only variants (dispatch.c's SF_VARIANTS), each runs where its base does.
-VARIANTS = {"sse41_dense": "sse41", "avx2_dense": "avx2", "avx512_zen4_dense": "avx512_zen4",
-            "avx512_dense": "avx512"}
+VARIANTS = {
+    "sse41_dense": "sse41",
+    "avx2_dense": "avx2",
+    "avx512_zen4_dense": "avx512_zen4",
+    "avx512_dense": "avx512",
+}
 
 
 def test_the_table_names_the_cpus_the_issue_asks_for():
     names = " ".join(k[0] for k in KINDS)
-    for cpu in ["Nehalem", "Haswell", "Zen 3", "Zen 4", "Zen 5", "Sapphire Rapids", "Ice Lake",
-                "NEON only", "SVE"]:
+    for cpu in [
+        "Nehalem",
+        "Haswell",
+        "Zen 3",
+        "Zen 4",
+        "Zen 5",
+        "Sapphire Rapids",
+        "Ice Lake",
+        "NEON only",
+        "SVE",
+    ]:
         assert cpu in names, cpu
     assert {k[3] for k in KINDS} == set(ISA), "every kernel is some CPU's default"
 
@@ -81,10 +94,16 @@ def test_this_machine_follows_the_rule(fresh_python):
     if want in simdfilter.compiled_kernels():
         assert simdfilter.default_kernel() == want
     env = {k: v for k, v in os.environ.items() if k != "SIMDFILTER_KERNEL"}
-    out = subprocess.run([fresh_python, "-c",
-                          "import simdfilter; print(simdfilter.active_kernel())"],
-                         env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [fresh_python, "-c", "import simdfilter; print(simdfilter.active_kernel())"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == simdfilter.default_kernel()
     kinds = [k[0] for k in KINDS if k[1] == arch and set(k[2].split()) == set(features.split())]
-    print("this machine (%s, %s) is described by: %s; default %s"
-          % (arch, platform.processor() or "?", kinds or "no kind of tests/cpu_kinds.txt", want))
+    print(
+        "this machine (%s, %s) is described by: %s; default %s"
+        % (arch, platform.processor() or "?", kinds or "no kind of tests/cpu_kinds.txt", want)
+    )

@@ -29,14 +29,22 @@ def _env():
 
 @pytest.mark.slow  # about 10-15 s: two Sphinx builds from scratch
 def test_docs_build_without_warnings_and_their_examples_pass(tmp_path):
-    for module, what in (("sphinx", "sphinx"), ("numpydoc", "numpydoc"),
-                         ("pydata_sphinx_theme", "pydata-sphinx-theme"),
-                         ("myst_parser", "myst-parser")):
+    for module, what in (
+        ("sphinx", "sphinx"),
+        ("numpydoc", "numpydoc"),
+        ("pydata_sphinx_theme", "pydata-sphinx-theme"),
+        ("myst_parser", "myst-parser"),
+    ):
         pytest.importorskip(module, reason=f"{what} is not installed (pip install -e '.[docs]')")
     for module in ("pandas", "polars", "pyarrow", "dask.dataframe"):
         pytest.importorskip(module, reason=f"the guides' examples need {module}")
-    proc = subprocess.run(["sh", str(DOCS / "build.sh"), str(tmp_path)], env=_env(),
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        ["sh", str(DOCS / "build.sh"), str(tmp_path)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = tmp_path / "doctest" / "output.txt"
     failures = report.read_text() if report.exists() else ""
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n{failures}"
@@ -54,18 +62,40 @@ def test_the_c_guide_example_compiles_and_runs(tmp_path):
     csrc = ROOT / "csrc"
     exe = tmp_path / "years"
     # The scalar kernel alone: the build the guide shows first.
-    subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror",
-                    f"-I{csrc / 'include'}", f"-I{csrc}", str(DOCS / "examples" / "years.c"),
-                    *map(str, sorted((csrc / "lib").glob("*.c"))),
-                    str(csrc / "kernels" / "scalar.c"), "-pthread", "-lm", "-o", str(exe)],
-                   check=True, timeout=300)
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True,
-                         timeout=60).stdout
+    subprocess.run(
+        [
+            cc,
+            "-std=c11",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{csrc / 'include'}",
+            f"-I{csrc}",
+            str(DOCS / "examples" / "years.c"),
+            *map(str, sorted((csrc / "lib").glob("*.c"))),
+            str(csrc / "kernels" / "scalar.c"),
+            "-pthread",
+            "-lm",
+            "-o",
+            str(exe),
+        ],
+        check=True,
+        timeout=300,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True, timeout=60).stdout
     # What docs/guide/c.rst says it prints.
-    assert out == ("3 born 1982..2000: 0 5 7\n"
-                   "3 found by sf_execute: 0 5 7\n"
-                   "born 2000 or later: 3\n"
-                   "kernel: scalar\n")
-    assert out.splitlines()[:3] == [line.strip() for line in
-                                    (DOCS / "guide" / "c.rst").read_text().split("It prints::")[1]
-                                    .strip().splitlines()[:3]]
+    assert out == (
+        "3 born 1982..2000: 0 5 7\n"
+        "3 found by sf_execute: 0 5 7\n"
+        "born 2000 or later: 3\n"
+        "kernel: scalar\n"
+    )
+    assert out.splitlines()[:3] == [
+        line.strip()
+        for line in (DOCS / "guide" / "c.rst")
+        .read_text()
+        .split("It prints::")[1]
+        .strip()
+        .splitlines()[:3]
+    ]

@@ -11,8 +11,16 @@ import simdfilter
 from simdfilter import reference
 
 from agree import assert_all_agree
-from arrays import (KERNEL_DTYPES, MODES, NUMERIC_DTYPES, bound_strategy, data_strategy,
-                    dtype_id, edge_array, ordered_edge_values)
+from arrays import (
+    KERNEL_DTYPES,
+    MODES,
+    NUMERIC_DTYPES,
+    bound_strategy,
+    data_strategy,
+    dtype_id,
+    edge_array,
+    ordered_edge_values,
+)
 from conftest import KERNELS
 
 
@@ -22,7 +30,10 @@ from conftest import KERNELS
 def test_property_every_dtype_and_kernel(dtype, data):
     a = data.draw(data_strategy(dtype), label="values")
     off = data.draw(st.integers(0, 7), label="offset")
-    lo, hi = data.draw(bound_strategy(dtype), label="lo"), data.draw(bound_strategy(dtype), label="hi")
+    lo, hi = (
+        data.draw(bound_strategy(dtype), label="lo"),
+        data.draw(bound_strategy(dtype), label="hi"),
+    )
     inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
     buf = np.zeros(a.size + off, dtype=a.dtype)
     buf[off:] = a
@@ -40,7 +51,7 @@ def test_every_length_edges(kernel, dtype, rng):
     edge_bounds = ordered_edge_values(dtype)
     pairs = [(lo, hi) for lo in edge_bounds[:6] for hi in edge_bounds[:6]] + [(None, None)]
     for n in range(131):
-        a = buf[n % 9: n % 9 + n]
+        a = buf[n % 9 : n % 9 + n]
         for lo, hi in pairs[:: 1 + n % 5]:
             assert_all_agree(a, lo, hi)
 
@@ -74,8 +85,9 @@ def test_large_random(kernel, dtype, rng):
 @pytest.mark.parametrize("unit", ["D", "s", "ms", "ns"])
 def test_datetime64(kernel, unit):
     pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
-    days = np.array(["2019-12-31", "2020-01-01", "NaT", "2020-06-15", "2021-01-01", "1969-12-31"],
-                    dtype="M8[D]").astype(f"M8[{unit}]")
+    days = np.array(
+        ["2019-12-31", "2020-01-01", "NaT", "2020-06-15", "2021-01-01", "1969-12-31"], dtype="M8[D]"
+    ).astype(f"M8[{unit}]")
     a = np.concatenate([days] * 20)  # long enough for the vector loops
     bounds = [
         ("2020-01-01", "2020-12-31"),
@@ -98,9 +110,13 @@ def test_timedelta64(kernel):
     pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
     a = np.array([0, 1500, -1, np.iinfo(np.int64).min, 3_600_000], dtype="m8[ms]")
     a = np.concatenate([a] * 13)
-    for lo, hi in [(np.timedelta64(1, "s"), np.timedelta64(1, "h")), (0, 1500),
-                   (dt.timedelta(seconds=-1), pd.Timedelta("1h")), (np.timedelta64("NaT"), 0),
-                   (np.timedelta64(1, "us"), None)]:
+    for lo, hi in [
+        (np.timedelta64(1, "s"), np.timedelta64(1, "h")),
+        (0, 1500),
+        (dt.timedelta(seconds=-1), pd.Timedelta("1h")),
+        (np.timedelta64("NaT"), 0),
+        (np.timedelta64(1, "us"), None),
+    ]:
         for mode in MODES:
             assert_all_agree(a, lo, hi, mode)
 
@@ -109,20 +125,30 @@ def test_bool_bytes_other_than_0_and_1_are_true(kernel):
     raw = np.array([0, 1, 2, 255] * 40, np.uint8).view(np.bool_)
     assert simdfilter.count_in_range(raw, None, None) == raw.size
     np.testing.assert_array_equal(simdfilter.filter_indexes(raw, True, True), np.flatnonzero(raw))
-    np.testing.assert_array_equal(simdfilter.filter_indexes(raw, False, False), np.flatnonzero(~raw))
-    np.testing.assert_array_equal(simdfilter.filter_indexes(raw, True, True),
-                                  reference.filter_indexes(raw, True, True))
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(raw, False, False), np.flatnonzero(~raw)
+    )
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(raw, True, True), reference.filter_indexes(raw, True, True)
+    )
 
 
 def test_unsupported_dtypes_name_the_supported_ones():
-    for bad in [np.array([1 + 2j]), np.array(["a"]), np.array([None], dtype=object),
-                np.array([1], dtype=np.float16), np.zeros(2, dtype=[("a", "i4")])]:
+    for bad in [
+        np.array([1 + 2j]),
+        np.array(["a"]),
+        np.array([None], dtype=object),
+        np.array([1], dtype=np.float16),
+        np.zeros(2, dtype=[("a", "i4")]),
+    ]:
         with pytest.raises(TypeError, match="supports .*uint32"):
             simdfilter.filter_indexes(bad, 0, 1)
 
 
 def test_masked_elements_never_match_and_object_arrays_are_refused():
     # The mask is read, not ignored: a masked element never matches.
-    assert simdfilter.filter_indexes(np.ma.array([1, 2, 3, 4], mask=[0, 1, 0, 0]), 2, 3).tolist() == [2]
+    assert simdfilter.filter_indexes(
+        np.ma.array([1, 2, 3, 4], mask=[0, 1, 0, 0]), 2, 3
+    ).tolist() == [2]
     with pytest.raises(TypeError, match="Python objects"):
         simdfilter.filter_indexes(np.array([object()]), 0, 1)

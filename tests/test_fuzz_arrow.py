@@ -27,22 +27,44 @@ def test_fuzz_arrow(tmp_path_factory):
     cbuild.probe_libfuzzer(work)
     # The library build is test_c_harness.py's test_fuzz's (same flags, one cache).
     binary, _ = cbuild.build(
-        "clang", SETUP.normalize_arch(), work / "build", [TESTS_C / "fuzz_arrow.c"],
-        cflags=cbuild.FUZZ_CFLAGS, ldflags=cbuild.FUZZ_LDFLAGS,
-        cache_dir=cbuild.shared_cache_dir(tmp_path_factory))
+        "clang",
+        SETUP.normalize_arch(),
+        work / "build",
+        [TESTS_C / "fuzz_arrow.c"],
+        cflags=cbuild.FUZZ_CFLAGS,
+        ldflags=cbuild.FUZZ_LDFLAGS,
+        cache_dir=cbuild.shared_cache_dir(tmp_path_factory),
+    )
     corpus = work / "corpus"
     shutil.copytree(TESTS_C / "corpus_arrow", corpus)
     artifacts = work / "artifacts"
     artifacts.mkdir()
-    cmd = [binary, "-max_total_time=%d" % FUZZ_SECONDS, "-timeout=20", "-rss_limit_mb=2048",
-           "-max_len=512", "-print_final_stats=1", "-seed=%d" % SEED,
-           "-artifact_prefix=%s/" % artifacts, corpus]
+    cmd = [
+        binary,
+        "-max_total_time=%d" % FUZZ_SECONDS,
+        "-timeout=20",
+        "-rss_limit_mb=2048",
+        "-max_len=512",
+        "-print_final_stats=1",
+        "-seed=%d" % SEED,
+        "-artifact_prefix=%s/" % artifacts,
+        corpus,
+    ]
     r = run(cmd, timeout=FUZZ_SECONDS + 300, env=SANITIZER_ENV)
     crashes = sorted(artifacts.iterdir())
     if r.returncode or crashes:
-        pytest.fail("fuzzing the Arrow import found a problem (exit %d, seed %d); inputs saved: "
-                    "%s\n$ %s\n%s" % (r.returncode, SEED, [str(c) for c in crashes],
-                                      " ".join(map(str, cmd)), r.stdout[-30000:]), pytrace=False)
+        pytest.fail(
+            "fuzzing the Arrow import found a problem (exit %d, seed %d); inputs saved: "
+            "%s\n$ %s\n%s"
+            % (
+                r.returncode,
+                SEED,
+                [str(c) for c in crashes],
+                " ".join(map(str, cmd)),
+                r.stdout[-30000:],
+            ),
+            pytrace=False,
+        )
     done = re.search(r"Done (\d+) runs", r.stdout)
     assert done and int(done.group(1)) > 0, r.stdout[-5000:]
     print("fuzzing the Arrow import: %s runs in %ss" % (done.group(1), FUZZ_SECONDS))

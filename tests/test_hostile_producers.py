@@ -21,16 +21,17 @@ import simdfilter as sf
 pa = pytest.importorskip("pyarrow")
 
 
-
 def run_python(python, code, timeout=120):
     """Run code in a fresh interpreter (a crash must not take the test run down):
     `python` is the fresh_python fixture, this Python's own command (under qemu,
     a launcher through the emulator)."""
-    return subprocess.run([python, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [python, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 # ---- the C data interface in ctypes ---------------------------------------------------
+
 
 class ArrowSchema(ctypes.Structure):
     pass
@@ -47,24 +48,44 @@ class ArrowArrayStream(ctypes.Structure):
 SchemaRelease = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))
 ArrayRelease = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))
 StreamRelease = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
-GetSchema = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
-                             ctypes.POINTER(ArrowSchema))
-GetNext = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
-                           ctypes.POINTER(ArrowArray))
+GetSchema = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowSchema)
+)
+GetNext = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowArray)
+)
 GetLastError = ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.POINTER(ArrowArrayStream))
 
 ArrowSchema._fields_ = [
-    ("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_char_p),
-    ("flags", ctypes.c_int64), ("n_children", ctypes.c_int64), ("children", ctypes.c_void_p),
-    ("dictionary", ctypes.c_void_p), ("release", SchemaRelease), ("private_data", ctypes.c_void_p)]
+    ("format", ctypes.c_char_p),
+    ("name", ctypes.c_char_p),
+    ("metadata", ctypes.c_char_p),
+    ("flags", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("children", ctypes.c_void_p),
+    ("dictionary", ctypes.c_void_p),
+    ("release", SchemaRelease),
+    ("private_data", ctypes.c_void_p),
+]
 ArrowArray._fields_ = [
-    ("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64),
-    ("n_buffers", ctypes.c_int64), ("n_children", ctypes.c_int64),
-    ("buffers", ctypes.POINTER(ctypes.c_void_p)), ("children", ctypes.c_void_p),
-    ("dictionary", ctypes.c_void_p), ("release", ArrayRelease), ("private_data", ctypes.c_void_p)]
+    ("length", ctypes.c_int64),
+    ("null_count", ctypes.c_int64),
+    ("offset", ctypes.c_int64),
+    ("n_buffers", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+    ("children", ctypes.c_void_p),
+    ("dictionary", ctypes.c_void_p),
+    ("release", ArrayRelease),
+    ("private_data", ctypes.c_void_p),
+]
 ArrowArrayStream._fields_ = [
-    ("get_schema", GetSchema), ("get_next", GetNext), ("get_last_error", GetLastError),
-    ("release", StreamRelease), ("private_data", ctypes.c_void_p)]
+    ("get_schema", GetSchema),
+    ("get_next", GetNext),
+    ("get_last_error", GetLastError),
+    ("release", StreamRelease),
+    ("private_data", ctypes.c_void_p),
+]
 
 _capsule_new = ctypes.pythonapi.PyCapsule_New
 _capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -85,13 +106,21 @@ class Producer:
         self.array_release = ArrayRelease(self._release("array", ArrayRelease))
         self.stream_release = StreamRelease(self._release("stream", StreamRelease))
         self.schema = self.make_schema()
-        self.array = ArrowArray(length=length, null_count=0, offset=offset,
-                                n_buffers=n_buffers, n_children=n_children,
-                                buffers=self.buffer_ptrs,
-                                release=self.array_release)
+        self.array = ArrowArray(
+            length=length,
+            null_count=0,
+            offset=offset,
+            n_buffers=n_buffers,
+            n_children=n_children,
+            buffers=self.buffer_ptrs,
+            release=self.array_release,
+        )
         self.chunks_left = 1
-        self.callbacks = (GetSchema(self._get_schema), GetNext(self._get_next),
-                          GetLastError(lambda stream: b"no error"))
+        self.callbacks = (
+            GetSchema(self._get_schema),
+            GetNext(self._get_next),
+            GetLastError(lambda stream: b"no error"),
+        )
 
     def make_schema(self):
         return ArrowSchema(format=self.format, release=self.schema_release)
@@ -100,6 +129,7 @@ class Producer:
         def release(ptr):
             self.released.append(what)
             ptr.contents.release = null_type()
+
         return release
 
     def _get_schema(self, stream, out):
@@ -115,14 +145,19 @@ class Producer:
         return 0
 
     def array_capsules(self):
-        return (_capsule_new(ctypes.addressof(self.schema), SCHEMA_NAME, None),
-                _capsule_new(ctypes.addressof(self.array), ARRAY_NAME, None))
+        return (
+            _capsule_new(ctypes.addressof(self.schema), SCHEMA_NAME, None),
+            _capsule_new(ctypes.addressof(self.array), ARRAY_NAME, None),
+        )
 
     def stream_capsule(self, get_next=True):
         get_schema, get_next_cb, last_error = self.callbacks
-        self.stream = ArrowArrayStream(get_schema=get_schema,
-                                       get_next=get_next_cb if get_next else GetNext(),
-                                       get_last_error=last_error, release=self.stream_release)
+        self.stream = ArrowArrayStream(
+            get_schema=get_schema,
+            get_next=get_next_cb if get_next else GetNext(),
+            get_last_error=last_error,
+            release=self.stream_release,
+        )
         return _capsule_new(ctypes.addressof(self.stream), STREAM_NAME, None)
 
 
@@ -144,8 +179,11 @@ class StreamOf:
 
 # ---- 1 and 2: capsules handed out twice ------------------------------------------------
 
+
 def test_reused_array_capsules_raise_instead_of_crashing(fresh_python):
-    r = run_python(fresh_python, """
+    r = run_python(
+        fresh_python,
+        """
         import pyarrow as pa, simdfilter as sf
         caps = pa.array([1, 2, 3]).__arrow_c_array__()
         class P:
@@ -156,7 +194,8 @@ def test_reused_array_capsules_raise_instead_of_crashing(fresh_python):
             sf.filter_indexes(P(), 0, 10)
         except ValueError as e:
             print("ValueError:", e)
-        """)
+        """,
+    )
     assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
     first, second = r.stdout.splitlines()
     assert first == "[0, 1, 2]"
@@ -188,6 +227,7 @@ def test_capsules_with_the_wrong_names_are_a_type_error_of_ours():
 
 # ---- 4: release callbacks in Python, with the call's exception pending -------------------
 
+
 def test_python_release_callbacks_keep_the_calls_own_error():
     p = Producer()
     with pytest.raises(TypeError, match="bounds must be real numbers"):
@@ -216,14 +256,18 @@ def test_python_release_callbacks_on_a_malformed_array():
 
 # ---- what a consumer can check ------------------------------------------------------------
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(length=-1), "negative length"),
-    (dict(offset=-1), "negative length or offset"),
-    (dict(offset=2**62, length=2**62), "beyond any buffer"),
-    (dict(offset=2**61, length=2), "beyond any buffer"),  # 8-byte elements: past 2**63 bytes
-    (dict(n_buffers=1), "buffers do not fit"),
-    (dict(n_children=1), "children do not fit"),
-])
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(length=-1), "negative length"),
+        (dict(offset=-1), "negative length or offset"),
+        (dict(offset=2**62, length=2**62), "beyond any buffer"),
+        (dict(offset=2**61, length=2), "beyond any buffer"),  # 8-byte elements: past 2**63 bytes
+        (dict(n_buffers=1), "buffers do not fit"),
+        (dict(n_children=1), "children do not fit"),
+    ],
+)
 def test_malformed_arrays_are_refused(kw, message):
     p = Producer(**kw)
     with pytest.raises(ValueError, match=message):
@@ -264,10 +308,16 @@ def test_chunk_lengths_adding_up_past_int64_are_refused():
 # Each runs in a subprocess with a timeout: before the fix, Decimal("1e999999999")
 # never returned, and Ctrl-C could not stop it.
 HUGE_BOUNDS = [
-    'Decimal("1e999999999")', 'Decimal("-1e999999999")', 'Decimal("1e-999999999")',
-    'Decimal("-1e-999999999")', 'Decimal("0e-999999999")', 'Decimal("1e10000000")',
-    'Decimal("1." + "0" * 300000 + "1")', 'Fraction(1, 10**300000)',
-    'Fraction(10**300000 + 1, 10**300000)', '10**300000',
+    'Decimal("1e999999999")',
+    'Decimal("-1e999999999")',
+    'Decimal("1e-999999999")',
+    'Decimal("-1e-999999999")',
+    'Decimal("0e-999999999")',
+    'Decimal("1e10000000")',
+    'Decimal("1." + "0" * 300000 + "1")',
+    "Fraction(1, 10**300000)",
+    "Fraction(10**300000 + 1, 10**300000)",
+    "10**300000",
 ]
 
 
@@ -307,30 +357,51 @@ def _near_edges():
     import decimal
 
     q = []
-    for edge in (Fraction(2) ** 1024 - Fraction(2) ** 970, Fraction(2) ** -1074, Fraction(2**63),
-                 Fraction(-(2**63)), Fraction(255), Fraction(1, 3), Fraction(3, 2), Fraction(0)):
+    for edge in (
+        Fraction(2) ** 1024 - Fraction(2) ** 970,
+        Fraction(2) ** -1074,
+        Fraction(2**63),
+        Fraction(-(2**63)),
+        Fraction(255),
+        Fraction(1, 3),
+        Fraction(3, 2),
+        Fraction(0),
+    ):
         for tiny in (Fraction(1, 10**3000), -Fraction(1, 10**3000), Fraction(0)):
             q.append(edge + tiny)
-    q += [Fraction(2**1101 + 1), Fraction(-(2**1200)), Fraction(1, 2**1101 + 1),
-          Fraction(-1, 2**1100)]
+    q += [
+        Fraction(2**1101 + 1),
+        Fraction(-(2**1200)),
+        Fraction(1, 2**1101 + 1),
+        Fraction(-1, 2**1100),
+    ]
     with decimal.localcontext() as ctx:
         ctx.prec = 5000
         for x in (Decimal(5e-324), Decimal(1.7976931348623157e308), Decimal(2**63), Decimal(1)):
             for tiny in (Decimal("1e-1200"), Decimal("-1e-1200"), Decimal(0)):
                 q.append(x + tiny)
-        q += [Decimal("1e401"), Decimal("-1e401"), Decimal("1e-401"), Decimal("-1e-401"),
-              Decimal("1e308"), Decimal("2e-324"), Decimal("3e-324")]
+        q += [
+            Decimal("1e401"),
+            Decimal("-1e401"),
+            Decimal("1e-401"),
+            Decimal("-1e-401"),
+            Decimal("1e308"),
+            Decimal("2e-324"),
+            Decimal("3e-324"),
+        ]
     return q
 
 
 def _answers(bounds):
     from simdfilter import _bounds
 
-    return [_bounds.resolve(dtype, lo, hi, inclusive)
-            for b in bounds
-            for dtype in ("float64", "float32", "int64", "uint64", "uint8")
-            for inclusive in ("both", "neither", "left")
-            for lo, hi in ((b, None), (None, b), (b, b))]
+    return [
+        _bounds.resolve(dtype, lo, hi, inclusive)
+        for b in bounds
+        for dtype in ("float64", "float32", "int64", "uint64", "uint8")
+        for inclusive in ("both", "neither", "left")
+        for lo, hi in ((b, None), (None, b), (b, b))
+    ]
 
 
 def test_stand_ins_answer_as_the_exact_bounds(monkeypatch):
@@ -355,6 +426,7 @@ def test_long_fraction_of_a_second_on_time_data():
 
 # ---- 5: a huge logical array ----------------------------------------------------------------
 
+
 def test_huge_broadcast_counts_first_as_filter_values_does(fresh_python):
     # 2**62 elements: the int64 positions' worst case (2**65 bytes) cannot be
     # addressed, so the call counts first, as it does when the worst case
@@ -371,8 +443,12 @@ def test_huge_broadcast_counts_first_as_filter_values_does(fresh_python):
         except Exception as e:
             print(type(e).__name__, e)
         """
-    proc = subprocess.Popen([fresh_python, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [fresh_python, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout.readline() == "started\n"
         try:

@@ -41,6 +41,7 @@ def run_threads(*targets):
                 fn()
             except BaseException as exc:  # reported by the main thread below
                 errors.append(exc)
+
         return run
 
     threads = [threading.Thread(target=guarded(t)) for t in targets]
@@ -77,8 +78,7 @@ def test_overlapping_blocks_in_two_threads_each_keep_their_kernel(default_restor
         seen["b_after"] = simdfilter.active_kernel()
 
     run_threads(thread_a, thread_b)
-    assert seen == {"a": SLOW, "b": FAST, "a_after": default_restored,
-                    "b_after": default_restored}
+    assert seen == {"a": SLOW, "b": FAST, "a_after": default_restored, "b_after": default_restored}
     assert simdfilter.active_kernel() == default_restored
 
 
@@ -119,6 +119,7 @@ def test_many_threads_with_random_blocks_leave_the_default(default_restored):
                 with simdfilter.use_kernel(str(name)):
                     assert simdfilter.active_kernel() == name
                     filter_checked()
+
         return run
 
     run_threads(*(worker(p) for p in plans))
@@ -153,14 +154,14 @@ def test_blocks_nest_and_a_bare_call_inside_sets_the_default(default_restored):
     assert simdfilter.active_kernel() == FAST
 
 
-def test_a_thread_started_in_a_block_runs_the_default_unless_given_the_context(
-        default_restored):
+def test_a_thread_started_in_a_block_runs_the_default_unless_given_the_context(default_restored):
     seen = {}
     with simdfilter.use_kernel(SLOW if default_restored != SLOW else FAST) as block:
         plain = threading.Thread(target=lambda: seen.update(plain=simdfilter.active_kernel()))
         ctx = contextvars.copy_context()
-        given = threading.Thread(target=lambda: ctx.run(
-            lambda: seen.update(given=simdfilter.active_kernel())))
+        given = threading.Thread(
+            target=lambda: ctx.run(lambda: seen.update(given=simdfilter.active_kernel()))
+        )
         for t in (plain, given):
             t.start()
             t.join()

@@ -54,11 +54,19 @@ def test_years_example(kernel):
 def test_every_length_and_offset(kernel, rng):
     """Every length 0..70 at every start offset 0..15 (alignments), edge bounds."""
     buf = crowded(rng, 70 + 16, EDGES)
-    bounds = [(0, U32_MAX), (2**31 - 1, 2**31), (1, 2**32 - 2), (5, 5), (9, 3),
-              (0, 0), (U32_MAX, U32_MAX), (2**31, U32_MAX)]
+    bounds = [
+        (0, U32_MAX),
+        (2**31 - 1, 2**31),
+        (1, 2**32 - 2),
+        (5, 5),
+        (9, 3),
+        (0, 0),
+        (U32_MAX, U32_MAX),
+        (2**31, U32_MAX),
+    ]
     for offset in range(16):
         for n in range(71):
-            a = buf[offset:offset + n]
+            a = buf[offset : offset + n]
             for lo, hi in bounds:
                 check(a, lo, hi)
 
@@ -114,8 +122,12 @@ def test_out(kernel, rng, index_dtype):
 @given(
     data=st.lists(st.sampled_from(EDGES) | st.integers(0, U32_MAX), max_size=300),
     offset=st.integers(0, 15),
-    lo=st.sampled_from(EDGES + [-1, 2**32, None]) | st.integers(0, U32_MAX) | st.floats(allow_nan=True),
-    hi=st.sampled_from(EDGES + [-1, 2**32, None]) | st.integers(0, U32_MAX) | st.floats(allow_nan=True),
+    lo=st.sampled_from(EDGES + [-1, 2**32, None])
+    | st.integers(0, U32_MAX)
+    | st.floats(allow_nan=True),
+    hi=st.sampled_from(EDGES + [-1, 2**32, None])
+    | st.integers(0, U32_MAX)
+    | st.floats(allow_nan=True),
     inclusive=st.sampled_from(MODES),
     kernel_name=st.sampled_from(KERNELS),
 )
@@ -133,7 +145,7 @@ def test_simd_equals_scalar_many_lengths(name, rng):
     base = rng.integers(0, 2**32, size=400, dtype=np.uint32)
     for n in range(301):
         off = n % 17
-        a = base[off:off + n]
+        a = base[off : off + n]
         lo, hi = sorted(int(v) for v in rng.integers(0, 2**32, size=2))
         want = with_scalar(lambda: simdfilter.filter_indexes(a, lo, hi))
         with simdfilter.use_kernel(name):
@@ -172,8 +184,9 @@ def clustered(rng, n, dtype, lo, hi):
         }[region]
         i = end
     # in range: lo or hi themselves, or between; outside: just below lo or above hi
-    a = np.where(inside, np.where(rng.random(n) < 0.5, lo, hi),
-                 np.where(rng.random(n) < 0.5, lo - 1, hi + 1)).astype(dtype)
+    a = np.where(
+        inside, np.where(rng.random(n) < 0.5, lo, hi), np.where(rng.random(n) < 0.5, lo - 1, hi + 1)
+    ).astype(dtype)
     return a, np.flatnonzero(inside)
 
 
@@ -185,12 +198,14 @@ def test_clustered_blocks_sparse_and_dense_in_one_call(kernel, rng, dtype):
         with simdfilter.use_kernel("scalar"):
             wv = simdfilter.filter_values(a, 10, 20)
         np.testing.assert_array_equal(simdfilter.filter_values(a, 10, 20), wv)
-        np.testing.assert_array_equal(simdfilter.filter_indexes(a, 10, 20, index_dtype=np.int64),
-                                      want)
+        np.testing.assert_array_equal(
+            simdfilter.filter_indexes(a, 10, 20, index_dtype=np.int64), want
+        )
         # nulls: the same loops with the validity bits of a masked array
         m = np.ma.masked_array(a, mask=rng.random(n) < 0.3)
-        np.testing.assert_array_equal(simdfilter.filter_indexes(m, 10, 20),
-                                      reference.filter_indexes(m, 10, 20))
+        np.testing.assert_array_equal(
+            simdfilter.filter_indexes(m, 10, 20), reference.filter_indexes(m, 10, 20)
+        )
 
 
 def dense_variants():

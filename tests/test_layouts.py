@@ -27,12 +27,16 @@ def test_layouts(kernel, dtype, layout, rng, tmp_path):
     v = lambda i: vals[i % len(vals)]  # noqa: E731
     for lo, hi in [(v(0), v(3)), (v(1), v(-1)), (None, v(2)), (v(4), None)]:
         assert_all_agree(a, lo, hi)
-    np.testing.assert_array_equal(simdfilter.filter_indexes(a, None, None),
-                                  np.flatnonzero(reference.in_range_mask(a, None, None, "both")))
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(a, None, None),
+        np.flatnonzero(reference.in_range_mask(a, None, None, "both")),
+    )
 
 
-@pytest.mark.parametrize("shape", [(3, 5), (40000, 3), (7, 1023), (5, 1024), (4, 1025), (20, 3, 4),
-                                   (0, 3), (3, 0), (16385, 1)])
+@pytest.mark.parametrize(
+    "shape",
+    [(3, 5), (40000, 3), (7, 1023), (5, 1024), (4, 1025), (20, 3, 4), (0, 3), (3, 0), (16385, 1)],
+)
 @pytest.mark.parametrize("dtype", ["u1", ">u2", "f4", "i8"])
 def test_nd_rows_short_and_long(kernel, shape, dtype):
     """Non-C-contiguous N-d arrays: short rows are batched (16 Ki elements at a
@@ -100,8 +104,11 @@ for layout in sys.argv[2:]:
 def no_copy_peaks(fresh_python):
     """{layout: (peak bytes, itemsize, right positions)} from one fresh interpreter."""
     tests_dir = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run([fresh_python, "-c", _NO_COPY_SCRIPT, tests_dir] + list(LAYOUTS),
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [fresh_python, "-c", _NO_COPY_SCRIPT, tests_dir] + list(LAYOUTS),
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in r.stdout.splitlines()}
 
@@ -144,9 +151,11 @@ def test_pandas_series_into_iloc():
 def test_lists_and_nd():
     assert simdfilter.filter_indexes([3, 10, 4], 3, 4).tolist() == [0, 2]
     a = np.arange(24, dtype=np.uint32).reshape(2, 3, 4)
-    np.testing.assert_array_equal(simdfilter.filter_indexes(a, 5, 17),
-                                  np.flatnonzero((a >= 5) & (a <= 17)))
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(a, 5, 17), np.flatnonzero((a >= 5) & (a <= 17))
+    )
     t = a.transpose(2, 0, 1)
-    np.testing.assert_array_equal(simdfilter.filter_indexes(t, 5, 17),
-                                  np.flatnonzero((t >= 5) & (t <= 17)))
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(t, 5, 17), np.flatnonzero((t >= 5) & (t <= 17))
+    )
     assert simdfilter.filter_indexes(np.uint32(7), 5, 9).tolist() == [0]

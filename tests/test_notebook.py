@@ -7,7 +7,9 @@ import time
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install nbclient)")
+nbformat = pytest.importorskip(
+    "nbformat", reason="nbformat is not installed (pip install nbclient)"
+)
 nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed")
 pytest.importorskip("ipykernel", reason="ipykernel is not installed")
 jupyter_client = pytest.importorskip("jupyter_client", reason="jupyter_client is not installed")
@@ -29,15 +31,26 @@ def test_the_notebook_runs_without_errors(tmp_path):
     for module in ("pandas", "polars", "pyarrow", "matplotlib"):
         pytest.importorskip(module, reason=f"the notebook needs {module}")
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     # Any cell that raises fails the test with the cell and its traceback.
     client.execute(env=_kernel_env())
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.get("output_type") == "error"
+    ]
     assert not errors
-    images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if "image/png" in o.get("data", {})]
+    images = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "image/png" in o.get("data", {})
+    ]
     assert images, "the comparison plot was not drawn"
 
 
@@ -60,8 +73,11 @@ def _wait_busy(kc, msg_id, timeout=30):
             msg = kc.get_iopub_msg(timeout=1)
         except queue.Empty:
             continue
-        if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream"
-                and "started" in msg["content"]["text"]):
+        if (
+            msg["parent_header"].get("msg_id") == msg_id
+            and msg["msg_type"] == "stream"
+            and "started" in msg["content"]["text"]
+        ):
             return
     raise AssertionError("the long call never started")
 
@@ -75,10 +91,12 @@ def test_a_kernel_interrupt_stops_a_long_call_and_the_kernel_lives_on():
         kc.wait_for_ready(timeout=120)
         # 2**40 elements of one value (a zero-stride view): minutes of work in one
         # call, unless Ctrl-C stops it.
-        code = ("import numpy as np, simdfilter\n"
-                "a = np.broadcast_to(np.uint32(5), (2**40,))\n"
-                "print('started', flush=True)\n"
-                "simdfilter.count_in_range(a, 0, 10)\n")
+        code = (
+            "import numpy as np, simdfilter\n"
+            "a = np.broadcast_to(np.uint32(5), (2**40,))\n"
+            "print('started', flush=True)\n"
+            "simdfilter.count_in_range(a, 0, 10)\n"
+        )
         # stop_on_error=False: the interrupt is the expected error here, and ipykernel
         # would otherwise abort the next request if it arrives within its
         # stop_on_error window (seen in CI: the follow-up came back "aborted").
@@ -92,7 +110,9 @@ def test_a_kernel_interrupt_stops_a_long_call_and_the_kernel_lives_on():
         assert reply["ename"] == "KeyboardInterrupt"
         assert time.monotonic() - t0 < 60
         assert km.is_alive()
-        reply = _reply(kc, kc.execute("x = simdfilter.count_in_range(np.arange(10), 2, 4)"), timeout=60)
+        reply = _reply(
+            kc, kc.execute("x = simdfilter.count_in_range(np.arange(10), 2, 4)"), timeout=60
+        )
         assert reply["status"] == "ok"
         reply = _reply(kc, kc.execute("assert x == 3"), timeout=60)
         assert reply["status"] == "ok"

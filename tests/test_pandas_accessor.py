@@ -29,7 +29,7 @@ def _ints(rng, dtype, n=N):
 
 def _times(rng, unit, n=N):
     base = np.datetime64("2013-01-01", unit)
-    return base + rng.integers(0, 400 * 86400, n).astype(f"m8[s]").astype(f"m8[{unit}]")
+    return base + rng.integers(0, 400 * 86400, n).astype("m8[s]").astype(f"m8[{unit}]")
 
 
 def _with_nulls(rng, n=N):
@@ -69,17 +69,24 @@ def make_column(kind, rng):
         s = pd.Series(pd.array(rng.random(N) < 0.5, dtype="boolean"))
         s[nulls] = pd.NA
     elif kind.endswith("[pyarrow]"):
-        pa_type = {"int64[pyarrow]": pa.int64(), "uint8[pyarrow]": pa.uint8(),
-                   "double[pyarrow]": pa.float64(), "timestamp[pyarrow]": pa.timestamp("us"),
-                   "timestamptz[pyarrow]": pa.timestamp("ns", tz="Europe/Paris")}[kind]
+        pa_type = {
+            "int64[pyarrow]": pa.int64(),
+            "uint8[pyarrow]": pa.uint8(),
+            "double[pyarrow]": pa.float64(),
+            "timestamp[pyarrow]": pa.timestamp("us"),
+            "timestamptz[pyarrow]": pa.timestamp("ns", tz="Europe/Paris"),
+        }[kind]
         if pa.types.is_timestamp(pa_type):
             values = _times(rng, pa_type.unit).astype(np.int64)
         elif pa.types.is_floating(pa_type):
             values = rng.normal(0, 100, N)
         else:
             values = _ints(rng, pa_type.to_pandas_dtype())
-        arr = pa.array(values, mask=nulls).cast(pa_type) if not pa.types.is_timestamp(pa_type) \
+        arr = (
+            pa.array(values, mask=nulls).cast(pa_type)
+            if not pa.types.is_timestamp(pa_type)
             else pa.array(values, type=pa.int64(), mask=nulls).cast(pa_type)
+        )
         s = pd.Series(pd.arrays.ArrowExtensionArray(arr))
     else:
         raise AssertionError(kind)
@@ -92,12 +99,37 @@ def make_column(kind, rng):
     return s, lo, hi
 
 
-KINDS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-         "float32", "float64", "bool", "datetime64[ns]", "datetime64[us]", "datetime64[s]",
-         "timedelta64[ns]", "tz:America/New_York", "tz:Asia/Kolkata",
-         "Int8", "Int64", "UInt16", "UInt64", "Float32", "Float64", "boolean",
-         "int64[pyarrow]", "uint8[pyarrow]", "double[pyarrow]", "timestamp[pyarrow]",
-         "timestamptz[pyarrow]"]
+KINDS = [
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float32",
+    "float64",
+    "bool",
+    "datetime64[ns]",
+    "datetime64[us]",
+    "datetime64[s]",
+    "timedelta64[ns]",
+    "tz:America/New_York",
+    "tz:Asia/Kolkata",
+    "Int8",
+    "Int64",
+    "UInt16",
+    "UInt64",
+    "Float32",
+    "Float64",
+    "boolean",
+    "int64[pyarrow]",
+    "uint8[pyarrow]",
+    "double[pyarrow]",
+    "timestamp[pyarrow]",
+    "timestamptz[pyarrow]",
+]
 
 
 def _expected_positions(s, lo, hi, inclusive):
@@ -116,23 +148,35 @@ def test_every_verb_matches_pandas(kind, kernel, rng):
     s, lo, hi = make_column(kind, rng)
     # Every `inclusive` on the best kernel; one per kind on the others (they
     # rotate over the kinds), to keep the suite fast.
-    rotate = INCLUSIVE[KINDS.index(kind) % 4:][:1]
+    rotate = INCLUSIVE[KINDS.index(kind) % 4 :][:1]
     for inclusive in INCLUSIVE if kernel == simdfilter.default_kernel() else rotate:
         expected = s.between(lo, hi, inclusive=inclusive)
         pdt.assert_series_equal(s.sf.between(lo, hi, inclusive), expected)
         pdt.assert_series_equal(s.sf.filter(lo, hi, inclusive), s[expected])
         assert s.sf.count(lo, hi, inclusive) == int(expected.sum())
-        np.testing.assert_array_equal(s.sf.indexes(lo, hi, inclusive),
-                                      _expected_positions(s, lo, hi, inclusive))
+        np.testing.assert_array_equal(
+            s.sf.indexes(lo, hi, inclusive), _expected_positions(s, lo, hi, inclusive)
+        )
 
 
-@pytest.mark.parametrize("kind", ["datetime64[ns]", "tz:America/New_York", "tz:Asia/Kolkata",
-                                  "timestamptz[pyarrow]", "timestamp[pyarrow]"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "datetime64[ns]",
+        "tz:America/New_York",
+        "tz:Asia/Kolkata",
+        "timestamptz[pyarrow]",
+        "timestamp[pyarrow]",
+    ],
+)
 def test_string_bounds_on_datetime_columns_read_as_pandas_reads_them(kind, rng):
     _need_arrow(kind)
     s, _, _ = make_column(kind, rng)
-    for lo, hi in [("2013-03-01", "2013-04-01"), ("2013-03-01 05:30", "2013-11-03 01:30"),
-                   ("2013-06-01", None)]:
+    for lo, hi in [
+        ("2013-03-01", "2013-04-01"),
+        ("2013-03-01 05:30", "2013-11-03 01:30"),
+        ("2013-06-01", None),
+    ]:
         try:
             if kind.endswith("[pyarrow]"):  # pandas refuses strings there: say them as Timestamps
                 zone = s.dtype.pyarrow_dtype.tz
@@ -156,15 +200,21 @@ def test_nan_never_matches_and_none_is_unbounded():
     assert s.sf.count(np.nan, 10) == 0 == int(s.between(np.nan, 10).sum())
 
 
-@pytest.mark.parametrize("make", [
-    lambda: pd.Series(["b", "a", None, "d", "c"], dtype=object),
-    lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string"),
-    pytest.param(lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string[pyarrow]"),
-                 marks=pytest.mark.skipif(pa is None, reason="pyarrow is not installed")),
-    lambda: pd.Series(pd.Categorical([3, 1, 2, 5, 4], ordered=True)),
-    lambda: pd.Series(pd.period_range("2013-01", periods=5, freq="M")),
-    lambda: pd.Series([1, "x", 3.5, None, 2], dtype=object),
-], ids=["object", "string", "string-arrow", "categorical", "period", "mixed-object"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pd.Series(["b", "a", None, "d", "c"], dtype=object),
+        lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string"),
+        pytest.param(
+            lambda: pd.Series(["b", "a", None, "d", "c"], dtype="string[pyarrow]"),
+            marks=pytest.mark.skipif(pa is None, reason="pyarrow is not installed"),
+        ),
+        lambda: pd.Series(pd.Categorical([3, 1, 2, 5, 4], ordered=True)),
+        lambda: pd.Series(pd.period_range("2013-01", periods=5, freq="M")),
+        lambda: pd.Series([1, "x", 3.5, None, 2], dtype=object),
+    ],
+    ids=["object", "string", "string-arrow", "categorical", "period", "mixed-object"],
+)
 def test_columns_no_kernel_reads_are_computed_by_pandas(make):
     s = make()
     valid = s.dropna()
@@ -221,12 +271,17 @@ def test_bad_bounds_raise_what_pandas_raises():
 
 
 def make_frame(rng, n=2000):
-    df = pd.DataFrame({
-        "dep_delay": pd.array(rng.integers(-20, 200, n), dtype="Int64"),
-        "distance": rng.gamma(2, 500, n),
-        "time_hour": pd.Series(_times(rng, "ns", n)).dt.tz_localize("UTC").dt.tz_convert("America/New_York"),
-        "carrier": rng.choice(["AA", "B6", "UA", "DL"], n),
-    }, index=pd.RangeIndex(0, 2 * n, 2))
+    df = pd.DataFrame(
+        {
+            "dep_delay": pd.array(rng.integers(-20, 200, n), dtype="Int64"),
+            "distance": rng.gamma(2, 500, n),
+            "time_hour": pd.Series(_times(rng, "ns", n))
+            .dt.tz_localize("UTC")
+            .dt.tz_convert("America/New_York"),
+            "carrier": rng.choice(["AA", "B6", "UA", "DL"], n),
+        },
+        index=pd.RangeIndex(0, 2 * n, 2),
+    )
     seats = rng.integers(50, 400, n)
     if pa is not None:  # an Arrow-backed column with nulls
         seats = pd.arrays.ArrowExtensionArray(pa.array(seats, mask=rng.random(n) < 0.05))
@@ -241,7 +296,7 @@ QUERIES = [
     dict(dep_delay=(15, 60), time_hour=("2013-03-01", "2013-06-01")),
     dict(distance=(None, 800), seats=(100, None), dep_delay=(0, None)),
     dict(carrier=("B6", "DL"), distance=(200, 2000)),  # a column pandas evaluates
-    dict(dep_delay=(1000, 2000), distance=(0, 1)),     # nothing left after the first
+    dict(dep_delay=(1000, 2000), distance=(0, 1)),  # nothing left after the first
 ]
 
 
@@ -270,8 +325,9 @@ def test_dataframe_filter_equals_the_boolean_mask_idiom(ranges, kernel, rng):
             with pytest.raises(TypeError, match="carrier"):
                 df.sf.indexes(inclusive=inclusive, **ranges)
         else:
-            np.testing.assert_array_equal(df.sf.indexes(inclusive=inclusive, **ranges),
-                                          df.index.get_indexer(expected.index))
+            np.testing.assert_array_equal(
+                df.sf.indexes(inclusive=inclusive, **ranges), df.index.get_indexer(expected.index)
+            )
 
 
 def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypatch):
@@ -312,6 +368,8 @@ def test_without_pandas_the_import_names_it(fresh_python):
         import simdfilter, numpy as np
         print(simdfilter.count_in_range(np.arange(10), 2, 4))
     """)
-    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [fresh_python, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "ImportError: simdfilter.pandas needs pandas" in out
     assert out.strip().endswith("3")

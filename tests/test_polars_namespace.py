@@ -46,7 +46,7 @@ def make_series(kind, rng, n=N):
     else:
         raise AssertionError(kind)
     s = s.scatter(np.flatnonzero(nulls), None)
-    s = pl.concat([s[: n // 3], s[n // 3:]], rechunk=False)  # chunked, read through Arrow
+    s = pl.concat([s[: n // 3], s[n // 3 :]], rechunk=False)  # chunked, read through Arrow
     valid = s.drop_nulls()
     if s.dtype.is_float():
         valid = valid.filter(~valid.is_nan())
@@ -57,16 +57,32 @@ def make_series(kind, rng, n=N):
     return s, lo, hi
 
 
-KINDS = ["Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32", "Int64", "UInt64",
-         "Float32", "Float64", "Boolean", "Datetime(us)", "Datetime(ns)", "Datetime(ms)",
-         "Datetime(us,America/New_York)", "Datetime(ns,Asia/Kolkata)", "Duration"]
+KINDS = [
+    "Int8",
+    "UInt8",
+    "Int16",
+    "UInt16",
+    "Int32",
+    "UInt32",
+    "Int64",
+    "UInt64",
+    "Float32",
+    "Float64",
+    "Boolean",
+    "Datetime(us)",
+    "Datetime(ns)",
+    "Datetime(ms)",
+    "Datetime(us,America/New_York)",
+    "Datetime(ns,Asia/Kolkata)",
+    "Duration",
+]
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_verb_matches_polars(kind, kernel, rng):
     s, lo, hi = make_series(kind, rng)
     assert s.n_chunks() == 2
-    rotate = INCLUSIVE[KINDS.index(kind) % 4:][:1]
+    rotate = INCLUSIVE[KINDS.index(kind) % 4 :][:1]
     for inclusive in INCLUSIVE if kernel == simdfilter.default_kernel() else rotate:
         if kind == "Boolean":  # Polars has no gt/lt on Boolean: compare as 0/1, as the kernels do
             expected = s.cast(pl.Int8).is_between(int(lo), int(hi), closed=CLOSED[inclusive])
@@ -98,11 +114,19 @@ def test_nan_bounds_follow_polars_order():
         assert s.sf.indexes(lo, hi).to_list() == expected.fill_null(False).arg_true().to_list()
 
 
-@pytest.mark.parametrize("make,lo,hi", [
-    (lambda: pl.Series(["b", "a", None, "d", "c"]), "b", "d"),
-    (lambda: pl.Series(["b", "a", None, "d", "c"], dtype=pl.Categorical), "b", "d"),
-    (lambda: pl.Series([dt.date(2013, 1, d) for d in (3, 1, 9, 5)]), dt.date(2013, 1, 2), dt.date(2013, 1, 6)),
-], ids=["string", "categorical", "date"])
+@pytest.mark.parametrize(
+    "make,lo,hi",
+    [
+        (lambda: pl.Series(["b", "a", None, "d", "c"]), "b", "d"),
+        (lambda: pl.Series(["b", "a", None, "d", "c"], dtype=pl.Categorical), "b", "d"),
+        (
+            lambda: pl.Series([dt.date(2013, 1, d) for d in (3, 1, 9, 5)]),
+            dt.date(2013, 1, 2),
+            dt.date(2013, 1, 6),
+        ),
+    ],
+    ids=["string", "categorical", "date"],
+)
 def test_dtypes_no_kernel_reads_are_computed_by_polars(make, lo, hi):
     s = make()
     try:
@@ -123,13 +147,17 @@ def test_indexes_refuses_strings():
 
 def make_frame(rng, n=2000):
     ticks = rng.integers(0, 400 * 86400 * 10**6, n)
-    df = pl.DataFrame({
-        "dep_delay": pl.Series(rng.integers(-20, 200, n)).scatter(np.flatnonzero(rng.random(n) < 0.1), None),
-        "distance": rng.gamma(2, 500, n),
-        "time_hour": pl.Series(ticks).cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
-        "carrier": rng.choice(["AA", "B6", "UA", "DL"], n),
-    })
-    return pl.concat([df[: n // 2], df[n // 2:]], rechunk=False)
+    df = pl.DataFrame(
+        {
+            "dep_delay": pl.Series(rng.integers(-20, 200, n)).scatter(
+                np.flatnonzero(rng.random(n) < 0.1), None
+            ),
+            "distance": rng.gamma(2, 500, n),
+            "time_hour": pl.Series(ticks).cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
+            "carrier": rng.choice(["AA", "B6", "UA", "DL"], n),
+        }
+    )
+    return pl.concat([df[: n // 2], df[n // 2 :]], rechunk=False)
 
 
 def _expr(name, lo, hi, inclusive):
@@ -146,7 +174,10 @@ def _expr(name, lo, hi, inclusive):
 UTC = dt.timezone.utc
 QUERIES = [
     dict(dep_delay=(15, 60)),
-    dict(dep_delay=(15, 60), time_hour=(dt.datetime(2013, 3, 1, tzinfo=UTC), dt.datetime(2013, 6, 1, tzinfo=UTC))),
+    dict(
+        dep_delay=(15, 60),
+        time_hour=(dt.datetime(2013, 3, 1, tzinfo=UTC), dt.datetime(2013, 6, 1, tzinfo=UTC)),
+    ),
     dict(distance=(None, 800), dep_delay=(0, None)),
     dict(carrier=("B6", "DL"), distance=(200, 2000)),
     dict(dep_delay=(1000, 2000), distance=(0, 1)),
@@ -204,7 +235,9 @@ def test_without_polars_the_import_names_it(fresh_python):
         except ImportError as exc:
             print("ImportError:", exc)
     """)
-    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [fresh_python, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "ImportError: simdfilter.polars needs polars" in out
 
 
@@ -219,7 +252,9 @@ def test_a_polars_below_the_floor_is_refused_by_name(fresh_python):
         except ImportError as exc:
             print("ImportError:", exc)
     """)
-    out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [fresh_python, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "ImportError: simdfilter.polars needs Polars >= 1.33.1" in out
     assert "this is Polars 1.4.1" in out
 
@@ -235,9 +270,17 @@ def test_failed_stream_of_an_old_polars_names_the_version(monkeypatch):
     assert _columns.stream_failure_hint(np.arange(3)) == ""  # not Polars: no hint
 
 
-@pytest.mark.parametrize("version, older", [("1.4.1", True), ("1.33.0", True), ("1.33.1", False),
-                                            ("1.33.1rc1", False), ("1.100.0", False),
-                                            ("2.1.0", False)])
+@pytest.mark.parametrize(
+    "version, older",
+    [
+        ("1.4.1", True),
+        ("1.33.0", True),
+        ("1.33.1", False),
+        ("1.33.1rc1", False),
+        ("1.100.0", False),
+        ("2.1.0", False),
+    ],
+)
 def test_version_comparison(version, older):
     from simdfilter._columns import older_than
 

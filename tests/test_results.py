@@ -15,7 +15,8 @@ from arrays import ALL_DTYPES, dtype_id, zero_stride
 # memory-limit and peak-RSS tests mean nothing under it.
 _UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 needs_plain_memory = pytest.mark.skipif(
-    _UNDER_ASAN, reason="AddressSanitizer is preloaded: its shadow memory defeats RLIMIT_AS and RSS")
+    _UNDER_ASAN, reason="AddressSanitizer is preloaded: its shadow memory defeats RLIMIT_AS and RSS"
+)
 
 
 def test_result_is_owned_exact_and_writable():
@@ -102,7 +103,7 @@ def test_uint32_refusal_at_2_32_elements_blames_the_count():
 def test_falls_back_to_count_then_fill_when_memory_is_short(fresh_python):
     """Under an address-space limit too small for the worst-case result buffer,
     the call still succeeds (counting first, then filling an exact-size result)."""
-    code = '''
+    code = """
 import resource, numpy as np, simdfilter
 n = 300_000_000
 a = np.zeros(n, dtype=np.uint8); a[::1000] = 7
@@ -117,7 +118,7 @@ except MemoryError:
     v = simdfilter.filter_values(a, 5, 9)
     assert v.size == 300_000 and (v == 7).all()
     print("ok")
-'''
+"""
     out = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     if out.stdout.strip() == "limit-ineffective":
@@ -162,15 +163,18 @@ def _peak_in_fresh_process(which, python):
 
 
 @needs_plain_memory
-@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"),
-                    reason="peak RSS needs Linux /proc/self/clear_refs")
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/clear_refs"), reason="peak RSS needs Linux /proc/self/clear_refs"
+)
 def test_peak_memory_is_about_the_result(fresh_python):
     peak, nbytes, frac = _peak_in_fresh_process("simdfilter", fresh_python)
     assert 0.009 < frac < 0.011
     # Untouched pages of the 256 MiB worst-case buffer never became resident. The
     # slack covers transparent huge pages (NumPy madvises large buffers, so the
     # result is faulted in 2 MiB pieces) and the kernel's lazy RSS accounting.
-    assert peak < nbytes + 8 * 2**20, f"peak {peak / 2**20:.1f} MiB for a {nbytes / 2**20:.1f} MiB result"
+    assert peak < nbytes + 8 * 2**20, (
+        f"peak {peak / 2**20:.1f} MiB for a {nbytes / 2**20:.1f} MiB result"
+    )
     np_peak, _, _ = _peak_in_fresh_process("numpy", fresh_python)
     # NumPy holds two n-byte masks at once: the comparison shows what is saved.
     assert np_peak > 2 * 64 * 2**20, f"NumPy's peak was only {np_peak / 2**20:.1f} MiB"

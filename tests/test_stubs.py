@@ -20,8 +20,9 @@ def stub_defs():
         if isinstance(node, ast.FunctionDef):
             defs[node.name] = node
         elif isinstance(node, ast.ClassDef):
-            defs[node.name] = next(n for n in node.body
-                                   if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+            defs[node.name] = next(
+                n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+            )
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             defs[node.target.id] = node
     return defs
@@ -35,10 +36,17 @@ def stub_parameters(fn):
     defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
     for arg, default in zip(positional, defaults):
         kind = "POSITIONAL_ONLY" if arg in a.posonlyargs else "POSITIONAL_OR_KEYWORD"
-        out.append((arg.arg, kind, ast.literal_eval(default) if default else inspect.Parameter.empty))
+        out.append(
+            (arg.arg, kind, ast.literal_eval(default) if default else inspect.Parameter.empty)
+        )
     for arg, default in zip(a.kwonlyargs, a.kw_defaults):
-        out.append((arg.arg, "KEYWORD_ONLY",
-                    ast.literal_eval(default) if default else inspect.Parameter.empty))
+        out.append(
+            (
+                arg.arg,
+                "KEYWORD_ONLY",
+                ast.literal_eval(default) if default else inspect.Parameter.empty,
+            )
+        )
     return [p for p in out if p[0] != "self"]
 
 

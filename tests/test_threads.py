@@ -19,8 +19,11 @@ from arrays import zero_stride
 def test_threads_match_one_thread(kernel, threads, op, rng):
     # Big enough that the driver really splits (>= 2**18 elements per thread).
     a = rng.integers(0, 1000, size=3 * 2**20 + 77, dtype=np.uint32)
-    fn = {"indexes": simdfilter.filter_indexes, "values": simdfilter.filter_values,
-          "count": simdfilter.count_in_range}[op]
+    fn = {
+        "indexes": simdfilter.filter_indexes,
+        "values": simdfilter.filter_values,
+        "count": simdfilter.count_in_range,
+    }[op]
     one = fn(a, 100, 349, threads=1)
     many = fn(a, 100, 349, threads=threads)
     if op == "count":
@@ -35,8 +38,15 @@ def test_threads_match_one_thread(kernel, threads, op, rng):
 # cancel block (2**24 elements, uint8 to keep it small).
 # The last is slow on a loaded 2-core machine; tests/c/test_driver.c covers the
 # cancel block in the quick loop.
-ODD_LENGTHS = [0, 1, 100, 2**15 + 1, 2**19 + 2**15 + 63, 3 * 2**18 + 4097,
-               pytest.param(2**24 + 2**15 + 5, marks=pytest.mark.slow)]
+ODD_LENGTHS = [
+    0,
+    1,
+    100,
+    2**15 + 1,
+    2**19 + 2**15 + 63,
+    3 * 2**18 + 4097,
+    pytest.param(2**24 + 2**15 + 5, marks=pytest.mark.slow),
+]
 
 
 @pytest.mark.parametrize("n", ODD_LENGTHS)
@@ -87,8 +97,9 @@ def test_threads_with_out_and_strided(rng):
     got = simdfilter.filter_indexes(a, 0, 499, out=out, threads=2)
     np.testing.assert_array_equal(got, np.flatnonzero(a <= 499))
     s = a[::-2]
-    np.testing.assert_array_equal(simdfilter.filter_indexes(s, 0, 499, threads=2),
-                                  np.flatnonzero(s <= 499))
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(s, 0, 499, threads=2), np.flatnonzero(s <= 499)
+    )
 
 
 def test_threads_into_a_large_out(rng):
@@ -98,7 +109,7 @@ def test_threads_into_a_large_out(rng):
     a = rng.integers(0, 1000, size=n, dtype=np.uint16)
     want = np.flatnonzero((a >= 100) & (a <= 699))
     base = np.full(n + 2, 7, dtype=np.int64)
-    for out in (base[:n], base[1:n + 1]):  # 16-byte aligned or not
+    for out in (base[:n], base[1 : n + 1]):  # 16-byte aligned or not
         for threads in (2, 3):
             got = simdfilter.filter_indexes(a, 100, 699, out=out, threads=threads)
             np.testing.assert_array_equal(got, want, err_msg=f"threads={threads}")
@@ -178,7 +189,9 @@ def test_gil_is_released():
             n *= 2
         elif len(during) > 100:
             break
-    assert elapsed >= 10 * sys.getswitchinterval(), f"the call took {elapsed:.3f} s: too short to tell"
+    assert elapsed >= 10 * sys.getswitchinterval(), (
+        f"the call took {elapsed:.3f} s: too short to tell"
+    )
     # With the GIL held the whole time, the spinner could not record a single tick.
     assert len(during) > 100, f"{len(during)} ticks in {elapsed:.3f} s"
 
@@ -192,7 +205,9 @@ def sigint_raises():
     _thread.interrupt_main() does nothing: the call below would run to its end.
     """
     if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signal handlers can only be set from the main thread; this test runs in another")
+        pytest.skip(
+            "signal handlers can only be set from the main thread; this test runs in another"
+        )
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield

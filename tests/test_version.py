@@ -18,8 +18,10 @@ try:
 finally:
     sys.path.remove(ROOT)
 
-needs_tree = pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "csrc/rust/Cargo.toml")),
-                                reason="outside the repository (an unpacked sdist has no Rust crate)")
+needs_tree = pytest.mark.skipif(
+    not os.path.exists(os.path.join(ROOT, "csrc/rust/Cargo.toml")),
+    reason="outside the repository (an unpacked sdist has no Rust crate)",
+)
 
 
 def header_version():
@@ -53,6 +55,7 @@ def test_pyproject_does_not_write_a_version():
 
 def test_installed_metadata_is_the_headers():
     from importlib import metadata
+
     try:
         installed = metadata.version("simdfilter")
     except metadata.PackageNotFoundError:

@@ -58,7 +58,9 @@ def test_within_on_columns_with_nulls(kernel, rng):
     within = np.flatnonzero(rng.random(5000) < 0.3).astype(np.uint32)
     for column, valid in ((arr, ~nulls), (masked, ~nulls)):
         want = within[valid[within] & (values[within] >= 20) & (values[within] <= 70)]
-        np.testing.assert_array_equal(simdfilter.filter_indexes(column, 20, 70, within=within), want)
+        np.testing.assert_array_equal(
+            simdfilter.filter_indexes(column, 20, 70, within=within), want
+        )
     flat = np.concatenate([values[:1234], values[1237:4000], values[4003:]])
     fvalid = np.concatenate([~nulls[:1234], ~nulls[1237:4000], ~nulls[4003:]])
     w = within[within < len(flat)]
@@ -69,8 +71,9 @@ def test_within_on_columns_with_nulls(kernel, rng):
 def test_within_on_nd_arrays_gives_flat_positions(kernel):
     a = np.arange(60.0).reshape(3, 4, 5).transpose(2, 0, 1)
     within = np.array([0, 1, 7, 13, 14, 30, 59], np.uint32)
-    np.testing.assert_array_equal(simdfilter.filter_indexes(a, 10, 50, within=within),
-                                  expected(a, 10, 50, within))
+    np.testing.assert_array_equal(
+        simdfilter.filter_indexes(a, 10, 50, within=within), expected(a, 10, 50, within)
+    )
 
 
 def test_within_out_and_dtypes():
@@ -87,10 +90,18 @@ def test_within_out_and_dtypes():
         simdfilter.filter_indexes(a, 40, 70, within=w, index_dtype=np.int64)
 
 
-@pytest.mark.parametrize("bad, error", [
-    ([3, 3], ValueError), ([5, 2], ValueError), ([-1, 3], IndexError), ([3, 100], IndexError),
-    ([3, 2**40, 7], IndexError), (np.array([[1, 2]]), TypeError), ([0.5, 1.0], TypeError),
-])
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        ([3, 3], ValueError),
+        ([5, 2], ValueError),
+        ([-1, 3], IndexError),
+        ([3, 100], IndexError),
+        ([3, 2**40, 7], IndexError),
+        (np.array([[1, 2]]), TypeError),
+        ([0.5, 1.0], TypeError),
+    ],
+)
 def test_bad_positions_are_refused(bad, error):
     a = np.arange(100, dtype=np.uint8)
     with pytest.raises(error):
@@ -116,11 +127,11 @@ def test_within_offsets_beyond_2_31_on_every_kernel(dtype, tmp_path):
         f.truncate(n * np.dtype(dtype).itemsize)
     a = np.memmap(path, dtype=dtype, mode="r+", shape=(n,))
     high = np.arange(n - 40, n, dtype=np.int64)
-    a[high] = np.arange(40) % 5        # 0 1 2 3 4 0 1 ...: in [1, 3] three times in five
+    a[high] = np.arange(40) % 5  # 0 1 2 3 4 0 1 ...: in [1, 3] three times in five
     low = np.arange(0, 24, dtype=np.int64)
-    a[low] = 7                          # outside [1, 3]
+    a[low] = 7  # outside [1, 3]
     within = np.concatenate([low[:8], high[::-1][:16], low[8:], high[:24]]).astype(np.uint32)
-    within = np.sort(within)            # the driver asks for ascending positions
+    within = np.sort(within)  # the driver asks for ascending positions
     want = within[np.isin(a[within], [1, 2, 3])]
     for k in KERNELS:
         with simdfilter.use_kernel(k):

@@ -1,15 +1,15 @@
 """The parts of `benchmarks/run.py`: one module per concern, one module per section.
 
-    config    sizes, selectivities and timing budgets per mode (quick / default / full)
-    data      the arrays: uint32 generators (random, sorted, runs), the range for a selectivity, dtypes
-    methods   the things timed: simdfilter calls, NumPy, numexpr, pandas, Polars, pyarrow, Numba, limits
-    timing    interleaved best-of timing, and the check of every method's first result
-    sections  the registry, and one module per section (grid, threads, memory, overhead, dtypes, columns)
-    targets   the project's targets, evaluated on a run's records
-    report    table printing and the JSON file
-    plot      the PNG
-    machine   CPU, library versions, git commit
-    cli       the command line of run.py
+config    sizes, selectivities and timing budgets per mode (quick / default / full)
+data      the arrays: uint32 generators (random, sorted, runs), the range for a selectivity, dtypes
+methods   the things timed: simdfilter calls, NumPy, numexpr, pandas, Polars, pyarrow, Numba, limits
+timing    interleaved best-of timing, and the check of every method's first result
+sections  the registry, and one module per section (grid, threads, memory, overhead, dtypes, columns)
+targets   the project's targets, evaluated on a run's records
+report    table printing and the JSON file
+plot      the PNG
+machine   CPU, library versions, git commit
+cli       the command line of run.py
 """
 
 import sys

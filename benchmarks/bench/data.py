@@ -4,8 +4,19 @@ import numpy as np
 
 VALUE_RANGE = 1 << 30  # uint32 data is uniform in [0, VALUE_RANGE)
 
-DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-          "float32", "float64", "datetime64[ns]"]
+DTYPES = [
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float32",
+    "float64",
+    "datetime64[ns]",
+]
 
 
 def make_data(kind, n, rng):

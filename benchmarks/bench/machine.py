@@ -48,8 +48,9 @@ def machine_info():
     fields = _cpuinfo()
     cpu = fields.get("model name") or platform.processor() or platform.machine()
     try:
-        generation = amd_generation(fields.get("vendor_id"), int(fields["cpu family"]),
-                                    int(fields["model"]))
+        generation = amd_generation(
+            fields.get("vendor_id"), int(fields["cpu family"]), int(fields["model"])
+        )
     except (KeyError, ValueError):
         generation = None
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -60,14 +61,31 @@ def machine_info():
         except Exception:
             versions[mod] = None
     try:
-        commit = subprocess.run(["git", "-C", str(BENCHMARKS), "describe", "--always", "--dirty"],
-                                capture_output=True, text=True, timeout=10).stdout.strip() or None
+        commit = (
+            subprocess.run(
+                ["git", "-C", str(BENCHMARKS), "describe", "--always", "--dirty"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
+            or None
+        )
     except Exception:
         commit = None
-    return dict(cpu=cpu, generation=generation, cpus=cpus, node=platform.node(), system=platform.platform(),
-                python=platform.python_version(), numpy=np.__version__, simdfilter=sf.__version__,
-                git=commit, kernels=list(sf.available_kernels()), cpu_features=list(sf.cpu_features()),
-                versions=versions)
+    return dict(
+        cpu=cpu,
+        generation=generation,
+        cpus=cpus,
+        node=platform.node(),
+        system=platform.platform(),
+        python=platform.python_version(),
+        numpy=np.__version__,
+        simdfilter=sf.__version__,
+        git=commit,
+        kernels=list(sf.available_kernels()),
+        cpu_features=list(sf.cpu_features()),
+        versions=versions,
+    )
 
 
 def machine_slug(info):

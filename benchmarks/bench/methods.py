@@ -38,8 +38,16 @@ def simdfilter_methods(a, lo, hi, kernels, threads, funcs=("indexes", "count", "
             for k in kernels:
                 tag = k if t == 1 else f"{k}, threads={t or 'auto'}"
                 call = calls[func]
-                out.append(Method(f"{names[func]} [{tag}]", "simdfilter", func,
-                                  lambda call=call, t=t: call(a, lo, hi, threads=t), k, t))
+                out.append(
+                    Method(
+                        f"{names[func]} [{tag}]",
+                        "simdfilter",
+                        func,
+                        lambda call=call, t=t: call(a, lo, hi, threads=t),
+                        k,
+                        t,
+                    )
+                )
     return out
 
 
@@ -53,10 +61,19 @@ def numpy_methods(a, lo, hi):
     lo32, hi32, w32 = np.uint32(lo), np.uint32(hi), np.uint32(hi - lo)
     return [
         baseline(a, lo32, hi32),
-        Method("numpy nonzero((a-lo)<=(hi-lo))", "numpy", "indexes", lambda: np.nonzero((a - lo32) <= w32)[0]),
+        Method(
+            "numpy nonzero((a-lo)<=(hi-lo))",
+            "numpy",
+            "indexes",
+            lambda: np.nonzero((a - lo32) <= w32)[0],
+        ),
         Method("numpy a[(a>=lo)&(a<=hi)]", "numpy", "values", lambda: a[(a >= lo32) & (a <= hi32)]),
-        Method("numpy count_nonzero((a>=lo)&(a<=hi))", "numpy", "count",
-               lambda: np.count_nonzero((a >= lo32) & (a <= hi32))),
+        Method(
+            "numpy count_nonzero((a>=lo)&(a<=hi))",
+            "numpy",
+            "count",
+            lambda: np.count_nonzero((a >= lo32) & (a <= hi32)),
+        ),
     ]
 
 
@@ -81,6 +98,7 @@ def load_alternatives():
         alts["numexpr"].set_num_threads(1)  # single-thread comparison, like everything else
     if "pyarrow" in alts:
         import pyarrow.compute
+
         alts["pyarrow.compute"] = pyarrow.compute
     if "numba" in alts:
         alts["numba_filter"] = _numba_filter(alts["numba"])
@@ -120,23 +138,51 @@ def library_methods(v, lo, hi, alts):
     m = []
     if "numexpr" in alts:
         ne = alts["numexpr"]
-        m.append(Method("numexpr + flatnonzero", "alternative", "indexes",
-                        lambda: np.flatnonzero(ne.evaluate("(a >= lo32) & (a <= hi32)",
-                                                           local_dict=dict(a=a, lo32=lo32, hi32=hi32)))))
+        m.append(
+            Method(
+                "numexpr + flatnonzero",
+                "alternative",
+                "indexes",
+                lambda: np.flatnonzero(
+                    ne.evaluate(
+                        "(a >= lo32) & (a <= hi32)", local_dict=dict(a=a, lo32=lo32, hi32=hi32)
+                    )
+                ),
+            )
+        )
     if v.pandas is not None:
         ps = v.pandas
-        m.append(Method("pandas between + flatnonzero", "alternative", "indexes",
-                        lambda: np.flatnonzero(ps.between(lo, hi).to_numpy())))
+        m.append(
+            Method(
+                "pandas between + flatnonzero",
+                "alternative",
+                "indexes",
+                lambda: np.flatnonzero(ps.between(lo, hi).to_numpy()),
+            )
+        )
     if v.polars is not None:
         pl, pls = alts["polars"], v.polars
-        m.append(Method("polars arg_where(is_between)", "alternative", "indexes",
-                        lambda: pl.arg_where(pls.is_between(lo, hi), eager=True).to_numpy()))
+        m.append(
+            Method(
+                "polars arg_where(is_between)",
+                "alternative",
+                "indexes",
+                lambda: pl.arg_where(pls.is_between(lo, hi), eager=True).to_numpy(),
+            )
+        )
     if v.arrow is not None:
         pa, pc, arr = alts["pyarrow"], alts["pyarrow.compute"], v.arrow
         plo, phi = pa.scalar(lo, pa.uint32()), pa.scalar(hi, pa.uint32())
-        m.append(Method("pyarrow and/ge/le + indices_nonzero", "alternative", "indexes",
-                        lambda: pc.indices_nonzero(pc.and_(pc.greater_equal(arr, plo),
-                                                           pc.less_equal(arr, phi))).to_numpy()))
+        m.append(
+            Method(
+                "pyarrow and/ge/le + indices_nonzero",
+                "alternative",
+                "indexes",
+                lambda: pc.indices_nonzero(
+                    pc.and_(pc.greater_equal(arr, plo), pc.less_equal(arr, phi))
+                ).to_numpy(),
+            )
+        )
     if "numba_filter" in alts:
         f = alts["numba_filter"]
         m.append(Method("numba @njit loop", "alternative", "indexes", lambda: f(a, lo32, hi32)))

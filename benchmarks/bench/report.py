@@ -25,7 +25,9 @@ def print_table(title, header, rows, note=None):
         print(note)
 
     def row(cells):
-        return "  ".join(f"{x:<{w}}" if i == 0 else f"{x:>{w}}" for i, (x, w) in enumerate(zip(cells, widths)))
+        return "  ".join(
+            f"{x:<{w}}" if i == 0 else f"{x:>{w}}" for i, (x, w) in enumerate(zip(cells, widths))
+        )
 
     print(row(header))
     print(line)
@@ -48,7 +50,11 @@ def to_json(result):
     parts = []
     for key, value in _round(result).items():
         if isinstance(value, list) and value and isinstance(value[0], dict):
-            body = "[\n" + ",\n".join("  " + json.dumps(r, separators=(",", ":")) for r in value) + "\n ]"
+            body = (
+                "[\n"
+                + ",\n".join("  " + json.dumps(r, separators=(",", ":")) for r in value)
+                + "\n ]"
+            )
         else:
             body = json.dumps(value)
         parts.append(f" {json.dumps(key)}: {body}")

@@ -65,6 +65,8 @@ def checker(a, expected):
         else:
             return
         if not ok:
-            raise AssertionError(f"{m.name} gave a wrong result (n={a.size}, dtype={a.dtype}) - not timing it")
+            raise AssertionError(
+                f"{m.name} gave a wrong result (n={a.size}, dtype={a.dtype}) - not timing it"
+            )
 
     return check

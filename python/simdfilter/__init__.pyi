@@ -1,5 +1,5 @@
 from types import TracebackType
-from typing import Any, Literal, Optional, Tuple, Type, Union
+from typing import Any, Literal, Optional, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt

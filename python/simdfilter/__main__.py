@@ -29,14 +29,20 @@ def _why_not_default(name: str) -> str:
     if kernels.index(name) < kernels.index(default):
         return ""  # an older instruction set than the default's
     if name == "avx512" and "slow-compress-store" in simdfilter.cpu_features():
-        return ("  (not the default here: this CPU runs AVX-512's compress store to memory"
-                " in microcode, so dispatch takes avx512_zen4, which compresses in a register)")
+        return (
+            "  (not the default here: this CPU runs AVX-512's compress store to memory"
+            " in microcode, so dispatch takes avx512_zen4, which compresses in a register)"
+        )
     return "  (not the default here)"
 
 
 def main() -> int:
-    print(f"simdfilter {simdfilter.__version__}, NumPy {np.__version__}, Python {sys.version.split()[0]}")
-    print("CPU features found:", " ".join(simdfilter.cpu_features()) or "(none beyond the baseline)")
+    print(
+        f"simdfilter {simdfilter.__version__}, NumPy {np.__version__}, Python {sys.version.split()[0]}"
+    )
+    print(
+        "CPU features found:", " ".join(simdfilter.cpu_features()) or "(none beyond the baseline)"
+    )
     print("kernels compiled:  ", ", ".join(simdfilter.compiled_kernels()))
     print("kernels available: ", ", ".join(simdfilter.available_kernels()))
     print("default kernel:    ", simdfilter.default_kernel(), "(dispatch's rule for this CPU)")
@@ -62,8 +68,10 @@ def main() -> int:
             got = simdfilter.filter_indexes(a, lo, hi, threads=1)
             ok &= bool(np.array_equal(got, expected))
             t = _best_time(lambda: simdfilter.filter_indexes(a, lo, hi, threads=1))
-        print(f"  {'filter_indexes, kernel ' + name:40s} {n / t / 1e9:7.2f} G/s  {t_np / t:5.1f}x NumPy"
-              f"{_why_not_default(name)}")
+        print(
+            f"  {'filter_indexes, kernel ' + name:40s} {n / t / 1e9:7.2f} G/s  {t_np / t:5.1f}x NumPy"
+            f"{_why_not_default(name)}"
+        )
     print()
     print("results equal to NumPy's:", "yes" if ok else "NO - please report this")
     return 0 if ok else 1

@@ -126,8 +126,8 @@ def older_than(version: str, minimum: Tuple[int, ...]) -> bool:
     """Whether a release number ("1.4.1", "2.1.0") is below `minimum`; a pre-release
     counts as its release ("1.33.1rc1" as 1.33.1)."""
     parts = []
-    for piece in version.split(".")[:len(minimum)]:
-        digits = piece[:len(piece) - len(piece.lstrip("0123456789"))]
+    for piece in version.split(".")[: len(minimum)]:
+        digits = piece[: len(piece) - len(piece.lstrip("0123456789"))]
         parts.append(int(digits or 0))
     return tuple(parts) < tuple(minimum)
 
@@ -143,6 +143,8 @@ def stream_failure_hint(values: Any) -> str:
     if not version or not older_than(version, POLARS_MIN):
         return ""
     need = ".".join(map(str, POLARS_MIN))
-    return (f"; Polars before {need} fails the Arrow C stream of Date, Datetime, Duration "
-            f"and Time columns, whoever reads it: simdfilter needs Polars >= {need} for "
-            f"them (this is Polars {version})")
+    return (
+        f"; Polars before {need} fails the Arrow C stream of Date, Datetime, Duration "
+        f"and Time columns, whoever reads it: simdfilter needs Polars >= {need} for "
+        f"them (this is Polars {version})"
+    )

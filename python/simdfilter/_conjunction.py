@@ -57,10 +57,16 @@ def most_selective_first(plan: Plan, n: int, inclusive: str) -> Plan:
     return [plan[i] for i in order]
 
 
-def conjunction(plan: Plan, n: int, inclusive: str, *, index_dtype: Any,
-                positions: Callable[[Any, Any, Any, Optional[np.ndarray]], Optional[np.ndarray]],
-                mask: Callable[[Any, Any, Any], np.ndarray],
-                fallback: Tuple[type, ...] = ()) -> np.ndarray:
+def conjunction(
+    plan: Plan,
+    n: int,
+    inclusive: str,
+    *,
+    index_dtype: Any,
+    positions: Callable[[Any, Any, Any, Optional[np.ndarray]], Optional[np.ndarray]],
+    mask: Callable[[Any, Any, Any], np.ndarray],
+    fallback: Tuple[type, ...] = (),
+) -> np.ndarray:
     """Positions of the rows in every range of `plan` (n rows in all).
 
     ``positions(col, lo, hi, within)`` is the kernel's answer, or None when the

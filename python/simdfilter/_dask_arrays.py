@@ -128,8 +128,9 @@ def _band_layout(x: "da.Array"):
 def _result(graph_layers, name, nparts, dtype, deps) -> "da.Array":
     graph = HighLevelGraph.from_collections(name, graph_layers, dependencies=deps)
     dtype = np.dtype(dtype)
-    return da.Array(graph, name, chunks=((np.nan,) * nparts,), dtype=dtype,
-                    meta=np.empty(0, dtype=dtype))
+    return da.Array(
+        graph, name, chunks=((np.nan,) * nparts,), dtype=dtype, meta=np.empty(0, dtype=dtype)
+    )
 
 
 def filter_indexes(
@@ -213,7 +214,16 @@ def filter_indexes(
             offs = tuple(offsets[k][b[k]] for k in range(x.ndim))
             key = (chunk_name, n) if merge else (name, i)
             n += 1
-            layer[key] = (_chunk_indexes, (x.name,) + b, lo, hi, inclusive, offs, x.shape, out_dtype)
+            layer[key] = (
+                _chunk_indexes,
+                (x.name,) + b,
+                lo,
+                hi,
+                inclusive,
+                offs,
+                x.shape,
+                out_dtype,
+            )
             keys.append(key)
         if merge:
             layer[(name, i)] = (_merge_indexes,) + tuple(keys)
@@ -278,8 +288,15 @@ def filter_values(
             keys = []
             for b in band:
                 offs = tuple(offsets[k][b[k]] for k in range(x.ndim))
-                layer[(chunk_name, n)] = (_chunk_positions_and_values, (x.name,) + b,
-                                          lo, hi, inclusive, offs, x.shape)
+                layer[(chunk_name, n)] = (
+                    _chunk_positions_and_values,
+                    (x.name,) + b,
+                    lo,
+                    hi,
+                    inclusive,
+                    offs,
+                    x.shape,
+                )
                 keys.append((chunk_name, n))
                 n += 1
             layer[(name, i)] = (_merge_values,) + tuple(keys)
@@ -334,7 +351,14 @@ def count_in_range(
     _validate(x, lo, hi, inclusive)
     chunk = functools.partial(_chunk_count, lo=lo, hi=hi, inclusive=inclusive)
     return da.reduction(
-        x, chunk, _sum_counts, combine=_sum_counts, axis=None, keepdims=False,
-        dtype=np.int64, split_every=split_every, name="sf-count-in-range",
+        x,
+        chunk,
+        _sum_counts,
+        combine=_sum_counts,
+        axis=None,
+        keepdims=False,
+        dtype=np.int64,
+        split_every=split_every,
+        name="sf-count-in-range",
         meta=np.empty((), dtype=np.int64),
     )

@@ -36,8 +36,7 @@ try:
     import dask.array  # noqa: F401  (the array functions need it; checked here first)
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "simdfilter.dask needs the 'dask' package (with dask.array): "
-        "pip install 'simdfilter[dask]'"
+        "simdfilter.dask needs the 'dask' package (with dask.array): pip install 'simdfilter[dask]'"
     ) from exc
 
 # The arrays and the DataFrame accessor live in private modules of their own;

@@ -43,11 +43,26 @@ def cases(n=N):
         ("int 2**64-1, float64 data", floats, None, 2**64 - 1),
         ("np.datetime64[ns], M8[ns] data", ns, lo_ns, hi_ns),
         ("np.datetime64[s], M8[ns] data", ns, lo_ns.astype("M8[s]"), hi_ns.astype("M8[s]")),
-        ("np.datetime64[D], M8[ns] data", ns, np.datetime64("2020-01-01"), np.datetime64("2020-01-02")),
-        ("datetime.datetime, M8[ns] data", ns, lo_ns.astype("M8[us]").item(), hi_ns.astype("M8[us]").item()),
+        (
+            "np.datetime64[D], M8[ns] data",
+            ns,
+            np.datetime64("2020-01-01"),
+            np.datetime64("2020-01-02"),
+        ),
+        (
+            "datetime.datetime, M8[ns] data",
+            ns,
+            lo_ns.astype("M8[us]").item(),
+            hi_ns.astype("M8[us]").item(),
+        ),
         ("datetime.date, M8[ns] data", ns, dt.date(2020, 1, 1), dt.date(2020, 1, 2)),
         ("np.timedelta64[s], m8[ns] data", td, np.timedelta64(3, "us"), np.timedelta64(10, "us")),
-        ("datetime.timedelta, m8[ns] data", td, dt.timedelta(microseconds=3), dt.timedelta(microseconds=10)),
+        (
+            "datetime.timedelta, m8[ns] data",
+            td,
+            dt.timedelta(microseconds=3),
+            dt.timedelta(microseconds=10),
+        ),
         ("int ticks, m8[ns] data", td, 3000, 10000),
         ("ISO string, M8[ns] data", ns, "2020-01-01T00:00:01", "2020-01-01T03:00"),
         ("ISO string, hour alone (Python path)", ns, "2020-01-01T00", "2020-01-01T03"),
@@ -63,10 +78,18 @@ def cases(n=N):
         ("pd.NaT, M8[ns] data", ns, pd.NaT, None),
         (AWARE_BASE, aware, None, None),
         ("aware pd.Timestamp, tz-aware Series", aware, aware.iloc[0], aware.iloc[-1]),
-        ("aware datetime, tz-aware Series", aware, aware.iloc[0].to_pydatetime(),
-         aware.iloc[-1].to_pydatetime()),
-        ("ISO string with offset, tz-aware Series", aware, aware.iloc[0].isoformat(),
-         aware.iloc[-1].isoformat()),
+        (
+            "aware datetime, tz-aware Series",
+            aware,
+            aware.iloc[0].to_pydatetime(),
+            aware.iloc[-1].to_pydatetime(),
+        ),
+        (
+            "ISO string with offset, tz-aware Series",
+            aware,
+            aware.iloc[0].isoformat(),
+            aware.iloc[-1].isoformat(),
+        ),
     ]
     return out
 
@@ -78,17 +101,30 @@ def run(ctx):
     for name, values, lo, hi in cases():
         got, want = sf.filter_indexes(values, lo, hi), reference.filter_indexes(values, lo, hi)
         if not np.array_equal(got, want):
-            raise AssertionError(f"filter_indexes with a {name} bound gave a wrong result - not timing it")
-        methods.append(Method(name, "simdfilter", "none",
-                              lambda v=values, a=lo, b=hi: sf.filter_indexes(v, a, b)))
+            raise AssertionError(
+                f"filter_indexes with a {name} bound gave a wrong result - not timing it"
+            )
+        methods.append(
+            Method(
+                name, "simdfilter", "none", lambda v=values, a=lo, b=hi: sf.filter_indexes(v, a, b)
+            )
+        )
     path = getattr(sf._core, "_resolve_bounds", None)
     res = measure(methods, ctx.cfg["overhead_target"], ctx.cfg["overhead_repeats"])
     rows = []
     for (name, values, lo, hi), m in zip(cases(), methods):
         where = path(values, lo, hi)[0] if path else "?"
         base = AWARE_BASE if "tz-aware" in name else BASE
-        rows.append(dict(n=N, method=name, path=where, base=base, us=res[m][0] * 1e6,
-                         median_us=res[m][1] * 1e6))
+        rows.append(
+            dict(
+                n=N,
+                method=name,
+                path=where,
+                base=base,
+                us=res[m][0] * 1e6,
+                median_us=res[m][1] * 1e6,
+            )
+        )
     return rows
 
 
@@ -100,10 +136,20 @@ def report(rows, result):
             return ""
         return "ok" if r["us"] - us[r["base"]] < TARGET_ADDED_US else "MISSED"
 
-    print_table(f"CALL COST BY BOUND TYPE - filter_indexes, n={N}, microseconds per call (best)",
-                ["bound, data", "path", "us", "added", "target"],
-                [[r["method"], r["path"], f"{r['us']:.3f}", f"{r['us'] - us[r['base']]:+.3f}", verdict(r)]
-                 for r in rows],
-                note=f"added: over '{BASE}' (aware rows: over '{AWARE_BASE}', their bounds keeping "
-                     f"all {N} rows as None does); "
-                     f"target: a bound resolved in C adds under {TARGET_ADDED_US} us")
+    print_table(
+        f"CALL COST BY BOUND TYPE - filter_indexes, n={N}, microseconds per call (best)",
+        ["bound, data", "path", "us", "added", "target"],
+        [
+            [
+                r["method"],
+                r["path"],
+                f"{r['us']:.3f}",
+                f"{r['us'] - us[r['base']]:+.3f}",
+                verdict(r),
+            ]
+            for r in rows
+        ],
+        note=f"added: over '{BASE}' (aware rows: over '{AWARE_BASE}', their bounds keeping "
+        f"all {N} rows as None does); "
+        f"target: a bound resolved in C adds under {TARGET_ADDED_US} us",
+    )

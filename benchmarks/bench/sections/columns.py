@@ -65,7 +65,10 @@ COPY_HOW = {
     "numpy.ma": "np.ma.filled(m.astype(float64, copy=False), nan)",
 }
 GOAL_PLAIN, GOAL_COPY, GOAL_US = 1.25, 10.0, 1.5
-_BOUND_NOTE = {"exact": "", "upper": ", '<=': an upper bound, as the call did not raise the process's peak"}
+_BOUND_NOTE = {
+    "exact": "",
+    "upper": ", '<=': an upper bound, as the call did not raise the process's peak",
+}
 
 
 def _available(alts):
@@ -110,18 +113,23 @@ def make_columns(raw, valid, kinds, alts):
             cols[kind] = arr
         elif kind.startswith("pyarrow ChunkedArray"):
             step = -(-n // CHUNKS)
-            cols[kind] = alts["pyarrow"].chunked_array([arr.slice(i, step) for i in range(0, n, step)],
-                                                       type=arr.type)
+            cols[kind] = alts["pyarrow"].chunked_array(
+                [arr.slice(i, step) for i in range(0, n, step)], type=arr.type
+            )
         elif kind == "Polars Series":
             pl = alts["polars"]
             if arr is not None:
                 cols[kind] = pl.from_arrow(arr)
             else:  # without pyarrow: nulls through a when/then, which keeps one chunk
                 s = pl.Series("a", raw)
-                cols[kind] = pl.select(pl.when(pl.Series(valid)).then(s)).to_series() if has_nulls else s
+                cols[kind] = (
+                    pl.select(pl.when(pl.Series(valid)).then(s)).to_series() if has_nulls else s
+                )
         elif kind == "pandas Int64/Float64":
             pd = alts["pandas"]
-            ea = (pd.arrays.IntegerArray if raw.dtype.kind == "i" else pd.arrays.FloatingArray)(raw, ~valid)
+            ea = (pd.arrays.IntegerArray if raw.dtype.kind == "i" else pd.arrays.FloatingArray)(
+                raw, ~valid
+            )
             cols[kind] = pd.Series(ea, copy=False)
         elif kind == "pandas int64/double[pyarrow]":
             pd = alts["pandas"]
@@ -146,14 +154,28 @@ def _methods(cols, lo, hi, k, threads=1, copies=True):
     kw = {} if threads is None else dict(threads=threads)
     out = []
     for kind, c in cols.items():
-        out.append(Method(f"filter_indexes [{kind}]", "simdfilter", "indexes",
-                          lambda c=c: sf.filter_indexes(c, lo, hi, **kw), k))
+        out.append(
+            Method(
+                f"filter_indexes [{kind}]",
+                "simdfilter",
+                "indexes",
+                lambda c=c: sf.filter_indexes(c, lo, hi, **kw),
+                k,
+            )
+        )
         out[-1].input = kind
     if copies:
         for kind, c in cols.items():
             if kind != PLAIN:
-                out.append(Method(f"copy: {COPY_HOW[kind]} + filter_indexes [{kind}]", "alternative", "indexes",
-                                  lambda kind=kind, c=c: sf.filter_indexes(_to_numpy(kind, c), lo, hi, **kw), k))
+                out.append(
+                    Method(
+                        f"copy: {COPY_HOW[kind]} + filter_indexes [{kind}]",
+                        "alternative",
+                        "indexes",
+                        lambda kind=kind, c=c: sf.filter_indexes(_to_numpy(kind, c), lo, hi, **kw),
+                        k,
+                    )
+                )
                 out[-1].input = kind
     return out
 
@@ -169,19 +191,37 @@ def _throughput(ctx, kinds, k):
                 cols = make_columns(raw, valid, kinds, ctx.alts)
                 plain = cols[PLAIN]
                 expected = np.flatnonzero(valid & (raw >= lo) & (raw <= hi))
-                res = measure(_methods(cols, lo, hi, k), ctx.cfg["target"], ctx.cfg["repeats"],
-                              checker(plain, expected))
+                res = measure(
+                    _methods(cols, lo, hi, k),
+                    ctx.cfg["target"],
+                    ctx.cfg["repeats"],
+                    checker(plain, expected),
+                )
                 t = {(m.group, m.input): v for m, v in res.items()}
                 base = t[("simdfilter", PLAIN)][0]
                 for m, (best, med) in res.items():
                     kind = m.input
-                    row = dict(part="throughput", n=n, dtype=dtype, nulls=nulls, null_count=int(n - valid.sum()),
-                               sel=expected.size / n, input=kind, method=m.name, group=m.group, kernel=k,
-                               best_s=best, median_s=med, eps=n / best)
+                    row = dict(
+                        part="throughput",
+                        n=n,
+                        dtype=dtype,
+                        nulls=nulls,
+                        null_count=int(n - valid.sum()),
+                        sel=expected.size / n,
+                        input=kind,
+                        method=m.name,
+                        group=m.group,
+                        kernel=k,
+                        best_s=best,
+                        median_s=med,
+                        eps=n / best,
+                    )
                     if m.group == "simdfilter":
                         row["vs_plain"] = best / base  # time ratio: <= GOAL_PLAIN is the goal
                     else:
-                        row["column_speedup"] = best / t[("simdfilter", kind)][0]  # copy time / column time
+                        row["column_speedup"] = (
+                            best / t[("simdfilter", kind)][0]
+                        )  # copy time / column time
                     rows.append(row)
                 del cols, plain, res
     return rows
@@ -198,17 +238,36 @@ def _per_call(ctx, kinds, k):
         cols = make_columns(raw, valid, kinds, ctx.alts)
         expected = np.flatnonzero(valid & (raw >= lo) & (raw <= hi))
         methods = _methods(cols, lo, hi, k, threads=None, copies=null_count > 0)
-        methods.append(Method("reference: len(a) (a trivial call)", "limit", "none", lambda: len(raw)))
+        methods.append(
+            Method("reference: len(a) (a trivial call)", "limit", "none", lambda: len(raw))
+        )
         methods[-1].input = None
-        res = measure(methods, ctx.cfg["overhead_target"], ctx.cfg["overhead_repeats"],
-                      checker(cols[PLAIN], expected))
-        rows += [dict(part="per_call", n=n, dtype="int64", null_count=null_count, method=m.name, group=m.group,
-                      input=m.input, kernel=k,
-                      us=best * 1e6, median_us=med * 1e6) for m, (best, med) in res.items()]
+        res = measure(
+            methods,
+            ctx.cfg["overhead_target"],
+            ctx.cfg["overhead_repeats"],
+            checker(cols[PLAIN], expected),
+        )
+        rows += [
+            dict(
+                part="per_call",
+                n=n,
+                dtype="int64",
+                null_count=null_count,
+                method=m.name,
+                group=m.group,
+                input=m.input,
+                kernel=k,
+                us=best * 1e6,
+                median_us=med * 1e6,
+            )
+            for m, (best, med) in res.items()
+        ]
     return rows
 
 
 # ---- peak memory, in a fresh subprocess -------------------------------------------------
+
 
 def _memory_child(n, nulls, sel, seed, k):
     """Run in a fresh interpreter: build a pyarrow int64 column of n elements from buffers
@@ -230,7 +289,7 @@ def _memory_child(n, nulls, sel, seed, k):
     for i in range(0, n, chunk):
         j = min(n, i + chunk)
         values[i:j] = rng.integers(0, VALUE_RANGE, j - i, dtype=np.int64)
-        bitmap[i // 8:-(-j // 8)] = np.packbits(rng.random(j - i) >= nulls, bitorder="little")
+        bitmap[i // 8 : -(-j // 8)] = np.packbits(rng.random(j - i) >= nulls, bitorder="little")
     arr = pa.Array.from_buffers(pa.int64(), n, [pa.py_buffer(bitmap), pa.py_buffer(values)])
     lo, hi = bounds(sel)
 
@@ -238,7 +297,7 @@ def _memory_child(n, nulls, sel, seed, k):
         parts = []
         for i in range(0, n, chunk):
             j = min(n, i + chunk)
-            ok = np.unpackbits(bitmap[i // 8:-(-j // 8)], bitorder="little")[:j - i].astype(bool)
+            ok = np.unpackbits(bitmap[i // 8 : -(-j // 8)], bitorder="little")[: j - i].astype(bool)
             v = values[i:j]
             parts.append(np.flatnonzero(ok & (v >= lo) & (v <= hi)) + i)
         return np.concatenate(parts)
@@ -254,7 +313,10 @@ def _memory_child(n, nulls, sel, seed, k):
     methods = [
         (f"filter_indexes [{k}]", lambda: sf.filter_indexes(arr, lo, hi)),
         (f"filter_indexes [{k}, threads=1]", lambda: sf.filter_indexes(arr, lo, hi, threads=1)),
-        (f"copy: np.asarray(col) + filter_indexes [{k}]", lambda: sf.filter_indexes(np.asarray(arr), lo, hi)),
+        (
+            f"copy: np.asarray(col) + filter_indexes [{k}]",
+            lambda: sf.filter_indexes(np.asarray(arr), lo, hi),
+        ),
     ]
     try:
         with open("/proc/self/clear_refs", "w") as f:
@@ -280,19 +342,35 @@ def _memory_child(n, nulls, sel, seed, k):
                 # is known is growth <= old peak - RSS before (the build's small temporaries).
                 gc.collect()
                 _trim()
-                peak0, rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, _status_kib("VmRSS")
+                peak0, rss0 = (
+                    resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                    _status_kib("VmRSS"),
+                )
                 res = fn()
                 peak1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 rss, bound = (peak1 - rss0) * 1024, "exact" if peak1 > peak0 else "upper"
                 result, traced, rss_small = res.nbytes, None, None
                 check(name, res)
                 del res
-            rows.append(dict(part="memory", n=n, dtype="int64", input="pyarrow Array", nulls=nulls,
-                             sel=want[0].size / n, method=name, kernel=k, result_bytes=result,
-                             rss_source="VmHWM" if hwm else "ru_maxrss", rss_bound=bound, rss_growth=rss,
-                             rss_extra=rss - result,
-                             rss_extra_no_thp=None if rss_small is None else rss_small - result,
-                             traced_extra=None if traced is None else traced - result))
+            rows.append(
+                dict(
+                    part="memory",
+                    n=n,
+                    dtype="int64",
+                    input="pyarrow Array",
+                    nulls=nulls,
+                    sel=want[0].size / n,
+                    method=name,
+                    kernel=k,
+                    result_bytes=result,
+                    rss_source="VmHWM" if hwm else "ru_maxrss",
+                    rss_bound=bound,
+                    rss_growth=rss,
+                    rss_extra=rss - result,
+                    rss_extra_no_thp=None if rss_small is None else rss_small - result,
+                    traced_extra=None if traced is None else traced - result,
+                )
+            )
             if not hwm:
                 break
     print(json.dumps(rows))
@@ -301,15 +379,22 @@ def _memory_child(n, nulls, sel, seed, k):
 def _memory(ctx, k):
     n = ctx.cfg["columns_mem_n"]
     seed = int(ctx.rng.integers(0, 2**31))
-    paths = [str(Path(__file__).resolve().parents[2]), str(Path(sf.__file__).resolve().parent.parent)]
-    code = (f"import sys; sys.path[:0] = {paths!r}; from bench.sections.columns import _memory_child; "
-            f"_memory_child({n}, 0.1, 0.01, {seed}, {k!r})")
+    paths = [
+        str(Path(__file__).resolve().parents[2]),
+        str(Path(sf.__file__).resolve().parent.parent),
+    ]
+    code = (
+        f"import sys; sys.path[:0] = {paths!r}; from bench.sections.columns import _memory_child; "
+        f"_memory_child({n}, 0.1, 0.01, {seed}, {k!r})"
+    )
     # pyarrow's own pool (jemalloc/mimalloc) keeps freed pages resident, so a conversion
     # after the warm-up would reuse them and show no growth; the system allocator unmaps them.
     env = dict(os.environ, ARROW_DEFAULT_MEMORY_POOL="system")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if p.returncode:
-        raise AssertionError(f"columns memory subprocess failed ({p.returncode}):\n{p.stderr}{p.stdout}")
+        raise AssertionError(
+            f"columns memory subprocess failed ({p.returncode}):\n{p.stderr}{p.stdout}"
+        )
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -345,17 +430,27 @@ def report(rows, result):
         k = thr[0]["kernel"]
         head = ["n", "dtype", "nulls"]
         lead = lambda c: [fmt_n(c[0]), c[1], fmt_sel(c[2])]
-        print_table(f"COLUMNS - filter_indexes [{k}] on each input kind, ~{SEL:.0%} in range, one thread: "
-                    f"G elements/s (time / numpy-array time; goal <= {GOAL_PLAIN}x)",
-                    head + kinds, [lead(c) + [cell(c, kd, "simdfilter", "vs_plain", "{:.2f}x") for kd in kinds]
-                                   for c in cells])
+        print_table(
+            f"COLUMNS - filter_indexes [{k}] on each input kind, ~{SEL:.0%} in range, one thread: "
+            f"G elements/s (time / numpy-array time; goal <= {GOAL_PLAIN}x)",
+            head + kinds,
+            [
+                lead(c) + [cell(c, kd, "simdfilter", "vs_plain", "{:.2f}x") for kd in kinds]
+                for c in cells
+            ],
+        )
         copy_kinds = [kd for kd in kinds if kd != PLAIN]
-        print_table(f"COLUMNS - the copy-based alternative: convert to a NumPy array, then filter_indexes [{k}]: "
-                    f"G elements/s (copy time / column time; goal >= {GOAL_COPY:.0f}x for Polars with nulls)",
-                    head + copy_kinds,
-                    [lead(c) + [cell(c, kd, "alternative", "column_speedup", "{:.1f}x") for kd in copy_kinds]
-                     for c in cells],
-                    note="(conversions: " + "; ".join(f"{kd}: {COPY_HOW[kd]}" for kd in copy_kinds) + ")")
+        print_table(
+            f"COLUMNS - the copy-based alternative: convert to a NumPy array, then filter_indexes [{k}]: "
+            f"G elements/s (copy time / column time; goal >= {GOAL_COPY:.0f}x for Polars with nulls)",
+            head + copy_kinds,
+            [
+                lead(c)
+                + [cell(c, kd, "alternative", "column_speedup", "{:.1f}x") for kd in copy_kinds]
+                for c in cells
+            ],
+            note="(conversions: " + "; ".join(f"{kd}: {COPY_HOW[kd]}" for kd in copy_kinds) + ")",
+        )
     calls = [r for r in rows if r["part"] == "per_call"]
     if calls:
         by = {(r["input"] or r["method"], r["group"], r["null_count"]): r["us"] for r in calls}
@@ -363,23 +458,42 @@ def report(rows, result):
         nc = max(r["null_count"] for r in calls)
         names = list(dict.fromkeys(r["input"] or r["method"] for r in calls))
         fmt = lambda v: "-" if v is None else f"{v:.3f}"
-        print_table(f"COLUMNS - per-call cost, n = {n} int64, microseconds per call (best; goal < {GOAL_US} us "
-                    f"for pandas, Polars and pyarrow inputs)",
-                    ["input", "no nulls", f"{nc} nulls", f"{nc} nulls, copy-based"],
-                    [[name, fmt(by.get((name, "simdfilter", 0), by.get((name, "limit", 0)))),
-                      fmt(by.get((name, "simdfilter", nc), by.get((name, "limit", nc)))),
-                      fmt(by.get((name, "alternative", nc)))] for name in names])
+        print_table(
+            f"COLUMNS - per-call cost, n = {n} int64, microseconds per call (best; goal < {GOAL_US} us "
+            f"for pandas, Polars and pyarrow inputs)",
+            ["input", "no nulls", f"{nc} nulls", f"{nc} nulls, copy-based"],
+            [
+                [
+                    name,
+                    fmt(by.get((name, "simdfilter", 0), by.get((name, "limit", 0)))),
+                    fmt(by.get((name, "simdfilter", nc), by.get((name, "limit", nc)))),
+                    fmt(by.get((name, "alternative", nc))),
+                ]
+                for name in names
+            ],
+        )
     mem = [r for r in rows if r["part"] == "memory"]
     if mem:
         mib = lambda b: "n/a" if b is None else f"{b / Mi:.2f}"
         up = lambda r, b: ("<= " if r["rss_bound"] == "upper" else "") + mib(b)
         r0 = mem[0]
-        print_table(f"COLUMNS - peak extra memory of one call, pyarrow int64 Array, n = {fmt_n(r0['n'])} "
-                    f"({r0['n'] * 8 / Mi:.0f} MiB of values), {fmt_sel(r0['nulls'])} nulls, "
-                    f"{fmt_sel(r0['sel'])} matching, fresh process, MiB",
-                    ["method", "result", "RSS growth", "RSS extra", "RSS extra, 4K pages", "traced extra"],
-                    [[r["method"], mib(r["result_bytes"]), up(r, r["rss_growth"]), up(r, r["rss_extra"]),
-                      mib(r["rss_extra_no_thp"]), mib(r["traced_extra"])] for r in mem],
-                    note=f"(RSS from {r0['rss_source']}{_BOUND_NOTE[r0['rss_bound']]}; extra = growth beyond the "
-                         "result; goal: growth about the size of the result. 4K pages: NumPy's huge-page\n"
-                         " madvise off; traced: tracemalloc, which counts allocations whose pages are never touched)")
+        print_table(
+            f"COLUMNS - peak extra memory of one call, pyarrow int64 Array, n = {fmt_n(r0['n'])} "
+            f"({r0['n'] * 8 / Mi:.0f} MiB of values), {fmt_sel(r0['nulls'])} nulls, "
+            f"{fmt_sel(r0['sel'])} matching, fresh process, MiB",
+            ["method", "result", "RSS growth", "RSS extra", "RSS extra, 4K pages", "traced extra"],
+            [
+                [
+                    r["method"],
+                    mib(r["result_bytes"]),
+                    up(r, r["rss_growth"]),
+                    up(r, r["rss_extra"]),
+                    mib(r["rss_extra_no_thp"]),
+                    mib(r["traced_extra"]),
+                ]
+                for r in mem
+            ],
+            note=f"(RSS from {r0['rss_source']}{_BOUND_NOTE[r0['rss_bound']]}; extra = growth beyond the "
+            "result; goal: growth about the size of the result. 4K pages: NumPy's huge-page\n"
+            " madvise off; traced: tracemalloc, which counts allocations whose pages are never touched)",
+        )

@@ -90,8 +90,9 @@ def dask_section(quick: bool) -> List[Dict]:
     chunk = Mi if quick else 16 * Mi  # elements: 4 MiB or 64 MiB of uint32
     repeats = 1 if quick else 3
     rows: List[Dict] = []
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=":0")
+    cluster = distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
+    )
     try:
         with distributed.Client(cluster) as client:
             x = da.zeros(n, chunks=chunk, dtype=np.uint32).map_blocks(_make_block, dtype=np.uint32)
@@ -117,26 +118,48 @@ def dask_section(quick: bool) -> List[Dict]:
 
             empty = x.map_blocks(_nothing, chunks=(1,), dtype=np.int64)
             overhead = _best(persisted(empty), repeats) / nchunks
-            local = np.concatenate([_make_block(np.empty(chunk, np.uint32),
-                                                [{"array-location": [(s, s + chunk)]}])
-                                    for s in range(0, n, chunk)])
+            local = np.concatenate(
+                [
+                    _make_block(np.empty(chunk, np.uint32), [{"array-location": [(s, s + chunk)]}])
+                    for s in range(0, n, chunk)
+                ]
+            )
             for sel in SELECTIVITIES:
                 lo, hi = _bounds(sel)
                 hits = simdfilter.count_in_range(local, lo, hi)
                 mask = (x >= lo) & (x <= hi)
                 methods = [
-                    ("simdfilter.dask.filter_indexes", "indexes", "cluster",
-                     persisted(sfd.filter_indexes(x, lo, hi))),
-                    ("da.flatnonzero((x >= lo) & (x <= hi))", "indexes", "cluster",
-                     persisted(da.flatnonzero(mask))),
-                    ("simdfilter.dask.count_in_range", "count", "cluster",
-                     persisted(sfd.count_in_range(x, lo, hi))),
-                    ("((x >= lo) & (x <= hi)).sum()", "count", "cluster",
-                     persisted(mask.sum())),
-                    ("simdfilter.filter_indexes (one process)", "indexes", "one process",
-                     lambda: simdfilter.filter_indexes(local, lo, hi)),
-                    ("simdfilter.count_in_range (one process)", "count", "one process",
-                     lambda: simdfilter.count_in_range(local, lo, hi)),
+                    (
+                        "simdfilter.dask.filter_indexes",
+                        "indexes",
+                        "cluster",
+                        persisted(sfd.filter_indexes(x, lo, hi)),
+                    ),
+                    (
+                        "da.flatnonzero((x >= lo) & (x <= hi))",
+                        "indexes",
+                        "cluster",
+                        persisted(da.flatnonzero(mask)),
+                    ),
+                    (
+                        "simdfilter.dask.count_in_range",
+                        "count",
+                        "cluster",
+                        persisted(sfd.count_in_range(x, lo, hi)),
+                    ),
+                    ("((x >= lo) & (x <= hi)).sum()", "count", "cluster", persisted(mask.sum())),
+                    (
+                        "simdfilter.filter_indexes (one process)",
+                        "indexes",
+                        "one process",
+                        lambda: simdfilter.filter_indexes(local, lo, hi),  # noqa: F821 (timed before the del below)
+                    ),
+                    (
+                        "simdfilter.count_in_range (one process)",
+                        "count",
+                        "one process",
+                        lambda: simdfilter.count_in_range(local, lo, hi),  # noqa: F821 (timed before the del below)
+                    ),
                 ]
                 # The results agree before anything is timed.
                 assert int(sfd.count_in_range(x, lo, hi).compute()) == hits
@@ -146,12 +169,21 @@ def dask_section(quick: bool) -> List[Dict]:
                     if not quick:
                         _best(fn, 1)  # warm up (page faults here, caches there)
                     best = _best(fn, repeats)
-                    rows.append(dict(
-                        method=name, func=func, where=where, n=n,
-                        chunks=nchunks if where == "cluster" else 1,
-                        chunk_mib=chunk * 4 / Mi, sel=sel, hits=hits, seconds=best, eps=n / best,
-                        overhead_ms_per_chunk=overhead * 1e3 if where == "cluster" else None,
-                    ))
+                    rows.append(
+                        dict(
+                            method=name,
+                            func=func,
+                            where=where,
+                            n=n,
+                            chunks=nchunks if where == "cluster" else 1,
+                            chunk_mib=chunk * 4 / Mi,
+                            sel=sel,
+                            hits=hits,
+                            seconds=best,
+                            eps=n / best,
+                            overhead_ms_per_chunk=overhead * 1e3 if where == "cluster" else None,
+                        )
+                    )
             del local
     finally:
         cluster.close()
@@ -163,19 +195,28 @@ def _print_table(rows: List[Dict], overhead: float, quick: bool) -> None:
     if not rows:
         return
     n, nchunks, mib = rows[0]["n"], rows[0]["chunks"], rows[0]["chunk_mib"]
-    print(f"\n== dask: {n // Mi} Mi uint32 in {nchunks} chunks of {mib:g} MiB, 2 worker processes"
-          f"{' (quick)' if quick else ''}")
+    print(
+        f"\n== dask: {n // Mi} Mi uint32 in {nchunks} chunks of {mib:g} MiB, 2 worker processes"
+        f"{' (quick)' if quick else ''}"
+    )
     print(f"   scheduler overhead: {overhead * 1e3:.2f} ms per chunk (a graph of empty tasks)")
     head = f"{'method':44} {'sel':>5} {'time':>10} {'elements/s':>11} {'vs Dask':>8}"
     print(head)
     print("-" * len(head))
     for sel in SELECTIVITIES:
-        base = {r["func"]: r["seconds"] for r in rows
-                if r["sel"] == sel and r["where"] == "cluster" and not r["method"].startswith("simdfilter")}
+        base = {
+            r["func"]: r["seconds"]
+            for r in rows
+            if r["sel"] == sel
+            and r["where"] == "cluster"
+            and not r["method"].startswith("simdfilter")
+        }
         for r in (r for r in rows if r["sel"] == sel):
             ratio = base[r["func"]] / r["seconds"]
-            print(f"{r['method']:44} {sel:>5.0%} {r['seconds'] * 1e3:>8.1f}ms "
-                  f"{r['eps'] / 1e9:>9.2f} G {ratio:>7.1f}x")
+            print(
+                f"{r['method']:44} {sel:>5.0%} {r['seconds'] * 1e3:>8.1f}ms "
+                f"{r['eps'] / 1e9:>9.2f} G {ratio:>7.1f}x"
+            )
 
 
 def run(ctx) -> List[Dict]:

@@ -26,15 +26,30 @@ def run(ctx):
         res = measure(methods, ctx.cfg["target"], ctx.cfg["repeats"], checker(a, expected))
         base = next(t[0] for m, t in res.items() if m.name == BASELINE)
         for m, (best, _) in res.items():
-            rows.append(dict(dtype=dtype, n=n, sel=expected.size / n, method=m.name, kernel=m.kernel,
-                             eps=n / best, gbs=n * a.itemsize / best / 1e9, vs_numpy=base / best))
+            rows.append(
+                dict(
+                    dtype=dtype,
+                    n=n,
+                    sel=expected.size / n,
+                    method=m.name,
+                    kernel=m.kernel,
+                    eps=n / best,
+                    gbs=n * a.itemsize / best / 1e9,
+                    vs_numpy=base / best,
+                )
+            )
     return rows
 
 
 def report(rows, result):
     names = list(dict.fromkeys(r["method"] for r in rows))
     by = {(r["dtype"], r["method"]): r for r in rows}
-    print_table(f"DTYPES - n = {fmt_n(rows[0]['n'])}, random, ~50% in range, one thread: G elements/s "
-                f"(ratio to NumPy)", ["dtype"] + names,
-                [[d] + [f"{by[(d, m)]['eps'] / 1e9:.2f} ({by[(d, m)]['vs_numpy']:.1f}x)" for m in names]
-                 for d in dict.fromkeys(r["dtype"] for r in rows)])
+    print_table(
+        f"DTYPES - n = {fmt_n(rows[0]['n'])}, random, ~50% in range, one thread: G elements/s "
+        f"(ratio to NumPy)",
+        ["dtype"] + names,
+        [
+            [d] + [f"{by[(d, m)]['eps'] / 1e9:.2f} ({by[(d, m)]['vs_numpy']:.1f}x)" for m in names]
+            for d in dict.fromkeys(r["dtype"] for r in rows)
+        ],
+    )

@@ -23,6 +23,7 @@ def _status_kib(field):
 def _trim():
     try:
         import ctypes
+
         ctypes.CDLL(None).malloc_trim(0)  # glibc
     except (OSError, AttributeError):
         pass
@@ -63,10 +64,30 @@ def _numpy_hugepages(on):
 
 def _methods(a, lo, hi, k):
     return [
-        Method(f"filter_indexes [{k}]", "simdfilter", "indexes", lambda: sf.filter_indexes(a, lo, hi, threads=1)),
-        Method(f"filter_indexes [{k}, threads=auto]", "simdfilter", "indexes", lambda: sf.filter_indexes(a, lo, hi)),
-        Method(f"filter_values [{k}]", "simdfilter", "values", lambda: sf.filter_values(a, lo, hi, threads=1)),
-        Method(f"count_in_range [{k}]", "simdfilter", "count", lambda: sf.count_in_range(a, lo, hi, threads=1)),
+        Method(
+            f"filter_indexes [{k}]",
+            "simdfilter",
+            "indexes",
+            lambda: sf.filter_indexes(a, lo, hi, threads=1),
+        ),
+        Method(
+            f"filter_indexes [{k}, threads=auto]",
+            "simdfilter",
+            "indexes",
+            lambda: sf.filter_indexes(a, lo, hi),
+        ),
+        Method(
+            f"filter_values [{k}]",
+            "simdfilter",
+            "values",
+            lambda: sf.filter_values(a, lo, hi, threads=1),
+        ),
+        Method(
+            f"count_in_range [{k}]",
+            "simdfilter",
+            "count",
+            lambda: sf.count_in_range(a, lo, hi, threads=1),
+        ),
     ] + [m for m in numpy_methods(a, lo, hi) if m.func != "count"]
 
 
@@ -77,10 +98,17 @@ def _measure(m, n, sel):
     rss_small = peak_memory(m.fn)[1] if previous is not None else None
     if previous is not None:
         _numpy_hugepages(previous)
-    return dict(n=n, sel=sel, method=m.name, result_bytes=result, rss_growth=rss,
-                rss_extra=None if rss is None else rss - result,
-                rss_extra_no_thp=None if rss_small is None else rss_small - result,
-                traced_peak=traced, traced_extra=traced - result)
+    return dict(
+        n=n,
+        sel=sel,
+        method=m.name,
+        result_bytes=result,
+        rss_growth=rss,
+        rss_extra=None if rss is None else rss - result,
+        rss_extra_no_thp=None if rss_small is None else rss_small - result,
+        traced_peak=traced,
+        traced_extra=traced - result,
+    )
 
 
 def run(ctx):
@@ -96,11 +124,22 @@ def run(ctx):
 
 def report(rows, result):
     mib = lambda b: "n/a" if b is None else f"{b / Mi:8.2f}"
-    print_table(f"PEAK MEMORY PER CALL - n = {fmt_n(rows[0]['n'])} uint32 "
-                f"({rows[0]['n'] * 4 / Mi:.0f} MiB of input), MiB",
-                ["method", "sel", "result", "RSS extra", "RSS extra, 4K pages", "traced extra"],
-                [[r["method"], fmt_sel(r["sel"]), mib(r["result_bytes"]), mib(r["rss_extra"]),
-                  mib(r["rss_extra_no_thp"]), mib(r["traced_extra"])] for r in rows],
-                note="(extra = peak growth beyond the result. RSS = physical pages touched, with NumPy's default\n"
-                     " huge-page madvise (2 MiB steps) and with it off (4 KiB pages); traced = tracemalloc, which\n"
-                     " counts allocations even where their pages are never touched)")
+    print_table(
+        f"PEAK MEMORY PER CALL - n = {fmt_n(rows[0]['n'])} uint32 "
+        f"({rows[0]['n'] * 4 / Mi:.0f} MiB of input), MiB",
+        ["method", "sel", "result", "RSS extra", "RSS extra, 4K pages", "traced extra"],
+        [
+            [
+                r["method"],
+                fmt_sel(r["sel"]),
+                mib(r["result_bytes"]),
+                mib(r["rss_extra"]),
+                mib(r["rss_extra_no_thp"]),
+                mib(r["traced_extra"]),
+            ]
+            for r in rows
+        ],
+        note="(extra = peak growth beyond the result. RSS = physical pages touched, with NumPy's default\n"
+        " huge-page madvise (2 MiB steps) and with it off (4 KiB pages); traced = tracemalloc, which\n"
+        " counts allocations even where their pages are never touched)",
+    )

@@ -11,15 +11,42 @@ from ..timing import checker, measure
 
 def _methods(a, lo, hi, out, k):
     # No threads= argument: the call as users write it (small inputs stay on one thread).
-    return [
-        Method(f"filter_indexes [{k}]", "simdfilter", "indexes", lambda: sf.filter_indexes(a, lo, hi), k),
-        Method(f"filter_indexes(out=) [{k}]", "simdfilter", "indexes",
-               lambda: sf.filter_indexes(a, lo, hi, out=out), k),
-        Method(f"count_in_range [{k}]", "simdfilter", "count", lambda: sf.count_in_range(a, lo, hi), k),
-        Method(f"filter_values [{k}]", "simdfilter", "values", lambda: sf.filter_values(a, lo, hi), k),
-    ] + [m for m in numpy_methods(a, lo, hi) if m.func == "indexes"] + [
-        Method("reference: len(a) (a trivial call)", "limit", "none", lambda: len(a)),
-    ]
+    return (
+        [
+            Method(
+                f"filter_indexes [{k}]",
+                "simdfilter",
+                "indexes",
+                lambda: sf.filter_indexes(a, lo, hi),
+                k,
+            ),
+            Method(
+                f"filter_indexes(out=) [{k}]",
+                "simdfilter",
+                "indexes",
+                lambda: sf.filter_indexes(a, lo, hi, out=out),
+                k,
+            ),
+            Method(
+                f"count_in_range [{k}]",
+                "simdfilter",
+                "count",
+                lambda: sf.count_in_range(a, lo, hi),
+                k,
+            ),
+            Method(
+                f"filter_values [{k}]",
+                "simdfilter",
+                "values",
+                lambda: sf.filter_values(a, lo, hi),
+                k,
+            ),
+        ]
+        + [m for m in numpy_methods(a, lo, hi) if m.func == "indexes"]
+        + [
+            Method("reference: len(a) (a trivial call)", "limit", "none", lambda: len(a)),
+        ]
+    )
 
 
 def run(ctx):
@@ -29,14 +56,24 @@ def run(ctx):
         a = ctx.rng.integers(0, VALUE_RANGE, n, dtype=np.uint32)
         lo, hi = bounds(0.5)
         methods = _methods(a, lo, hi, np.empty(n, np.uint32), k)
-        res = measure(methods, ctx.cfg["overhead_target"], ctx.cfg["overhead_repeats"],
-                      checker(a, in_range(a, lo, hi)))
-        rows += [dict(n=n, method=m.name, us=best * 1e6, median_us=med * 1e6) for m, (best, med) in res.items()]
+        res = measure(
+            methods,
+            ctx.cfg["overhead_target"],
+            ctx.cfg["overhead_repeats"],
+            checker(a, in_range(a, lo, hi)),
+        )
+        rows += [
+            dict(n=n, method=m.name, us=best * 1e6, median_us=med * 1e6)
+            for m, (best, med) in res.items()
+        ]
     return rows
 
 
 def report(rows, result):
     ns = sorted({r["n"] for r in rows})
     by = {(r["method"], r["n"]): r["us"] for r in rows}
-    print_table("CALL OVERHEAD - microseconds per call (best)", ["method"] + [f"n={n}" for n in ns],
-                [[m] + [f"{by[(m, n)]:.3f}" for n in ns] for m in dict.fromkeys(r["method"] for r in rows)])
+    print_table(
+        "CALL OVERHEAD - microseconds per call (best)",
+        ["method"] + [f"n={n}" for n in ns],
+        [[m] + [f"{by[(m, n)]:.3f}" for n in ns] for m in dict.fromkeys(r["method"] for r in rows)],
+    )

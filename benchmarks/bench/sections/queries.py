@@ -56,17 +56,33 @@ def _frame_methods(pd, pl, df, pdf, ranges):
     ]
     if pl is not None:
         methods += [
-            Method("polars df.filter(is_between & ...)", "polars", "rows", lambda: pdf.filter(expr)),
-            Method("polars lazy().filter(...).collect()", "polars", "rows",
-                   lambda: pdf.lazy().filter(expr).collect()),
+            Method(
+                "polars df.filter(is_between & ...)", "polars", "rows", lambda: pdf.filter(expr)
+            ),
+            Method(
+                "polars lazy().filter(...).collect()",
+                "polars",
+                "rows",
+                lambda: pdf.lazy().filter(expr).collect(),
+            ),
         ]
     methods += [
-        Method("simdfilter pandas df.sf.filter", "simdfilter", "rows", lambda: df.sf.filter(**ranges)),
-        Method("simdfilter pandas df.sf.indexes", "simdfilter", "rows", lambda: df.sf.indexes(**ranges)),
+        Method(
+            "simdfilter pandas df.sf.filter", "simdfilter", "rows", lambda: df.sf.filter(**ranges)
+        ),
+        Method(
+            "simdfilter pandas df.sf.indexes", "simdfilter", "rows", lambda: df.sf.indexes(**ranges)
+        ),
     ]
     if pl is not None:
-        methods.append(Method("simdfilter polars df.sf.filter", "simdfilter", "rows",
-                              lambda: pdf.sf.filter(**ranges)))
+        methods.append(
+            Method(
+                "simdfilter polars df.sf.filter",
+                "simdfilter",
+                "rows",
+                lambda: pdf.sf.filter(**ranges),
+            )
+        )
     return methods
 
 
@@ -105,40 +121,75 @@ def run(ctx):
     pdf = pl.from_pandas(df) if pl is not None else None
     rows = []
     with _one_core() as cpu:
-        ctx.log(f"queries: {fmt_n(n)} rows, pinned to CPU {cpu}"
-                + (f", Polars pool {pl.thread_pool_size()} threads" if pl is not None else ""))
+        ctx.log(
+            f"queries: {fmt_n(n)} rows, pinned to CPU {cpu}"
+            + (f", Polars pool {pl.thread_pool_size()} threads" if pl is not None else "")
+        )
         for cols in (1, 2):
             for sel in (0.01, 0.1):
                 per = sel if cols == 1 else math.sqrt(sel)
                 ranges = {"a": (0, int(per * 1_000_000) - 1)}
                 if cols == 2:
                     ranges["b"] = (0.25, 0.25 + per)
-                expected = np.flatnonzero(np.logical_and.reduce(
-                    [df[c].between(lo, hi).to_numpy() for c, (lo, hi) in ranges.items()]))
+                expected = np.flatnonzero(
+                    np.logical_and.reduce(
+                        [df[c].between(lo, hi).to_numpy() for c, (lo, hi) in ranges.items()]
+                    )
+                )
                 methods = _frame_methods(pd, pl, df, pdf, ranges)
-                res = measure(methods, cfg["target"], cfg["repeats"], _rows_checker(pd, pl, df, expected))
+                res = measure(
+                    methods, cfg["target"], cfg["repeats"], _rows_checker(pd, pl, df, expected)
+                )
                 fastest_other = min(best for m, (best, _) in res.items() if m.group != "simdfilter")
                 for m, (best, med) in res.items():
-                    rows.append(dict(kind="frame", columns=cols, n=n, sel=sel, hits=int(expected.size),
-                                     method=m.name, group=m.group, best_s=best, median_s=med,
-                                     vs_fastest_other=fastest_other / best))
+                    rows.append(
+                        dict(
+                            kind="frame",
+                            columns=cols,
+                            n=n,
+                            sel=sel,
+                            hits=int(expected.size),
+                            method=m.name,
+                            group=m.group,
+                            best_s=best,
+                            median_s=med,
+                            vs_fastest_other=fastest_other / best,
+                        )
+                    )
         for size in cfg["series_sizes"]:
             base = np.datetime64("2013-01-01", "ns")
-            s = pd.Series(base + rng.integers(0, 365 * 86400 * 10**9, size).astype("m8[ns]"), name="t")
+            s = pd.Series(
+                base + rng.integers(0, 365 * 86400 * 10**9, size).astype("m8[ns]"), name="t"
+            )
             lo, hi = pd.Timestamp("2013-03-01"), pd.Timestamp("2013-04-01")
             want = s.between(lo, hi)
 
             def check(m, res, want=want):
                 pd.testing.assert_series_equal(res, want)
 
-            methods = [Method("pandas s.between", "pandas", "series", lambda s=s: s.between(lo, hi)),
-                       Method("simdfilter s.sf.between", "simdfilter", "series",
-                              lambda s=s: s.sf.between(lo, hi))]
+            methods = [
+                Method("pandas s.between", "pandas", "series", lambda s=s: s.between(lo, hi)),
+                Method(
+                    "simdfilter s.sf.between",
+                    "simdfilter",
+                    "series",
+                    lambda s=s: s.sf.between(lo, hi),
+                ),
+            ]
             res = measure(methods, cfg["target"], cfg["repeats"], check)
             t_pd = res[methods[0]][0]
             for m, (best, med) in res.items():
-                rows.append(dict(kind="series", n=size, method=m.name, group=m.group,
-                                 best_s=best, median_s=med, vs_pandas=t_pd / best))
+                rows.append(
+                    dict(
+                        kind="series",
+                        n=size,
+                        method=m.name,
+                        group=m.group,
+                        best_s=best,
+                        median_s=med,
+                        vs_pandas=t_pd / best,
+                    )
+                )
     return rows
 
 
@@ -149,11 +200,24 @@ def report(rows, result):
             f"QUERIES - rows of a {fmt_n(frame[0]['n'])}-row frame (int64 a, float64 b) with every "
             "column in range, one core, ms per query (x = fastest pandas/Polars time / this time)",
             ["method", "columns", "sel", "ms", "x"],
-            [[r["method"], r["columns"], fmt_sel(r["sel"]), f"{r['best_s'] * 1e3:.2f}",
-              f"{r['vs_fastest_other']:.2f}"] for r in frame])
+            [
+                [
+                    r["method"],
+                    r["columns"],
+                    fmt_sel(r["sel"]),
+                    f"{r['best_s'] * 1e3:.2f}",
+                    f"{r['vs_fastest_other']:.2f}",
+                ]
+                for r in frame
+            ],
+        )
     series = [r for r in rows if r["kind"] == "series"]
     if series:
-        print_table("QUERIES - between on a datetime64[ns] Series, one core, us per call",
-                    ["method", "n", "us", "x pandas"],
-                    [[r["method"], fmt_n(r["n"]), f"{r['best_s'] * 1e6:.1f}", f"{r['vs_pandas']:.2f}"]
-                     for r in series])
+        print_table(
+            "QUERIES - between on a datetime64[ns] Series, one core, us per call",
+            ["method", "n", "us", "x pandas"],
+            [
+                [r["method"], fmt_n(r["n"]), f"{r['best_s'] * 1e6:.1f}", f"{r['vs_pandas']:.2f}"]
+                for r in series
+            ],
+        )

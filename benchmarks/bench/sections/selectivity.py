@@ -32,11 +32,25 @@ def variant_kernels():
 def cell_methods(a, lo, hi, out, pairs):
     ms = []
     for k, dense in pairs:
-        ms.append(Method(f"count_in_range [{k}]", "simdfilter", "count",
-                         lambda: sf.count_in_range(a, lo, hi, threads=1), k))
+        ms.append(
+            Method(
+                f"count_in_range [{k}]",
+                "simdfilter",
+                "count",
+                lambda: sf.count_in_range(a, lo, hi, threads=1),
+                k,
+            )
+        )
         for name, loop in ((k, "new"), (dense, "old")):
-            ms.append(Method(f"filter_indexes(out=) [{name}]", "simdfilter", "indexes",
-                             lambda: sf.filter_indexes(a, lo, hi, out=out, threads=1), name))
+            ms.append(
+                Method(
+                    f"filter_indexes(out=) [{name}]",
+                    "simdfilter",
+                    "indexes",
+                    lambda: sf.filter_indexes(a, lo, hi, out=out, threads=1),
+                    name,
+                )
+            )
             ms[-1].loop, ms[-1].base = loop, k
         ms[-3].loop, ms[-3].base = "count", k
     return ms
@@ -45,7 +59,9 @@ def cell_methods(a, lo, hi, out, pairs):
 def run(ctx):
     pairs = variant_kernels()
     if not pairs:
-        ctx.log("  selectivity: no kernel with a dense variant runs here (x86 sse41/avx2 only); skipped")
+        ctx.log(
+            "  selectivity: no kernel with a dense variant runs here (x86 sse41/avx2 only); skipped"
+        )
         return []
     rows = []
     for n in ctx.cfg["selectivity_sizes"]:
@@ -55,10 +71,23 @@ def run(ctx):
             for sel in ctx.cfg["selectivity_sels"]:
                 lo, hi = bounds(sel)
                 methods = cell_methods(a, lo, hi, out, pairs)
-                res = measure(methods, ctx.cfg["target"], ctx.cfg["repeats"], checker(a, in_range(a, lo, hi)))
+                res = measure(
+                    methods, ctx.cfg["target"], ctx.cfg["repeats"], checker(a, in_range(a, lo, hi))
+                )
                 for m, (best, med) in res.items():
-                    rows.append(dict(kind=kind, n=n, sel=sel, method=m.name, kernel=m.base, loop=m.loop,
-                                     best_s=best, median_s=med, eps=n / best))
+                    rows.append(
+                        dict(
+                            kind=kind,
+                            n=n,
+                            sel=sel,
+                            method=m.name,
+                            kernel=m.base,
+                            loop=m.loop,
+                            best_s=best,
+                            median_s=med,
+                            eps=n / best,
+                        )
+                    )
             ctx.log(f"  selectivity {kind:6s} n={n:>11,}: done")
     return rows
 
@@ -72,18 +101,28 @@ def report(rows, result):
             for sel in sorted({r["sel"] for r in rows}):
                 cells = [f"{fmt_n(n)}", fmt_sel(sel)]
                 for k in kernels:
-                    c, new, old = (index.get((kind, n, sel, k, loop)) for loop in ("count", "new", "old"))
+                    c, new, old = (
+                        index.get((kind, n, sel, k, loop)) for loop in ("count", "new", "old")
+                    )
                     if not (c and new and old):
                         cells += ["", "", "", ""]
                         continue
-                    cells += [f"{c['eps'] / 1e9:.2f}",
-                              f"{new['eps'] / 1e9:.2f} {new['eps'] / c['eps']:4.0%}",
-                              f"{old['eps'] / 1e9:.2f} {old['eps'] / c['eps']:4.0%}",
-                              f"{old['best_s'] / new['best_s']:.2f}x"]
+                    cells += [
+                        f"{c['eps'] / 1e9:.2f}",
+                        f"{new['eps'] / 1e9:.2f} {new['eps'] / c['eps']:4.0%}",
+                        f"{old['eps'] / 1e9:.2f} {old['eps'] / c['eps']:4.0%}",
+                        f"{old['best_s'] / new['best_s']:.2f}x",
+                    ]
                 body.append(cells)
-        header = ["n", "sel"] + [h for k in kernels for h in
-                                 (f"{k} count", f"{k} filter", f"{k}_dense filter", "new/old")]
-        print_table(f"SELECTIVITY - uint32, {kind} data, one thread, out=: G elements/s and fraction of count",
-                    header, body,
-                    note="(filter: the kernel's loop with its sparse windows; _dense: the loop without them; "
-                         "new/old: the _dense time / the filter time, same run, interleaved)")
+        header = ["n", "sel"] + [
+            h
+            for k in kernels
+            for h in (f"{k} count", f"{k} filter", f"{k}_dense filter", "new/old")
+        ]
+        print_table(
+            f"SELECTIVITY - uint32, {kind} data, one thread, out=: G elements/s and fraction of count",
+            header,
+            body,
+            note="(filter: the kernel's loop with its sparse windows; _dense: the loop without them; "
+            "new/old: the _dense time / the filter time, same run, interleaved)",
+        )

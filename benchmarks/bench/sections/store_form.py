@@ -38,17 +38,42 @@ def run(ctx):
         out = np.empty(n, np.uint32)
         for sel in ctx.cfg["store_form_sels"]:
             lo, hi = bounds(sel)
-            ms = [Method(f"count_in_range [{forms[0]}]", "simdfilter", "count",
-                         lambda: sf.count_in_range(a, lo, hi, threads=1), forms[0])]
+            ms = [
+                Method(
+                    f"count_in_range [{forms[0]}]",
+                    "simdfilter",
+                    "count",
+                    lambda: sf.count_in_range(a, lo, hi, threads=1),
+                    forms[0],
+                )
+            ]
             ms[0].role = "count"
             for k in forms + others:
-                ms.append(Method(f"filter_indexes(out=) [{k}]", "simdfilter", "indexes",
-                                 lambda: sf.filter_indexes(a, lo, hi, out=out, threads=1), k))
+                ms.append(
+                    Method(
+                        f"filter_indexes(out=) [{k}]",
+                        "simdfilter",
+                        "indexes",
+                        lambda: sf.filter_indexes(a, lo, hi, out=out, threads=1),
+                        k,
+                    )
+                )
                 ms[-1].role = k
-            res = measure(ms, ctx.cfg["target"], ctx.cfg["repeats"], checker(a, in_range(a, lo, hi)))
+            res = measure(
+                ms, ctx.cfg["target"], ctx.cfg["repeats"], checker(a, in_range(a, lo, hi))
+            )
             for m, (best, med) in res.items():
-                rows.append(dict(n=n, sel=sel, method=m.name, role=m.role, best_s=best,
-                                 median_s=med, eps=n / best))
+                rows.append(
+                    dict(
+                        n=n,
+                        sel=sel,
+                        method=m.name,
+                        role=m.role,
+                        best_s=best,
+                        median_s=med,
+                        eps=n / best,
+                    )
+                )
         ctx.log(f"  store_form n={n:>11,}: done")
     return rows
 
@@ -70,12 +95,18 @@ def report(rows, result):
             best = index.get((n, sel, sf.active_kernel())) if sf.active_kernel() in FORMS else None
             cells.append(f"{avx2['best_s'] / best['best_s']:.2f}x" if avx2 and best else "")
             body.append(cells)
-    header = (["n", "sel", "count G/s"] + [f"{k} G/s" for k in roles]
-              + ["memory/register", f"{sf.active_kernel()}/avx2"])
+    header = (
+        ["n", "sel", "count G/s"]
+        + [f"{k} G/s" for k in roles]
+        + ["memory/register", f"{sf.active_kernel()}/avx2"]
+    )
     feats = " ".join(sf.cpu_features())
-    print_table("STORE FORM - uint32 filter_indexes(out=), random data, one thread: G elements/s",
-                header, body,
-                note=f"(avx512: vpcompressd to memory, and a prefetch 2 KiB ahead; avx512_zen4: compress in a "
-                     f"register, full store, no prefetch; "
-                     f"memory/register: the avx512_zen4 time / the avx512 time, same run, interleaved; "
-                     f"the default here is {sf.active_kernel()}; cpu_features: {feats})")
+    print_table(
+        "STORE FORM - uint32 filter_indexes(out=), random data, one thread: G elements/s",
+        header,
+        body,
+        note=f"(avx512: vpcompressd to memory, and a prefetch 2 KiB ahead; avx512_zen4: compress in a "
+        f"register, full store, no prefetch; "
+        f"memory/register: the avx512_zen4 time / the avx512 time, same run, interleaved; "
+        f"the default here is {sf.active_kernel()}; cpu_features: {feats})",
+    )

@@ -41,8 +41,9 @@ class busy_core:
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.proc = None
         if len(cpus) >= 2:
-            self.proc = multiprocessing.get_context("spawn").Process(target=_spin, args=(cpus[-1],),
-                                                                      daemon=True)
+            self.proc = multiprocessing.get_context("spawn").Process(
+                target=_spin, args=(cpus[-1],), daemon=True
+            )
             self.proc.start()
         return self
 
@@ -57,12 +58,30 @@ def _methods(a, out, lo, hi, k):
     for t in (1, None):
         tag = f"{k}, threads={t or 'auto'}"
         ms += [
-            Method(f"filter_indexes [{tag}]", "simdfilter", "indexes",
-                   lambda t=t: sf.filter_indexes(a, lo, hi, threads=t), k, t),
-            Method(f"filter_indexes(out=) [{tag}]", "simdfilter", "indexes",
-                   lambda t=t: sf.filter_indexes(a, lo, hi, out=out, threads=t), k, t),
-            Method(f"count_in_range [{tag}]", "simdfilter", "count",
-                   lambda t=t: sf.count_in_range(a, lo, hi, threads=t), k, t),
+            Method(
+                f"filter_indexes [{tag}]",
+                "simdfilter",
+                "indexes",
+                lambda t=t: sf.filter_indexes(a, lo, hi, threads=t),
+                k,
+                t,
+            ),
+            Method(
+                f"filter_indexes(out=) [{tag}]",
+                "simdfilter",
+                "indexes",
+                lambda t=t: sf.filter_indexes(a, lo, hi, out=out, threads=t),
+                k,
+                t,
+            ),
+            Method(
+                f"count_in_range [{tag}]",
+                "simdfilter",
+                "count",
+                lambda t=t: sf.count_in_range(a, lo, hi, threads=t),
+                k,
+                t,
+            ),
         ]
     return ms
 
@@ -80,13 +99,26 @@ def run(ctx):
                     lo, hi = bounds(sel)
                     methods = _methods(a, out, lo, hi, k)
                     before = {kind: sf_auto_threads(a, kind) for kind in KINDS}
-                    res = measure(methods, ctx.cfg["target"], ctx.cfg["threads_repeats"],
-                                  checker(a, in_range(a, lo, hi)))
+                    res = measure(
+                        methods,
+                        ctx.cfg["target"],
+                        ctx.cfg["threads_repeats"],
+                        checker(a, in_range(a, lo, hi)),
+                    )
                     for i, kind in enumerate(KINDS):
                         one, auto = res[methods[i]][0], res[methods[3 + i]][0]
-                        rows.append(dict(n=n, sel=sel, condition=condition, kind=kind,
-                                         one_s=one, auto_s=auto, auto_vs_one=one / auto,
-                                         auto_threads=max(before[kind], sf_auto_threads(a, kind))))
+                        rows.append(
+                            dict(
+                                n=n,
+                                sel=sel,
+                                condition=condition,
+                                kind=kind,
+                                one_s=one,
+                                auto_s=auto,
+                                auto_vs_one=one / auto,
+                                auto_threads=max(before[kind], sf_auto_threads(a, kind)),
+                            )
+                        )
             ctx.log(f"  threads: n = {fmt_n(n)}, {condition} done")
     return rows
 
@@ -110,7 +142,9 @@ def report(rows, result):
     cells = {(r["n"], r["sel"], r["condition"], r["kind"]): r for r in rows}
     sizes = sorted({r["n"] for r in rows})
     conds = [c for c in ("quiet", "busy core") if any(r["condition"] == c for r in rows)]
-    header = ["n", "sel", "auto threads (fresh, out=)"] + [f"{kind}, {c}" for c in conds for kind in KINDS]
+    header = ["n", "sel", "auto threads (fresh, out=)"] + [
+        f"{kind}, {c}" for c in conds for kind in KINDS
+    ]
     table = []
 
     def cell(r):
@@ -121,13 +155,19 @@ def report(rows, result):
             if (n, sel, conds[0], KINDS[0]) not in cells:
                 continue
             quiet = [cells[(n, sel, conds[0], kind)]["auto_threads"] for kind in KINDS[:2]]
-            table.append([fmt_n(n), fmt_sel(sel), ", ".join(map(str, quiet))] +
-                         [cell(cells[(n, sel, c, kind)]) for c in conds for kind in KINDS])
+            table.append(
+                [fmt_n(n), fmt_sel(sel), ", ".join(map(str, quiet))]
+                + [cell(cells[(n, sel, c, kind)]) for c in conds for kind in KINDS]
+            )
     load = result.get("load_before")
-    print_table("THREADS - threads=None vs threads=1 (one-thread time / automatic time), random uint32, "
-                "best kernel", header, table,
-                note="fresh: filter_indexes returning a new array; out=: into a preallocated array; "
-                     "busy core: another process spins on one of our CPUs. '=': threads=None runs this call on "
-                     "one thread, the same code as threads=1, so the ratio is the measurement's noise. "
-                     "Load average before the run: "
-                     f"{load}; a loaded machine gives no measurements.")
+    print_table(
+        "THREADS - threads=None vs threads=1 (one-thread time / automatic time), random uint32, "
+        "best kernel",
+        header,
+        table,
+        note="fresh: filter_indexes returning a new array; out=: into a preallocated array; "
+        "busy core: another process spins on one of our CPUs. '=': threads=None runs this call on "
+        "one thread, the same code as threads=1, so the ratio is the measurement's noise. "
+        "Load average before the run: "
+        f"{load}; a loaded machine gives no measurements.",
+    )
