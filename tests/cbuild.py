@@ -39,7 +39,11 @@ REQUIRE_ALL = os.environ.get("SIMDFILTER_REQUIRE_ALL") == "1"
 
 WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
-SAN_CFLAGS = ["-O1", "-g", "-fno-omit-frame-pointer"]
+# -g1: line tables, which is all a sanitizer's report reads (file:line in each
+# frame); full -g made the sanitized AVX-512 kernel file take 6.0 s with gcc
+# against 4.3 s (7.4 against 6.2 with clang), on the Zen 4 KVM, quiet.
+DEBUG_LINES = "-g1"
+SAN_CFLAGS = ["-O1", DEBUG_LINES, "-fno-omit-frame-pointer"]
 SANITIZER_ENV = {
     "ASAN_OPTIONS": "abort_on_error=0:detect_leaks=1:halt_on_error=1",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
@@ -47,7 +51,12 @@ SANITIZER_ENV = {
 # libFuzzer targets (tests/c/fuzz_*.c): one set of flags, so that every target
 # links the same cached build of the library.
 FUZZ_SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
-FUZZ_CFLAGS = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=fuzzer-no-link"] + FUZZ_SANITIZE
+FUZZ_CFLAGS = [
+    "-O1",
+    DEBUG_LINES,
+    "-fno-omit-frame-pointer",
+    "-fsanitize=fuzzer-no-link",
+] + FUZZ_SANITIZE
 FUZZ_LDFLAGS = ["-fsanitize=fuzzer"] + FUZZ_SANITIZE
 # The library starts threads (the driver) and may call libm (bounds).
 LIBRARY_LDFLAGS = ["-pthread", "-lm"]
