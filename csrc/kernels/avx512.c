@@ -12,7 +12,7 @@
  * The store form depends on the CPU, so this file builds two kernels:
  *   - avx512 (the default on Intel): the memory form, vpcompressd/q m512{k}
  *     (_mm512_mask_compressstoreu_*), which writes exactly the kept lanes. On
- *     the Intel Xeon (Sapphire Rapids class) of DESIGN.md it measured up to
+ *     the 2-core Intel Xeon (Sapphire Rapids class) KVM it measured up to
  *     1.78x faster than the register form at 50% selectivity in L2 (1.23x at
  *     1 Mi; equal at 1-10% and from DRAM). It also prefetches 2 KiB ahead
  *     for 32- and 64-bit elements (AVX512_PREFETCH_BYTES, below).
@@ -20,8 +20,8 @@
  *     AVX512_REGISTER_FORM 1; the default on AMD): compress into a register
  *     with merge masking, then store the whole register. The memory form is
  *     microcoded on AMD Zen 4/5 (~142 cycles latency in AMD's Zen 4 guide;
- *     12.8 G/s against 19-23 G/s for the register form, u32 on the AMD EPYC
- *     Zen 5 of DESIGN.md), and the zero-masking register form carries a false
+ *     12.8 G/s against 19-23 G/s for the register form, u32 on the 2-core AMD EPYC
+ *     Zen 5 KVM), and the zero-masking register form carries a false
  *     dependency on its destination there (LLVM issue 206849).
  * Dispatch picks between them from CPUID (isa.def's SF_NOT_DEFAULT_ON, the
  * SLOW_COMPRESS_STORE trait of lib/cpu_features.c); either runs on any AVX-512
@@ -51,7 +51,7 @@
 #endif
 /* Software prefetch AVX512_PREFETCH_BYTES ahead of every full-vector load of
  * 32- and 64-bit elements (0: none, the avx512_zen4 build). On the Intel Xeon
- * (Sapphire Rapids class) KVM of DESIGN.md, one thread, out=, 0.1/1/50/90%
+ * (Sapphire Rapids class) 2-core KVM, one thread, out=, 0.1/1/50/90%
  * kept, with over without, best of 3 processes each: int64 16 Mi from DRAM
  * count 1.37-1.68x, filter 1.23-1.96x; uint32 64 Mi count 1.07-1.12x, filter
  * 1.00-1.39x; in L2, uint32 64 Ki count 1.14-1.23x, filter 1.00-1.24x, uint64

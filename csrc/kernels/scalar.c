@@ -3,8 +3,9 @@
  *
  * Branchless: the position is written unconditionally and the output cursor
  * advances by the 0/1 outcome of the range test. A branch on that outcome is
- * mispredicted about half the time on random data and runs ~10x slower (see
- * DESIGN.md). Writing out[k] before knowing whether to keep it is safe because
+ * mispredicted about half the time on random data and runs ~10x slower: on
+ * a 2-core AMD EPYC Zen 5 KVM, uint32 at 50% kept, 0.22-0.24 G/s branchy
+ * against 2.4-2.7 G/s branchless, from 64 Ki to 16 Mi elements. Writing out[k] before knowing whether to keep it is safe because
  * k <= i < n.
  */
 #include "kernel_common.h"
