@@ -37,6 +37,7 @@ import functools
 import math
 import numbers
 import re
+import struct
 import warnings
 from fractions import Fraction
 from typing import Any, Optional, Tuple, Union
@@ -489,7 +490,9 @@ def _as_float32(d: float) -> Optional[float]:
     """A double as NumPy casts it to float32, or None where the cast overflows."""
     if math.isfinite(d) and abs(d) >= _F32_OVERFLOW:
         return None
-    return float(np.float32(d))
+    # struct's float packing is C's (float)d, as NumPy 2 and bounds_py.c cast;
+    # np.float32(d) is not that in NumPy 1.x at the top of float32's range.
+    return struct.unpack("f", struct.pack("f", d))[0]
 
 
 def _rounded_data_bound(f: float, lower: bool, closed: bool) -> Number:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import operator
+import struct
 import warnings
 from fractions import Fraction
 from typing import Any, Optional
@@ -72,7 +73,16 @@ def _numpy_number(dtype: np.dtype, b: Any) -> Any:
         warnings.simplefilter("error")
         try:
             if type(b) in (float, int, bool):  # NEP 50's weak scalars
-                return dtype.type(float(b))
+                d = float(b)  # OverflowError beyond every double, as NumPy raises
+                if dtype == np.float32:
+                    # C's (float)d, NumPy 2's cast (NumPy 1.x's np.float32(d) differs
+                    # at the top of the range). A finite d that rounds to inf is
+                    # where NumPy 2 warns (an overflow): b itself, then.
+                    r = struct.unpack("f", struct.pack("f", d))[0]
+                    if math.isinf(r) and math.isfinite(d):
+                        raise OverflowError
+                    return np.float32(r)
+                return dtype.type(d)
             if isinstance(b, (np.timedelta64, np.datetime64)):
                 return b
             if isinstance(b, (np.integer, int)) and not isinstance(b, np.bool_):
