@@ -7,12 +7,16 @@ directories. A test program is linked against that one library:
 
     binary, compiled = build(cc, arch, out_dir, [TESTS_C / "test_kernels.c"], cflags=...)
 
-Compiles run in parallel, and the library's objects are cached per (compiler,
-architecture, flags) for the session, across pytest-xdist workers too, so the
+Compiles run in parallel, and the library's objects are cached per (compiler and
+its version, architecture, flags, content of the sources) in
+~/.cache/simdfilter-cbuild, across pytest-xdist workers and sessions, so the
 kernel test and the driver test of one configuration (say gcc with ASan+UBSan)
-share a single build of the library.
+share a single build of the library, and a later run reuses it while no source
+changed (SIMDFILTER_CBUILD_CACHE="" keeps it to the session).
 
 Environment:
+  SIMDFILTER_CBUILD_CACHE  where library builds are kept (default
+                           ~/.cache/simdfilter-cbuild; empty: the session's tmp)
   SIMDFILTER_SOURCE_ROOT   tree holding setup.py and csrc/ (default: this repo)
   SIMDFILTER_REQUIRE_ALL=1 a missing cross compiler, qemu or libFuzzer fails
                            instead of skipping (CI sets it: CI must never skip)
@@ -29,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -105,14 +110,68 @@ SETUP = _load_setup()
 
 
 def shared_cache_dir(tmp_path_factory):
-    """Where the library's objects of each configuration are built, once per
-    session: under pytest-xdist one folder for all the workers (the parent of their
-    temporary folders), so that no configuration is built twice, whichever test
-    file needs it first."""
+    """Where the library's objects of each configuration are built and kept.
+
+    By default a folder that outlives the session, ~/.cache/simdfilter-cbuild
+    (SIMDFILTER_CBUILD_CACHE names another; an empty value means the session's
+    temporary folder): a configuration is named by a hash of its compiler's
+    version, its flags and the content of every library source and header, so a
+    build is reused exactly while nothing it depends on changed, across
+    sessions and pytest-xdist workers alike (the quick loop then compiles only
+    the test programs). Entries unused for a week are removed."""
+    chosen = os.environ.get("SIMDFILTER_CBUILD_CACHE")
+    if chosen is None:
+        chosen = str(Path.home() / ".cache" / "simdfilter-cbuild")
+    if chosen:
+        shared = Path(chosen)
+        shared.mkdir(parents=True, exist_ok=True)
+        _prune(shared, max_age_days=7)
+        return shared
     base = tmp_path_factory.getbasetemp()
     shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "clib-shared"
     shared.mkdir(exist_ok=True)
     return shared
+
+
+def _prune(folder, max_age_days):
+    """Remove the configurations of folder not used (their .objects file read) for
+    max_age_days. Another worker may prune at the same time: missing files are fine."""
+    limit = time.time() - max_age_days * 86400
+    for done in folder.glob("lib-*.objects"):
+        try:
+            if done.stat().st_atime < limit and done.stat().st_mtime < limit:
+                shutil.rmtree(done.with_suffix(""), ignore_errors=True)
+                done.unlink()
+        except OSError:
+            pass
+
+
+_source_hash = None
+
+
+def _sources_digest():
+    """A hash of every file a library build reads (csrc/lib, csrc/kernels,
+    csrc/include and the build description), computed once per process."""
+    global _source_hash
+    if _source_hash is None:
+        h = hashlib.sha256()
+        for sub in ("csrc/lib", "csrc/kernels", "csrc/include"):
+            for path in sorted((ROOT / sub).rglob("*")):
+                if path.is_file() and path.suffix in (".c", ".h", ".def"):
+                    h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+        h.update((ROOT / "setup.py").read_bytes())
+        _source_hash = h.hexdigest()
+    return _source_hash
+
+
+_compiler_versions = {}
+
+
+def _compiler_version(cc):
+    if cc not in _compiler_versions:
+        r = subprocess.run([cc, "--version"], capture_output=True, text=True)
+        _compiler_versions[cc] = (r.stdout or r.stderr).split("\n")[0]
+    return _compiler_versions[cc]
 
 
 def skip_or_fail(message):
@@ -223,8 +282,8 @@ def _file_lock(path):
 
 def library(cc, arch, cflags, cache_dir):
     """(objects, [isa names compiled in]) of the library for this configuration,
-    compiled once per session: every csrc/lib C file and the scalar kernel for the
-    baseline, each kernel file with its own flags.
+    compiled once for its sources' content (shared_cache_dir): every csrc/lib C
+    file and the scalar kernel for the baseline, each kernel file with its own flags.
 
     cache_dir may be shared by the pytest-xdist workers of one session
     (test_c_harness.py's cache_dir): the first worker to need a configuration
@@ -237,13 +296,24 @@ def library(cc, arch, cflags, cache_dir):
             kernels = kernel_sources(arch)
             units = [(ROOT / s, []) for s in SETUP.library_sources(str(ROOT))]
             units += [(path, flags) for _, path, flags in kernels]
-            tag = hashlib.sha256(repr((key, str(ROOT))).encode()).hexdigest()[:12]
+            ident = (
+                key,
+                _compiler_version(cc),
+                _sources_digest(),
+                os.environ.get("SIMDFILTER_DISABLE_KERNELS", ""),
+            )
+            tag = hashlib.sha256(repr(ident).encode()).hexdigest()[:16]
             out = Path(cache_dir) / ("lib-%s-%s-%s" % (Path(cc).name, arch, tag))
             done = out.with_suffix(".objects")
             out.parent.mkdir(parents=True, exist_ok=True)
             with _file_lock(out.with_suffix(".lock")):
+                objects = None
                 if done.exists():
                     objects = [Path(line) for line in done.read_text().splitlines()]
+                    if not all(o.exists() for o in objects):  # pruned or cleaned under us
+                        objects = None
+                if objects is not None:
+                    os.utime(done)  # used: not pruned for another week
                 else:
                     objects = _compile_all(cc, arch, units, _common_flags(arch, cflags), out)
                     done.write_text("".join("%s\n" % o for o in objects))
