@@ -65,23 +65,3 @@ html_theme_options = {
 }
 html_sidebars = {"**": ["sidebar-nav-bs"]}
 html_show_sourcelink = False
-
-
-def _one_line_signature(app, what, name, obj, options, signature, return_annotation):
-    """Join the lines of a C function's text signature into one.
-
-    The C docstring of ``filter_indexes`` (csrc/cpython/docstrings.h) wraps its
-    signature over two lines, so its ``__text_signature__`` holds a newline.
-    numpydoc passes that on, and Sphinx reads it as two signatures (the second
-    unparsable, and the function then has no link target). This runs before
-    numpydoc's handler and only for such a signature; everything else is left to
-    numpydoc (returning None).
-    """
-    text = getattr(obj, "__text_signature__", None)
-    if isinstance(text, str) and "\n" in text:
-        return " ".join(text.split()), return_annotation
-    return None
-
-
-def setup(app):
-    app.connect("autodoc-process-signature", _one_line_signature, priority=100)

@@ -5,8 +5,8 @@
 #include <Python.h>
 
 PyDoc_STRVAR(filter_indexes_doc,
-"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None,\n"
-"               within=None)\n"
+/* One line: help() and inspect read the signature up to "--", newlines included. */
+"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None)\n"
 "--\n"
 "\n"
 "Positions of the elements of `values` that lie between `lo` and `hi`.\n"
