@@ -414,6 +414,45 @@ def probe_libfuzzer(work):
         skip_or_fail("clang cannot link a libFuzzer target: %s\n%s" % (clang_rt_hint(), r.stdout))
 
 
+def fuzz(binary, seed_corpus, work, seconds, seed, max_len, rss_limit_mb, what):
+    """Run a libFuzzer binary for `seconds` from a copy of seed_corpus under the
+    sanitizers; fail the test, with the inputs it saved, on any finding. Returns
+    libFuzzer's output and the number of runs it made (> 0)."""
+    corpus = Path(work) / "corpus"
+    shutil.copytree(seed_corpus, corpus)
+    artifacts = Path(work) / "artifacts"
+    artifacts.mkdir()
+    cmd = [
+        binary,
+        "-max_total_time=%d" % seconds,
+        "-timeout=20",
+        "-rss_limit_mb=%d" % rss_limit_mb,
+        "-max_len=%d" % max_len,
+        "-print_final_stats=1",
+        "-seed=%d" % seed,
+        "-artifact_prefix=%s/" % artifacts,
+        corpus,
+    ]
+    r = run(cmd, timeout=seconds + 300, env=SANITIZER_ENV)
+    crashes = sorted(artifacts.iterdir())
+    if r.returncode or crashes:
+        pytest.fail(
+            "fuzzing %s found a problem (exit %d, seed %d); inputs saved: %s\n$ %s\n%s"
+            % (
+                what,
+                r.returncode,
+                seed,
+                [str(c) for c in crashes],
+                " ".join(map(str, cmd)),
+                r.stdout[-30000:],
+            ),
+            pytrace=False,
+        )
+    done = re.search(r"Done (\d+) runs", r.stdout)
+    assert done and int(done.group(1)) > 0, r.stdout[-5000:]
+    return r.stdout, int(done.group(1))
+
+
 TSAN = ["-fsanitize=thread"]
 
 

@@ -9,13 +9,11 @@ Environment: SIMDFILTER_FUZZ_SECONDS (default 30 here), SIMDFILTER_SEED
 
 import os
 import random
-import re
-import shutil
 
 import pytest
 
 import cbuild
-from cbuild import SANITIZER_ENV, SETUP, TESTS_C, run
+from cbuild import SETUP, TESTS_C
 
 FUZZ_SECONDS = int(os.environ.get("SIMDFILTER_FUZZ_SECONDS") or 30)
 SEED = int(os.environ.get("SIMDFILTER_SEED") or random.randrange(1, 2**31))
@@ -35,36 +33,14 @@ def test_fuzz_arrow(tmp_path_factory):
         ldflags=cbuild.FUZZ_LDFLAGS,
         cache_dir=cbuild.shared_cache_dir(tmp_path_factory),
     )
-    corpus = work / "corpus"
-    shutil.copytree(TESTS_C / "corpus_arrow", corpus)
-    artifacts = work / "artifacts"
-    artifacts.mkdir()
-    cmd = [
+    _, done = cbuild.fuzz(
         binary,
-        "-max_total_time=%d" % FUZZ_SECONDS,
-        "-timeout=20",
-        "-rss_limit_mb=2048",
-        "-max_len=512",
-        "-print_final_stats=1",
-        "-seed=%d" % SEED,
-        "-artifact_prefix=%s/" % artifacts,
-        corpus,
-    ]
-    r = run(cmd, timeout=FUZZ_SECONDS + 300, env=SANITIZER_ENV)
-    crashes = sorted(artifacts.iterdir())
-    if r.returncode or crashes:
-        pytest.fail(
-            "fuzzing the Arrow import found a problem (exit %d, seed %d); inputs saved: "
-            "%s\n$ %s\n%s"
-            % (
-                r.returncode,
-                SEED,
-                [str(c) for c in crashes],
-                " ".join(map(str, cmd)),
-                r.stdout[-30000:],
-            ),
-            pytrace=False,
-        )
-    done = re.search(r"Done (\d+) runs", r.stdout)
-    assert done and int(done.group(1)) > 0, r.stdout[-5000:]
-    print("fuzzing the Arrow import: %s runs in %ss" % (done.group(1), FUZZ_SECONDS))
+        TESTS_C / "corpus_arrow",
+        work,
+        FUZZ_SECONDS,
+        SEED,
+        max_len=512,
+        rss_limit_mb=2048,
+        what="the Arrow import",
+    )
+    print("fuzzing the Arrow import: %d runs in %ss" % (done, FUZZ_SECONDS))
