@@ -107,3 +107,28 @@ def test_this_machine_follows_the_rule(fresh_python):
         "this machine (%s, %s) is described by: %s; default %s"
         % (arch, platform.processor() or "?", kinds or "no kind of tests/cpu_kinds.txt", want)
     )
+
+
+@pytest.mark.parametrize(
+    "value", ["avx2\v", "scalar" + " " * 58 + "x", "AVX2", "avx2 avx512"], ids=repr
+)
+def test_the_import_fails_on_what_the_library_refused(value, fresh_python):
+    """The import's verdict is the library's own: a value the library did not take
+    (a vertical tab is no blank to it; it keeps 63 bytes of the value) never passes
+    because Python would read it otherwise."""
+    env = dict(os.environ, SIMDFILTER_KERNEL=value)
+    out = subprocess.run(
+        [fresh_python, "-c", "import simdfilter"], env=env, capture_output=True, text=True
+    )
+    assert out.returncode != 0
+    assert "ImportError: SIMDFILTER_KERNEL=" in out.stderr and "unknown kernel" in out.stderr
+
+
+def test_a_variant_of_another_architecture_is_not_built():
+    other = "neon" if cbuild.SETUP.normalize_arch() == "x86_64" else "avx2_dense"
+    assert simdfilter._core._kernel_choice("x86_64", "", "avx2_dense")[1] in (0, -2)
+    with pytest.raises(ValueError, match="kernel|build"):
+        simdfilter.use_kernel(other)
+    if cbuild.SETUP.normalize_arch() == "aarch64":
+        with pytest.raises(ValueError, match="is an x86-64 kernel, not in this aarch64 build"):
+            simdfilter.use_kernel("avx2_dense")

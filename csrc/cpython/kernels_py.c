@@ -65,6 +65,31 @@ static const char *arch_display(const char *arch) {
     return strcmp(arch, "x86_64") == 0 ? "x86-64" : arch;
 }
 
+/* A ValueError saying why the kernel `arg` (its UTF-8 `name`) cannot be used:
+ * rc is what sf_kernel_select or sf_kernel_choice answered. `prefix` goes first
+ * ("" or "SIMDFILTER_KERNEL='x': "). Returns NULL. */
+static PyObject *refuse(PyObject *arg, const char *name, int rc, const char *prefix) {
+    PyObject *avail = kernel_names(1);
+    if (!avail)
+        return NULL;
+    const char *arch = rc == SF_ENOTBUILT ? sf_kernel_arch(name) : NULL;
+    if (rc == SF_ENOTBUILT && arch && strcmp(arch, BUILD_ARCH) != 0)
+        PyErr_Format(PyExc_ValueError, "%s%R is an %s kernel, not in this %s build; "
+                     "available kernels: %R", prefix, arg, arch_display(arch),
+                     arch_display(BUILD_ARCH), avail);
+    else if (rc == SF_ENOTBUILT)
+        PyErr_Format(PyExc_ValueError, "%sthe kernel %R was left out of this build "
+                     "(SIMDFILTER_DISABLE_KERNELS); available kernels: %R", prefix, arg, avail);
+    else if (rc == SF_EUNSUPPORTED)
+        PyErr_Format(PyExc_ValueError, "%sthis CPU or OS cannot run the kernel %R; "
+                     "available kernels: %R", prefix, arg, avail);
+    else
+        PyErr_Format(PyExc_ValueError, "%sunknown kernel %R; available kernels: %R", prefix, arg,
+                     avail);
+    Py_DECREF(avail);
+    return NULL;
+}
+
 /* The runnable kernel `arg` names, or NULL with a ValueError that says why not. */
 static const sf_kernel *select_kernel(PyObject *arg) {
     Py_ssize_t len;
@@ -76,23 +101,7 @@ static const sf_kernel *select_kernel(PyObject *arg) {
     const int rc = (size_t)len == strlen(name) ? sf_kernel_select(name, &k) : SF_EUNKNOWN;
     if (rc == SF_OK)
         return k;
-    PyObject *avail = kernel_names(1);
-    if (!avail)
-        return NULL;
-    const char *arch = rc == SF_ENOTBUILT ? sf_kernel_arch(name) : NULL;
-    if (rc == SF_ENOTBUILT && arch && strcmp(arch, BUILD_ARCH) != 0)
-        PyErr_Format(PyExc_ValueError, "%R is an %s kernel, not in this %s build; "
-                     "available kernels: %R", arg, arch_display(arch),
-                     arch_display(BUILD_ARCH), avail);
-    else if (rc == SF_ENOTBUILT)
-        PyErr_Format(PyExc_ValueError, "the kernel %R was left out of this build "
-                     "(SIMDFILTER_DISABLE_KERNELS); available kernels: %R", arg, avail);
-    else if (rc == SF_EUNSUPPORTED)
-        PyErr_Format(PyExc_ValueError, "this CPU or OS cannot run the kernel %R; "
-                     "available kernels: %R", arg, avail);
-    else
-        PyErr_Format(PyExc_ValueError, "unknown kernel %R; available kernels: %R", arg, avail);
-    Py_DECREF(avail);
+    refuse(arg, name, rc, "");
     return NULL;
 }
 
@@ -162,19 +171,39 @@ static PyObject *py_kernel_choice(PyObject *self, PyObject *args) {
 }
 
 /* _environment_kernel(): None if SIMDFILTER_KERNEL, as the library read it, is
- * unset, blank or a kernel this CPU runs; else its value, stripped. */
+ * unset, blank or a kernel this CPU runs; else a ValueError saying why the
+ * library refused it (its own answer: the value is not judged again here). */
 static PyObject *py_environment_kernel(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
     const char *value = NULL;
-    if (sf_kernel_env_status(&value) == SF_OK)
+    const int rc = sf_kernel_env_status(&value);
+    if (rc == SF_OK)
         Py_RETURN_NONE;
-    PyObject *name = PyUnicode_DecodeFSDefault(value ? value : "");
-    if (!name)
+    /* The name as the library read it: blanks around it are no part of it. */
+    const char *start = value ? value : "";
+    start += strspn(start, " \t\n\r");
+    size_t len = strlen(start);
+    while (len && strchr(" \t\n\r", start[len - 1]))
+        len--;
+    PyObject *arg = PyUnicode_DecodeFSDefaultAndSize(start, (Py_ssize_t)len);
+    if (arg && value && strlen(value) >= 63) { /* the library keeps 63 bytes of it */
+        PyObject *cut = PyUnicode_FromFormat("%U...", arg);
+        Py_SETREF(arg, cut);
+    }
+    if (!arg)
         return NULL;
-    PyObject *stripped = PyObject_CallMethod(name, "strip", NULL);
-    Py_DECREF(name);
-    return stripped;
+    PyObject *prefix = PyUnicode_FromFormat("%s=%R: ", SF_KERNEL_ENV, arg);
+    const char *p = prefix ? PyUnicode_AsUTF8(prefix) : NULL;
+    if (p) {
+        char name[64];
+        memcpy(name, start, len < sizeof name ? len : sizeof name - 1);
+        name[len < sizeof name ? len : sizeof name - 1] = '\0';
+        refuse(arg, name, rc, p);
+    }
+    Py_XDECREF(prefix);
+    Py_DECREF(arg);
+    return NULL;
 }
 
 static PyObject *py_default_kernel(PyObject *self, PyObject *unused) {
@@ -216,7 +245,7 @@ PyMethodDef sfpy_kernel_methods[] = {
      "request."},
     {"_environment_kernel", py_environment_kernel, METH_NOARGS,
      "_environment_kernel()\n--\n\nNone if SIMDFILTER_KERNEL, as the library read it, is "
-     "unset or usable;\nelse its value, stripped."},
+     "unset or usable;\nelse raises the ValueError that says why the library refused it."},
     {"default_kernel", py_default_kernel, METH_NOARGS,
      "default_kernel()\n--\n\nThe kernel dispatch's rule picks for this CPU and OS: the "
      "process default\nunless SIMDFILTER_KERNEL or use_kernel chose another."},

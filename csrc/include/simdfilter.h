@@ -251,7 +251,8 @@ const sf_kernel *sf_active_kernel(void);
  * default for this machine. */
 const sf_kernel *sf_best_kernel(void);
 /* The architecture ("x86_64", "aarch64"; "any" for scalar) of a kernel the
- * project knows, whether or not it is built here; NULL for an unknown name. */
+ * project knows (a variant: its base's), whether or not it is built here; NULL
+ * for an unknown name. */
 const char *sf_kernel_arch(const char *name);
 
 #define SF_OK 0
@@ -273,7 +274,8 @@ int sf_use_kernel(const char *name);
  * default, or the one a SIMDFILTER_KERNEL value asks for. The library's own
  * default and environment go through it; tests feed it described CPUs.
  *
- *   arch       "x86_64", "aarch64" (isa.def's spelling): a described CPU, for
+ *   arch       "x86_64", "aarch64" (isa.def's spelling; "any": a CPU of an
+ *              architecture with no SIMD kernel): a described CPU, for
  *              which every kernel of isa.def counts, built here or not; NULL:
  *              this machine (this build's kernels, the features detected).
  *   features   for a described CPU, its features and traits as sf_cpu_features
@@ -295,7 +297,9 @@ int sf_kernel_choice(const char *arch, const char *features, const char *request
 
 /* The environment variable that names the process default's first kernel. */
 #define SF_KERNEL_ENV "SIMDFILTER_KERNEL"
-/* What SF_KERNEL_ENV, read once at the process default's first use, did:
+/* What SF_KERNEL_ENV, read once at the process default's first use (by getenv:
+ * a program that changes its environment from several threads should make
+ * that first use, say sf_active_kernel(), early), did:
  * SF_OK if unset, blank, or naming a kernel this CPU runs (which then became
  * the default); else sf_kernel_choice's code for it, the default being the best
  * kernel. *value (if value is not NULL) is the variable's value, cut to 63

@@ -141,7 +141,7 @@ size_t sf_cpu_features(char *buf, size_t size) {
 int sf_cpu_feature_bits_of(const char *labels, unsigned *bits) {
     unsigned f = 0;
     for (const char *p = labels ? labels : ""; *p;) {
-        const size_t skip = strspn(p, " ,\t\n"), len = strcspn(p + skip, " ,\t\n");
+        const size_t skip = strspn(p, " ,\t\n\r"), len = strcspn(p + skip, " ,\t\n\r");
         p += skip;
         if (!len)
             break;

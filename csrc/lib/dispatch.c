@@ -387,6 +387,11 @@ const sf_kernel *sf_best_kernel(void) {
 
 const char *sf_kernel_arch(const char *name) {
     const known_isa *k = known_isas();
+    /* A variant's architecture is its base's: so that sf_kernel_select calls one
+     * of another architecture's "not built", as sf_kernel_choice does. */
+    for (int v = 0; name && v < KNOWN_VARIANTS; v++)
+        if (!strcmp(known_variants[v].name, name))
+            name = known_variants[v].base;
     for (int i = 0; name && i < KNOWN_COUNT; i++)
         if (!strcmp(k[i].name, name))
             return k[i].arch;
