@@ -288,8 +288,10 @@ print(simdfilter.available_kernels(), "none" if vl < 0 else vl & 0xffff, numpy._
     rc=$?
     set -e
     read -r wall user sys < "$work/time-$config" || true
-    line=$(grep -E '^=* ?[0-9]+ (passed|failed)' "$work/pytest-$config.log" | tail -1 | tr -d '=')
-    summary+=("$config: ${line:-no result line} (exit $rc; ${wall:-?} s wall, $(awk "BEGIN{print ${user:-0}+${sys:-0}}") s CPU)")
+    # No result line (a crash, errors only) must not end the script here:
+    # the summary below says so, and the next configuration still runs.
+    line=$({ grep -E '^=* ?[0-9]+ (passed|failed)' "$work/pytest-$config.log" || true; } | tail -1 | tr -d '=')
+    summary+=("$config: ${line:-no result line} (exit $rc; ${wall:-?} s wall, $(awk "BEGIN{print ${user:-0}+${sys:-0}}" 2>/dev/null || echo '?') s CPU)")
     [ "$rc" -eq 0 ] || status=1
 done
 log "summary ($(nproc) cores)"
