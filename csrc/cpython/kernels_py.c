@@ -180,14 +180,11 @@ static PyObject *py_environment_kernel(PyObject *self, PyObject *unused) {
     const int rc = sf_kernel_env_status(&value);
     if (rc == SF_OK)
         Py_RETURN_NONE;
-    /* The name as the library read it: blanks around it are no part of it. */
+    /* The name as the library read it, without its blanks (63 bytes at most). */
     const char *start = value ? value : "";
-    start += strspn(start, " \t\n\r");
-    size_t len = strlen(start);
-    while (len && strchr(" \t\n\r", start[len - 1]))
-        len--;
+    const size_t len = strlen(start);
     PyObject *arg = PyUnicode_DecodeFSDefaultAndSize(start, (Py_ssize_t)len);
-    if (arg && value && strlen(value) >= 63) { /* the library keeps 63 bytes of it */
+    if (arg && len >= 63) { /* the library keeps 63 bytes of it */
         PyObject *cut = PyUnicode_FromFormat("%U...", arg);
         Py_SETREF(arg, cut);
     }
@@ -195,12 +192,8 @@ static PyObject *py_environment_kernel(PyObject *self, PyObject *unused) {
         return NULL;
     PyObject *prefix = PyUnicode_FromFormat("%s=%R: ", SF_KERNEL_ENV, arg);
     const char *p = prefix ? PyUnicode_AsUTF8(prefix) : NULL;
-    if (p) {
-        char name[64];
-        memcpy(name, start, len < sizeof name ? len : sizeof name - 1);
-        name[len < sizeof name ? len : sizeof name - 1] = '\0';
-        refuse(arg, name, rc, p);
-    }
+    if (p)
+        refuse(arg, start, rc, p);
     Py_XDECREF(prefix);
     Py_DECREF(arg);
     return NULL;

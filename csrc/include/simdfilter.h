@@ -302,8 +302,8 @@ int sf_kernel_choice(const char *arch, const char *features, const char *request
  * that first use, say sf_active_kernel(), early), did:
  * SF_OK if unset, blank, or naming a kernel this CPU runs (which then became
  * the default); else sf_kernel_choice's code for it, the default being the best
- * kernel. *value (if value is not NULL) is the variable's value, cut to 63
- * bytes, or NULL if unset. Bindings turn a failure into their own error. */
+ * kernel. *value (if value is not NULL) is the name the variable gives (its
+ * value without the blanks around it) cut to 63 bytes, or NULL if unset. Bindings turn a failure into their own error. */
 int sf_kernel_env_status(const char **value);
 
 /* The CPU features dispatch looked at, as a space-separated list ("sse4.1 avx2 ..."),

@@ -321,13 +321,32 @@ static const char *default_for(const cpu_kind *cpu) {
  * with *chosen, or SF_EUNKNOWN (no such name), SF_ENOTBUILT (another
  * architecture's, or left out of this build), SF_EUNSUPPORTED (the CPU lacks a
  * feature it needs). Traits never refuse a kernel asked for by name. */
+/* The `len` bytes at `name` without the blanks around them: the name a
+ * SIMDFILTER_KERNEL value or a request gives. Returns the start, sets *len. */
+static const char *without_blanks(const char *name, size_t *len) {
+    const char *start = name ? name + strspn(name, " \t\n\r") : "";
+    size_t n = strlen(start);
+    while (n && strchr(" \t\n\r", start[n - 1]))
+        n--;
+    *len = n;
+    return start;
+}
+
+/* The variant called by the `len` bytes at `name`: its base kernel's name, with
+ * *spelt its own; NULL for a name no variant has. */
+static const char *variant_base(const char *name, size_t len, const char **spelt) {
+    for (int v = 0; v < KNOWN_VARIANTS; v++)
+        if (strlen(known_variants[v].name) == len && !strncmp(known_variants[v].name, name, len)) {
+            *spelt = known_variants[v].name;
+            return known_variants[v].base;
+        }
+    return NULL;
+}
+
 static int requested_for(const cpu_kind *cpu, const char *name, size_t len,
                          const char **chosen) {
 #define SF_NAME_IS(s) (strlen(s) == len && !strncmp((s), name, len))
-    const char *base = NULL, *spelt = NULL;
-    for (int v = 0; v < KNOWN_VARIANTS && !base; v++)
-        if (SF_NAME_IS(known_variants[v].name))
-            base = known_variants[v].base, spelt = known_variants[v].name;
+    const char *spelt = NULL, *base = variant_base(name, len, &spelt);
     const known_isa *k = known_isas(), *found = NULL;
     for (int i = 0; i < KNOWN_COUNT && !found; i++)
         if (base ? !strcmp(k[i].name, base) : SF_NAME_IS(k[i].name))
@@ -363,10 +382,8 @@ int sf_kernel_choice(const char *arch, const char *features, const char *request
         cpu.features = sf_cpu_feature_bits();
     }
     /* Blank space around a name is no part of it; an empty name asks for nothing. */
-    const char *start = requested ? requested + strspn(requested, " \t\n\r") : "";
-    size_t len = strlen(start);
-    while (len && strchr(" \t\n\r", start[len - 1]))
-        len--;
+    size_t len;
+    const char *start = without_blanks(requested, &len);
     if (len) {
         const int status = requested_for(&cpu, start, len, &chosen);
         if (status != SF_OK)
@@ -389,9 +406,9 @@ const char *sf_kernel_arch(const char *name) {
     const known_isa *k = known_isas();
     /* A variant's architecture is its base's: so that sf_kernel_select calls one
      * of another architecture's "not built", as sf_kernel_choice does. */
-    for (int v = 0; name && v < KNOWN_VARIANTS; v++)
-        if (!strcmp(known_variants[v].name, name))
-            name = known_variants[v].base;
+    const char *spelt, *base = name ? variant_base(name, strlen(name), &spelt) : NULL;
+    if (base)
+        name = base;
     for (int i = 0; name && i < KNOWN_COUNT; i++)
         if (!strcmp(k[i].name, name))
             return k[i].arch;
@@ -431,9 +448,11 @@ static void read_environment(void) {
     }
     const char *value = getenv(SF_KERNEL_ENV), *chosen = NULL;
     env_set = value != NULL;
-    if (value) {
-        const size_t len = strlen(value) < sizeof env_value ? strlen(value) : sizeof env_value - 1;
-        memcpy(env_value, value, len);
+    if (value) { /* kept as the name it gives, for the bindings' messages */
+        size_t len;
+        const char *start = without_blanks(value, &len);
+        len = len < sizeof env_value ? len : sizeof env_value - 1;
+        memcpy(env_value, start, len);
         env_value[len] = '\0';
     }
     env_status = sf_kernel_choice(NULL, NULL, value, &chosen);
