@@ -252,7 +252,7 @@ def datetime_bound(draw):
         return None, True
     if kind == "NaT":
         return draw(
-            st.sampled_from([pd.NaT, np.datetime64("NaT"), np.datetime64("NaT", "ns")])
+            st.sampled_from([pd.NaT, np.datetime64("NaT", "s"), np.datetime64("NaT", "ns")])
         ), True
     if kind == "datetime64":
         return np.datetime64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
@@ -294,7 +294,7 @@ def timedelta_bound(draw):
         return None, True
     if kind == "NaT":
         return draw(
-            st.sampled_from([pd.NaT, np.timedelta64("NaT"), np.timedelta64("NaT", "s")])
+            st.sampled_from([pd.NaT, np.timedelta64("NaT", "ns"), np.timedelta64("NaT", "s")])
         ), True
     if kind == "timedelta64":
         return np.timedelta64(draw(_edge_ticks()), draw(st.sampled_from(BOUND_UNITS))), True
@@ -445,7 +445,7 @@ def aware_bound(draw):
     if kind == "none":
         return None, True
     if kind == "NaT":
-        return draw(st.sampled_from([pd.NaT, np.datetime64("NaT")])), True
+        return draw(st.sampled_from([pd.NaT, np.datetime64("NaT", "us")])), True
     if kind == "datetime64":
         return np.datetime64(3, "s"), False  # no zone: Python refuses it
     if kind == "str":

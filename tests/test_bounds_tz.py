@@ -142,7 +142,7 @@ def test_far_bounds_never_wrap():
 def test_nat_bound_matches_nothing():
     d = np.dtype("M8[us]")
     assert resolve(d, pd.NaT, None, "both", tz="UTC") is None
-    assert resolve(d, None, np.datetime64("NaT"), "both", tz="UTC") is None
+    assert resolve(d, None, np.datetime64("NaT", "us"), "both", tz="UTC") is None
     assert resolve(d, "NaT", None, "both", tz="UTC") is None
     assert resolve(d, None, None, "both", tz="UTC") == (-(2**63) + 1, 2**63 - 1)
 

@@ -71,7 +71,7 @@ def test_large_random(kernel, dtype, rng):
         lo, hi = True, True
     elif dtype.kind in "Mm":
         a = rng.integers(-(2**62), 2**62, size=n).view(dtype)
-        a[::97] = np.datetime64("NaT") if dtype.kind == "M" else np.timedelta64("NaT")
+        a[::97] = np.array("NaT", dtype=dtype)
         scalar = np.datetime64 if dtype.kind == "M" else np.timedelta64
         unit = np.datetime_data(dtype)[0]
         lo, hi = scalar(-(2**60), unit), scalar(2**61, unit)
@@ -95,7 +95,7 @@ def test_datetime64(kernel, unit):
         (None, np.datetime64("2020-01-01T00:00:00.000000001")),
         (dt.date(2020, 1, 1), dt.datetime(2020, 6, 15)),
         (pd.Timestamp("2019-12-31 12:00"), pd.Timestamp("2021-01-01")),
-        (np.datetime64("NaT"), None),
+        (np.datetime64("NaT", "s"), None),
         (None, None),
         (np.datetime64("1969-12-31"), np.datetime64("1970-01-01")),
     ]
@@ -114,7 +114,7 @@ def test_timedelta64(kernel):
         (np.timedelta64(1, "s"), np.timedelta64(1, "h")),
         (0, 1500),
         (dt.timedelta(seconds=-1), pd.Timedelta("1h")),
-        (np.timedelta64("NaT"), 0),
+        (np.timedelta64("NaT", "s"), 0),
         (np.timedelta64(1, "us"), None),
     ]:
         for mode in MODES:

@@ -50,11 +50,11 @@ def make_column(kind, rng):
     elif kind in ("datetime64[ns]", "datetime64[us]", "datetime64[s]"):
         unit = kind[11:-1]
         a = _times(rng, unit)
-        a[nulls] = np.datetime64("NaT")
+        a[nulls] = np.datetime64("NaT", unit)
         s = pd.Series(a)
     elif kind == "timedelta64[ns]":
         a = rng.integers(0, 10**12, N).astype("m8[ns]")
-        a[nulls] = np.timedelta64("NaT")
+        a[nulls] = np.timedelta64("NaT", "ns")
         s = pd.Series(a)
     elif kind.startswith("tz:"):
         s = pd.Series(_times(rng, "ns")).dt.tz_localize("UTC").dt.tz_convert(kind[3:]).copy()

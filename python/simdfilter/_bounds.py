@@ -184,6 +184,8 @@ def _parse_wall(text: str, original: str) -> Union[_Wall, np.datetime64]:
         extra = Fraction(int(frac[:18].ljust(18, "0")))
         if frac[18:].strip("0"):
             extra += Fraction(1, 2)
+    if text.lower() in ("nat", ""):  # NumPy's NaT strings; parsed, 2.5 warns of a generic unit
+        return np.datetime64("NaT", "s")
     with warnings.catch_warnings():
         # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
         warnings.simplefilter("error")
@@ -205,7 +207,8 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
     value = _scalar(value)
     is_dt = dtype.kind == "M"
     if _is_pandas_nat(value):
-        return np.datetime64("NaT") if is_dt else np.timedelta64("NaT")
+        # In the data's unit: NumPy 2.5 deprecates the generic one.
+        return np.array("NaT", dtype=dtype)[()]
     if is_dt:
         if isinstance(value, np.datetime64):
             return value

@@ -193,9 +193,11 @@ def _time_bound(dtype: np.dtype, b: Any):
     if isinstance(b, np.ndarray) and b.ndim == 0:
         b = b[()]
     if type(b).__name__ == "NaTType":
-        return np.datetime64("NaT") if dtype.kind == "M" else np.timedelta64("NaT")
+        return np.array("NaT", dtype=dtype)[()]  # the data's unit, not the generic one
     if dtype.kind == "M":
         if isinstance(b, str):
+            if b.strip().lower() in ("nat", ""):  # parsed, NumPy 2.5 warns of a generic unit
+                return np.array("NaT", dtype=dtype)[()]
             return np.datetime64(b)
         if type(b).__name__ == "Timestamp":
             return b.to_datetime64()
@@ -315,11 +317,11 @@ def _utc_bound(b: Any, tz: str):
     if isinstance(b, np.ndarray) and b.ndim == 0:
         b = b[()]
     if b is pd.NaT or (isinstance(b, np.datetime64) and np.isnat(b)):
-        return np.datetime64("NaT")
+        return np.datetime64("NaT", "ns")
     if isinstance(b, str):
         t = pd.Timestamp(b)
         if t is pd.NaT:
-            return np.datetime64("NaT")
+            return np.datetime64("NaT", "ns")
         if t.tzinfo is None:
             t = t.tz_localize(tz)
     else:
