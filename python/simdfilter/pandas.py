@@ -30,7 +30,7 @@ refuses strings.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -42,13 +42,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _conjunction as _conj
+from simdfilter import _face
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
-
-_INCLUSIVE = ("both", "left", "right", "neither")
-# pandas' own message for a bad `inclusive`, so the drop-in raises what pandas raises.
-_BAD_INCLUSIVE = 'Inclusive has to be either string of "both","left", "right", or "neither".'
 
 _MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
 # pandas 1.5 compares Arrow-backed columns into a nullable ``boolean`` array;
@@ -56,10 +52,13 @@ _MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArr
 _ARROW_BETWEEN_IS_ARROW = int(pd.__version__.split(".")[0]) >= 2
 
 
+def _probe(inclusive: Any) -> Any:
+    return pd.Series([0, 1, 2]).between(0, 2, inclusive=inclusive).tolist()
+
+
 def _check_inclusive(inclusive: Any) -> str:
-    if not isinstance(inclusive, str) or inclusive not in _INCLUSIVE:
-        raise ValueError(_BAD_INCLUSIVE)
-    return inclusive
+    """`inclusive` as pandas takes it; pandas' own ValueError otherwise."""
+    return _face.checked_inclusive(inclusive, _face.PANDAS_NAMES, _probe)
 
 
 def _arrow_float32_bound(b: Any) -> Any:
@@ -90,6 +89,33 @@ def _positions(
     if within is None:
         return _sf.filter_indexes(s, lo, hi, inclusive=inclusive)
     return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
+
+
+def _kernel_mask(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
+    """`between`'s bool result through the kernels (nulls False); TypeError or
+    ValueError where no kernel reads the column or the bounds."""
+    idx = _positions(s, lo, hi, inclusive)
+    mask = np.zeros(len(s), dtype=bool)
+    mask[idx] = True
+    return mask
+
+
+def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
+    """pandas' own answer (its dtype, its NA, its errors), a None end unbounded."""
+    return _face.host_mask(
+        s,
+        lo,
+        hi,
+        inclusive,
+        between=lambda c, a, b: c.between(a, b, inclusive=inclusive),
+        everything=lambda: s == s,
+    )
+
+
+def _host_bool(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
+    """pandas' own answer as a NumPy bool array, NA False."""
+    m = _host(s, lo, hi, inclusive)
+    return np.asarray(m.to_numpy(dtype=bool, na_value=False), dtype=bool)
 
 
 def _null_mask(s: "pd.Series") -> Optional[np.ndarray]:
@@ -190,11 +216,9 @@ class SeriesAccessor:
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            idx = _positions(s, lo, hi, inclusive)
+            mask = _kernel_mask(s, lo, hi, inclusive)
         except (TypeError, ValueError):
-            return s.between(lo, hi, inclusive=inclusive)  # pandas' answer, or its error
-        mask = np.zeros(len(s), dtype=bool)
-        mask[idx] = True
+            return _host(s, lo, hi, inclusive)  # pandas' answer, or its error
         return _series_like(_result_array(s, mask), s)
 
     def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
@@ -204,7 +228,7 @@ class SeriesAccessor:
         try:
             idx = _positions(s, lo, hi, inclusive)
         except (TypeError, ValueError):
-            return s[s.between(lo, hi, inclusive=inclusive)]
+            return s[_host_bool(s, lo, hi, inclusive)]
         return s.iloc[idx]
 
     def count(self, lo: Any, hi: Any, inclusive: str = "both") -> int:
@@ -214,88 +238,125 @@ class SeriesAccessor:
         try:
             return _sf.count_in_range(s, *_host_bounds(s, lo, hi), inclusive=inclusive)
         except (TypeError, ValueError):
-            return int(s.between(lo, hi, inclusive=inclusive).sum())
+            return int(np.count_nonzero(_host_bool(s, lo, hi, inclusive)))
 
 
-def _between(col: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
-    """pandas' own answer as a bool array, NA False."""
-    m = col.between(lo, hi, inclusive=inclusive)
-    return np.asarray(m.fillna(False).astype(bool).to_numpy(), dtype=bool)
-
-
-def _column(df: "pd.DataFrame", name: str) -> "pd.Series":
-    col = df[name]
+def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":
+    col = df[label]
     if isinstance(col, pd.DataFrame):
-        raise ValueError(f"column label {name!r} is not unique")
+        raise ValueError(f"column label {label!r} names {col.shape[1]} columns, not one")
     return col
 
 
-def _conjunction(
-    df: "pd.DataFrame", inclusive: str, ranges: Dict[str, Any], pandas_fallback: bool
+def _rows(
+    df: "pd.DataFrame",
+    ranges: Optional[Mapping[Hashable, Any]],
+    keywords: Dict[str, Any],
+    inclusive: Any,
+    host_fallback: bool,
 ) -> np.ndarray:
-    """Positions of the rows in every range (simdfilter._conjunction): columns no
-    kernel reads are refused, or with `pandas_fallback` answered by ``between``."""
+    """Positions of the rows in every range (simdfilter._face.frame_rows): columns
+    no kernel reads are refused, or with `host_fallback` compared by pandas at the
+    rows the others left."""
     inclusive = _check_inclusive(inclusive)
-    plan = _conj.parse_ranges(ranges, df.columns, lambda name: _column(df, name))
-    plan = _conj.most_selective_first(plan, len(df), inclusive)
-    return _conj.conjunction(
+    plan = _face.frame_plan(ranges, keywords, df.columns.__contains__, lambda c: _column(df, c))
+    return _face.frame_rows(
         plan,
         len(df),
         inclusive,
-        index_dtype=np.uint32 if len(df) < 2**32 else np.int64,
+        wide=np.int64,
         positions=lambda col, lo, hi, within: _positions(col, lo, hi, inclusive, within=within),
-        mask=lambda col, lo, hi: _between(col, lo, hi, inclusive),
-        fallback=(TypeError, ValueError) if pandas_fallback else (),
+        mask=lambda col, lo, hi, at: _host_bool(
+            col if at is None else col.iloc[at], lo, hi, inclusive
+        ),
+        host_fallback=host_fallback,
     )
 
 
 class DataFrameAccessor:
     """``df.sf``: multi-column range queries without a boolean mask per column.
 
-    ``df.sf.filter(a=(lo, hi), b=(lo, hi))`` equals
-    ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The first range is
-    evaluated through the kernel over the whole column, each further one only
-    at the surviving rows. Accelerated columns as in ``s.sf``.
+    ``df.sf.filter({"a": (lo, hi), "b": (lo, hi)})``, or ``df.sf.filter(a=(lo, hi),
+    b=(lo, hi))`` for labels that are identifiers, equals
+    ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The mapping takes any
+    label: ints, strings with spaces, MultiIndex tuples, a column called
+    ``inclusive``. The first range is evaluated through the kernel over the
+    whole column, each further one only at the surviving rows; columns no kernel
+    reads come last, compared by pandas only at the rows left. Accelerated
+    columns as in ``s.sf``.
     """
 
     def __init__(self, frame: "pd.DataFrame") -> None:
         self._df = frame
 
-    def indexes(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> np.ndarray:
+    def indexes(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> np.ndarray:
         """Positions (``iloc``) of the rows where every named column is in its range.
 
         Parameters
         ----------
+        ranges : mapping, optional
+            ``{label: (lo, hi)}``, any column label; a None end is unbounded.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
             Applies to every range.
-        **ranges : (lo, hi)
-            One pair per column; a None end is unbounded.
+        **keywords : (lo, hi)
+            More ranges, ``label=(lo, hi)``, for labels that are identifiers.
+
+        Returns
+        -------
+        numpy.ndarray
+            uint32 positions, ascending (int64 from 2**32 rows on).
 
         Raises
         ------
         KeyError
             An unknown column.
         TypeError
-            A column no kernel reads, or bounds of the wrong kind.
+            A column no kernel reads, bounds of the wrong kind, no range, a
+            range that is not a pair, or a label given twice.
         ValueError
-            Bad `inclusive`.
+            Bad `inclusive`, or a label that names several columns.
         """
-        return _conjunction(self._df, inclusive, ranges, pandas_fallback=False)
+        return _rows(self._df, ranges, keywords, inclusive, host_fallback=False)
 
-    def filter(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> "pd.DataFrame":
+    def filter(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> "pd.DataFrame":
         """The rows where every named column is in its range, index kept.
 
         A drop-in for ``df[df.a.between(...) & df.b.between(...)]``; a column no
-        kernel reads is evaluated by pandas (``between``), at the rows left.
+        kernel reads is compared by pandas, only at the rows the others left.
+        Parameters as :meth:`indexes`.
 
         Raises
         ------
         KeyError
             An unknown column.
+        TypeError
+            No range, a range that is not a pair, or a label given twice.
         ValueError
-            Bad `inclusive`.
+            Bad `inclusive`, or a label that names several columns.
         """
-        return self._df.iloc[_conjunction(self._df, inclusive, ranges, pandas_fallback=True)]
+        return self._df.iloc[_rows(self._df, ranges, keywords, inclusive, host_fallback=True)]
+
+    def count(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> int:
+        """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
+        return len(_rows(self._df, ranges, keywords, inclusive, host_fallback=True))
 
 
 pd.api.extensions.register_series_accessor("sf")(SeriesAccessor)
