@@ -23,7 +23,7 @@ except where its host compares otherwise (an Arrow-backed float32 column in pand
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Hashable, Mapping, Optional
 
 import numpy as np
 

@@ -30,6 +30,7 @@ refuses strings.
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
@@ -71,13 +72,25 @@ def _arrow_float32_bound(b: Any) -> Any:
     return b
 
 
+def _is_datetime_column(dtype: Any) -> bool:
+    if isinstance(dtype, pd.ArrowDtype):
+        return str(dtype.pyarrow_dtype).startswith("timestamp")
+    return getattr(dtype, "kind", "") == "M"
+
+
 def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
     nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
-    Arrow-backed float32 column."""
+    Arrow-backed float32 column. TypeError for a bound pandas refuses that the
+    kernels would take (a ``datetime.date`` on datetime data): the caller then
+    asks pandas, which raises its own."""
     dtype = s.dtype
     if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) == "float":
         return _arrow_float32_bound(lo), _arrow_float32_bound(hi)
+    if _is_datetime_column(dtype):
+        for b in (lo, hi):
+            if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
+                raise TypeError(f"Invalid comparison between dtype={dtype} and date")
     return lo, hi
 
 
