@@ -62,12 +62,26 @@ def _check_inclusive(inclusive: Any) -> str:
     return _face.checked_inclusive(inclusive, _face.PANDAS_NAMES, _probe)
 
 
-def _arrow_float32_bound(b: Any) -> Any:
-    """A bound as pandas compares an Arrow-backed float32 column with it, for
+class _AskPandas(TypeError):
+    """The kernels could read these bounds, but pandas compares them its own way
+    (or refuses them): pandas answers."""
+
+
+def _arrow_float_bound(dtype: Any, b: Any) -> Any:
+    """A bound as pandas compares an Arrow-backed float column with it, for
     simdfilter (whose numbers are NumPy 2's): Arrow compares a Python float or a
-    float64 in float64, exactly, which an np.float64 bound says. Other bounds as
-    given (Arrow's int comparisons are not followed)."""
-    if isinstance(b, float):  # np.float64 too
+    float64 with float32 data in float64, exactly, which an np.float64 bound
+    says. Ints, bools and NaN Arrow compares in ways of its own (an int rounds
+    to float32 for >= but not for <; NaN gives null): pandas answers those."""
+    if b is None:
+        return b
+    if isinstance(b, (float, np.floating)) and np.isnan(b):
+        raise _AskPandas("a NaN bound on an Arrow-backed float column")
+    if isinstance(b, (bool, np.bool_, int, np.integer)):
+        if str(dtype.pyarrow_dtype) == "float" or abs(int(b)) > 2**53:
+            raise _AskPandas("an integer bound on an Arrow-backed float column")
+        return b
+    if isinstance(b, float) and str(dtype.pyarrow_dtype) == "float":  # np.float64 too
         return np.float64(b)
     return b
 
@@ -81,16 +95,16 @@ def _is_datetime_column(dtype: Any) -> bool:
 def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
     nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
-    Arrow-backed float32 column. TypeError for a bound pandas refuses that the
-    kernels would take (a ``datetime.date`` on datetime data): the caller then
-    asks pandas, which raises its own."""
+    Arrow-backed float32 column. _AskPandas (a TypeError) where pandas compares
+    otherwise or refuses a bound the kernels would take (a ``datetime.date`` on
+    datetime data): the caller then asks pandas, which answers or raises."""
     dtype = s.dtype
-    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) == "float":
-        return _arrow_float32_bound(lo), _arrow_float32_bound(hi)
+    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("float", "double"):
+        return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
     if _is_datetime_column(dtype):
         for b in (lo, hi):
             if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
-                raise TypeError(f"Invalid comparison between dtype={dtype} and date")
+                raise _AskPandas(f"Invalid comparison between dtype={dtype} and date")
     return lo, hi
 
 
@@ -214,7 +228,12 @@ class SeriesAccessor:
             Bad `inclusive`.
         """
         inclusive = _check_inclusive(inclusive)
-        return _positions(self._s, lo, hi, inclusive)
+        s = self._s
+        try:
+            return _positions(s, lo, hi, inclusive)
+        except _AskPandas:
+            idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive))
+            return idx.astype(_face.index_dtype(len(s)))
 
     def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
         """A drop-in for ``s.between(lo, hi, inclusive)``.
@@ -261,6 +280,15 @@ def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":
     return col
 
 
+def _frame_positions(
+    col: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray]
+) -> Optional[np.ndarray]:
+    try:
+        return _positions(col, lo, hi, inclusive, within=within)
+    except _AskPandas:
+        return None  # pandas answers, at the rows left
+
+
 def _rows(
     df: "pd.DataFrame",
     ranges: Optional[Mapping[Hashable, Any]],
@@ -278,7 +306,7 @@ def _rows(
         len(df),
         inclusive,
         wide=np.int64,
-        positions=lambda col, lo, hi, within: _positions(col, lo, hi, inclusive, within=within),
+        positions=lambda col, lo, hi, within: _frame_positions(col, lo, hi, inclusive, within),
         mask=lambda col, lo, hi, at: _host_bool(
             col if at is None else col.iloc[at], lo, hi, inclusive
         ),

@@ -126,17 +126,43 @@ def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -
     comparison an unbounded end leaves (NaN excluded there, as the kernels
     exclude it: Polars orders NaN above +inf)."""
     closed = _face.TO_POLARS[inclusive]
-
-    def between(c: "pl.Series", a: Any, b: Any) -> "pl.Series":
-        if not expr:
-            return c.is_between(a, b, closed=closed)
-        e = pl.col("x").is_between(a, b, closed=closed)
-        return pl.DataFrame([c.alias("x")]).select(e).to_series().alias(c.name)
-
-    m = _face.host_mask(s, lo, hi, inclusive, between=between, everything=lambda: s == s)
+    if expr:  # every comparison an expression's: Polars' casts are the expression's own
+        x = pl.col("x")
+        m = _face.host_mask(
+            x,
+            lo,
+            hi,
+            inclusive,
+            between=lambda c, a, b: c.is_between(a, b, closed=closed),
+            everything=lambda: x == x,
+        )
+        if (lo is None or hi is None) and s.dtype.is_float():
+            m = m & ~x.is_nan()
+        return pl.DataFrame([s.alias("x")]).select(m).to_series().alias(s.name)
+    m = _face.host_mask(
+        s,
+        lo,
+        hi,
+        inclusive,
+        between=lambda c, a, b: c.is_between(a, b, closed=closed),
+        everything=lambda: s == s,
+    )
     if (lo is None or hi is None) and s.dtype.is_float():
         m = m & ~s.is_nan()
     return m
+
+
+def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
+    """The bounds as a Polars expression compares integer data with them: a float
+    and an int bound make ``is_between`` compare all three in Float64 (the Series
+    methods, as NumPy, compare each bound alone), so the int is its double."""
+    if lo is None or hi is None or not s.dtype.is_integer():
+        return lo, hi
+    if type(lo) is float and type(hi) is int:
+        return lo, float(hi)
+    if type(hi) is float and type(lo) is int:
+        return float(lo), hi
+    return lo, hi
 
 
 def _positions(
@@ -177,6 +203,11 @@ def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Ser
 
 def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
     """``sf.between`` on a Series: the kernels' answer, or Polars' own."""
+    if expr:
+        try:
+            lo, hi = _expression_bounds(s, lo, hi)
+        except OverflowError:  # an int past every double: Polars' business
+            return _polars_mask(s, lo, hi, inclusive, expr)
     if not _delegate(lo, hi, s, expr):
         try:
             return _kernel_between(s, lo, hi, inclusive)
@@ -186,6 +217,11 @@ def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "p
 
 
 def _count(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> int:
+    if expr:
+        try:
+            lo, hi = _expression_bounds(s, lo, hi)
+        except OverflowError:
+            return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
     if not _delegate(lo, hi, s, expr):
         try:
             return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
