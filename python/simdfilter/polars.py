@@ -1,4 +1,4 @@
-"""The ``sf`` namespace on Polars Series and DataFrames.
+"""The ``sf`` namespace on Polars Series, DataFrames and expressions.
 
 ``import simdfilter.polars`` registers it (Polars stays an optional dependency):
 
@@ -9,8 +9,10 @@
 >>> s.sf.count(1982, 2000)
 2
 >>> df = pl.DataFrame({"year": s, "score": [3.5, 1.0, None, 2.0, 4.0, 9.5]})
->>> df.sf.filter(year=(1982, 2000), score=(None, 5)).rows()
+>>> df.sf.filter({"year": (1982, 2000), "score": (None, 5)}).rows()
 [(1992, 3.5)]
+>>> df.lazy().filter(pl.col("year").sf.between(1982, 2000, closed="none")).collect().rows()
+[(1992, 3.5), (1998, 9.5)]
 
 The Series is read in place through its Arrow C stream (chunks and nulls
 included, no copy). Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64,
@@ -18,8 +20,9 @@ Float32, Float64, Datetime (with or without a time zone), Duration. Any other
 (String, Categorical, Date, Decimal, ...) is computed by Polars itself in
 `between`, `filter` and `count`; `indexes` raises TypeError for it. Nulls
 never match; `between` is null where Polars' ``is_between`` is. A None end is
-unbounded. ``inclusive`` takes simdfilter's (and pandas') names, 'both',
-'left', 'right', 'neither', and Polars' 'none' for 'neither'.
+unbounded. The ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
+In expressions (``pl.col("x").sf.between``) the answer is Polars' expression's,
+on every dtype (see :class:`ExprNamespace`).
 """
 
 from __future__ import annotations
