@@ -226,3 +226,27 @@ def test_polars_mapping_names_any_column():
     assert df.sf.count(ranges, "right") == want.height
     with pytest.raises(KeyError):
         df.sf.filter({"nope": (1, 2)})
+
+
+# ---- Dask frames ------------------------------------------------------------------------
+
+
+def test_dask_mapping_names_any_label():
+    dd = pytest.importorskip("dask.dataframe")
+    import simdfilter.dask  # noqa: F401
+
+    ddf = dd.from_pandas(_frame(), npartitions=3)
+    pdf = ddf.compute(scheduler="sync")  # as Dask holds it (its string dtype)
+    ranges = {3: (0.1, 0.8), "inclusive": (2, None), "dep delay": (-5.0, 5.0)}
+    want = pdf[
+        pdf[3].between(0.1, 0.8, "neither")
+        & (pdf["inclusive"] > 2)
+        & pdf["dep delay"].between(-5.0, 5.0, "neither")
+    ]
+    got = ddf.sf.filter(ranges, inclusive="neither").compute(scheduler="sync")
+    pd.testing.assert_frame_equal(got, want)
+    assert int(ddf.sf.count(ranges, "neither").compute(scheduler="sync")) == len(want)
+    with pytest.raises(KeyError):
+        ddf.sf.filter({7: (0, 1)})
+    with pytest.raises(ValueError):
+        ddf.sf.filter(ranges, inclusive="all")
