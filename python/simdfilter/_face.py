@@ -23,6 +23,9 @@ except where its host compares otherwise (an Arrow-backed float32 column in pand
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any, Callable, Dict, Hashable, Mapping, Optional
 
 import numpy as np
@@ -55,11 +58,29 @@ def checked_inclusive(value: Any, names: Mapping[str, str], probe: Callable[[Any
     """
     if isinstance(value, str) and value in names:
         return names[value]
-    got = tuple(bool(x) for x in probe(value))
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        got = tuple(bool(x) for x in probe(value))
+    for w in warned:  # the host's warning, at the caller's line as the host gives it
+        warnings.warn(w.message, w.category, stacklevel=_caller_level())
     try:
         return _PROBE_ANSWERS[got]
     except KeyError:  # pragma: no cover - no host answers so
         raise ValueError(f"unsupported closed ends: {value!r}") from None
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_level() -> int:
+    """The ``warnings.warn`` stacklevel, in this function's caller, of the first
+    frame outside simdfilter (pandas' find_stack_level, for this package)."""
+    frame, level = sys._getframe(1), 1
+    while (
+        frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def index_dtype(n: int, wide: Any = np.int64) -> Any:

@@ -189,7 +189,13 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
         return True
     if _unit_rounds(s, lo, expr) or _unit_rounds(s, hi, expr):
         return True
+    if expr and s.dtype == pl.Boolean and not (_is_bool(lo) and _is_bool(hi)):
+        return True  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
     return expr and (_f32_wide_int(s, lo) or _f32_wide_int(s, hi))
+
+
+def _is_bool(bound: Any) -> bool:
+    return bound is None or isinstance(bound, (bool, np.bool_))
 
 
 def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
