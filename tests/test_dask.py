@@ -441,7 +441,7 @@ ODD_BOUNDS = [
     ("M8[s]", "1970-01-01T00:00:00.5", "1970-01-05"),
     ("M8[ns]", np.datetime64("1969-12-31T23:59:59"), pd.Timestamp("1970-01-01T00:00:00.0001")),
     ("m8[ms]", pd.Timedelta("-3s"), "10 minutes"),
-    ("float64", None, 10.0),  # pandas: a None bound matches nothing
+    ("float64", None, 10.0),  # unbounded below, as on every face
     ("float64", float("nan"), 10.0),
     ("int32", 10, -10),
 ]
@@ -453,7 +453,11 @@ def test_between_odd_bounds_equal_pandas(frame, thorough):
     for i, (column, lo, hi) in enumerate(ODD_BOUNDS):
         for inclusive in INCLUSIVE if thorough else [INCLUSIVE[i % 4]]:
             lazy.append(ddf[column].sf.between(lo, hi, inclusive))
-            expected.append(pdf[column].between(lo, hi, inclusive))
+            expected.append(pdf[column].sf.between(lo, hi, inclusive))  # the pandas face's
+            if lo is not None:
+                pd.testing.assert_series_equal(
+                    expected[-1], pdf[column].between(lo, hi, inclusive), check_exact=True
+                )
     for got, want in zip(dask.compute(*lazy), expected):
         pd.testing.assert_series_equal(got, want, check_exact=True)
 
@@ -506,15 +510,19 @@ def test_frame_filter_is_a_conjunction(frame):
         inclusive="neither", uint16=(1000, 40000), **{"M8[ns]": ("1970-01-01", None)}
     )
     want2 = pdf[pdf["uint16"].between(1000, 40000, "neither") & (pdf["M8[ns]"] > "1970-01-01")]
-    r1, count, r2, everything = dask.compute(got, ddf.sf.count(**ranges), got2, ddf.sf.filter())
+    got3 = ddf.sf.filter({"str": ("k010", "k050"), "float64": (-50.0, None)}, inclusive="left")
+    want3 = pdf[pdf["str"].between("k010", "k050", inclusive="left") & (pdf["float64"] >= -50.0)]
+    r1, count, r2, r3 = dask.compute(got, ddf.sf.count(ranges), got2, got3)
     pd.testing.assert_frame_equal(r1, want, check_exact=True)
     assert count == len(want) and 0 < len(want) < len(pdf)
     pd.testing.assert_frame_equal(r2, want2, check_exact=True)
-    pd.testing.assert_frame_equal(everything, pdf)
+    pd.testing.assert_frame_equal(r3, want3, check_exact=True)
     with pytest.raises(KeyError):
         ddf.sf.filter(nope=(1, 2))
     with pytest.raises(TypeError):
         ddf.sf.filter(int32=5)
+    with pytest.raises(TypeError):  # no range at all, as on the pandas and Polars faces
+        ddf.sf.filter()
 
 
 # ---- without dask ----------------------------------------------------------

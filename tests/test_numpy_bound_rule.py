@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simdfilter
@@ -220,27 +220,24 @@ def test_filter_indexes_is_numpys(dtype, data):
 
 
 @needs_numpy2
-@pytest.mark.parametrize("dtype", ["float32", "Float32", "float64", "int64", "float32[pyarrow]"])
+@pytest.mark.parametrize(
+    "dtype", ["float32", "Float32", "float64", "int64", "float32[pyarrow]", "double[pyarrow]"]
+)
 @SETTINGS
 @given(data=st.data())
 def test_pandas_between_is_pandas(dtype, data):
+    # Arrow-backed floats included, with ints, bools and NaN: pandas compares those
+    # in Arrow's ways (a float in float64; an int rounded to float32 for >= but not
+    # for <; NaN to null), which the face follows.
     pd = pytest.importorskip("pandas")
     if dtype.endswith("[pyarrow]"):
         pytest.importorskip("pyarrow")
     importlib.import_module("simdfilter.pandas")
 
     kinds = ("int", "float", "numpy", "subclass", "bool")
-    if dtype.endswith("[pyarrow]"):
-        # Floats only: pandas compares an Arrow float32 column with a float in float64
-        # (exactly), which the face follows; with ints and bools in Arrow's own ways
-        # (an int rounds to float32 for >= but not for <), which it does not.
-        kinds = ("float", "subclass")  # and no NaN: Arrow answers null there
     lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
-    if dtype.endswith("[pyarrow]"):
-        for b in (lo, hi):
-            assume(not isinstance(b, int) and not (isinstance(b, float) and math.isnan(b)))
     inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
-    base = dtype.lower().replace("[pyarrow]", "")
+    base = dtype.lower().replace("[pyarrow]", "").replace("double", "float64")
     s = pd.Series(_data(np.dtype(base), lo, hi)).astype(dtype)
     # Recorded, not raised: a warning raised inside pandas would change its answer.
     with warnings.catch_warnings(record=True) as warned:
@@ -253,13 +250,39 @@ def test_pandas_between_is_pandas(dtype, data):
         return  # pandas warns (a float32 overflow): likewise
     pd.testing.assert_series_equal(s.sf.between(lo, hi, inclusive=inclusive), want)
     assert s.sf.count(lo, hi, inclusive=inclusive) == int(want.sum())
+    hits = np.flatnonzero(want.to_numpy(dtype=bool, na_value=False))
+    np.testing.assert_array_equal(s.sf.indexes(lo, hi, inclusive=inclusive), hits)
+
+
+def _polars_want(pl, s, lo, hi, closed, expr):
+    """Polars' own answer, through its Series methods or (`expr`) its expressions; a
+    None end is the one comparison it leaves, NaN excluded (as the face does)."""
+    x = pl.col("x") if expr else s
+    if lo is not None and hi is not None:
+        m = x.is_between(lo, hi, closed=closed)
+    else:
+        m = x == x  # True at every value (NaN too, in Polars)
+        if lo is not None:
+            m = m & (x >= lo if closed in ("both", "left") else x > lo)
+        if hi is not None:
+            m = m & (x <= hi if closed in ("both", "right") else x < hi)
+        if s.dtype.is_float():
+            m = m & ~x.is_nan()
+    if expr:
+        m = s.to_frame("x").select(m).to_series()
+    return m.to_list()
 
 
 @needs_numpy2
 @pytest.mark.parametrize("dtype", ["Float32", "Float64", "Int64"])
+@pytest.mark.parametrize("face", ["series", "expr"])
 @SETTINGS
 @given(data=st.data())
-def test_polars_between_is_polars(dtype, data):
+def test_polars_between_is_polars(dtype, face, data):
+    # Float32 with Python ints beyond 2**53 included: the Series methods round such
+    # an int as NumPy does (to a double, then to float32); Polars' expressions
+    # cast it once, or compare in Float64, depending on the other bound. Each face
+    # gives its own host's answer.
     pl = pytest.importorskip("polars")
     if int(pl.__version__.split(".")[0]) < 2:
         pytest.skip(
@@ -270,27 +293,21 @@ def test_polars_between_is_polars(dtype, data):
     kinds = ("int", "float", "none")  # Python numbers: Polars' literals
     lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
     inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
-    if dtype == "Float32":
-        # Polars casts an int beyond 2**53 to Float32 in ways of its own (once or not
-        # at all, depending on the other bound), where NumPy rounds it twice.
-        for b in (lo, hi):
-            assume(not (type(b) is int and abs(b) > 2**53))
     base = {"Float32": "f4", "Float64": "f8", "Int64": "i8"}[dtype]
-    s = pl.Series(_data(base, lo, hi))
+    s = pl.Series("x", _data(base, lo, hi))
     closed = "none" if inclusive == "neither" else inclusive
+    expr = face == "expr"
     try:
-        m = pl.col("x") == pl.col("x")  # True at every value (NaN too, in Polars)
-        if lo is not None:
-            m = m & (pl.col("x") >= lo if closed in ("both", "left") else pl.col("x") > lo)
-        if hi is not None:
-            m = m & (pl.col("x") <= hi if closed in ("both", "right") else pl.col("x") < hi)
-        want = s.to_frame("x").select(m & ~pl.col("x").is_nan() if base[0] == "f" else m)
-        want = want.to_series().to_list()
-        if lo is not None and hi is not None:
-            want = s.is_between(lo, hi, closed=closed).to_list()
+        want = _polars_want(pl, s, lo, hi, closed, expr)
     except (TypeError, OverflowError, pl.exceptions.PolarsError):
-        return  # Polars refuses the bound
-    assert s.sf.between(lo, hi, inclusive=inclusive).to_list() == want
+        # Polars refuses the bound (an int past Int64 or past every double): the
+        # face compares the number exactly, as filter_indexes does.
+        return
+    if expr:
+        got = s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series()
+    else:
+        got = s.sf.between(lo, hi, closed)
+    assert got.to_list() == want
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])

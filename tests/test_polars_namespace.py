@@ -88,20 +88,32 @@ def test_every_verb_matches_polars(kind, kernel, rng):
             expected = s.cast(pl.Int8).is_between(int(lo), int(hi), closed=CLOSED[inclusive])
         else:
             expected = s.is_between(lo, hi, closed=CLOSED[inclusive])
-        assert_series_equal(s.sf.between(lo, hi, inclusive), expected)
-        assert_series_equal(s.sf.filter(lo, hi, inclusive), s.filter(expected))
-        assert s.sf.count(lo, hi, inclusive) == expected.sum()
-        idx = s.sf.indexes(lo, hi, inclusive)
+        closed = CLOSED[inclusive]
+        assert_series_equal(s.sf.between(lo, hi, closed), expected)
+        assert_series_equal(s.sf.filter(lo, hi, closed=closed), s.filter(expected))
+        assert s.sf.count(lo, hi, closed) == expected.sum()
+        idx = s.sf.indexes(lo, hi, closed)
         assert idx.dtype == pl.UInt32
         assert idx.to_list() == expected.fill_null(False).arg_true().to_list()
 
 
 def test_polars_closed_names_are_accepted_and_bad_ones_refused():
     s = pl.Series([1, 2, 3, 4])
-    assert s.sf.count(1, 4, "none") == 2 == s.sf.count(1, 4, "neither")
-    for bad in ("all", None, 3):
-        with pytest.raises(ValueError):
-            s.sf.between(1, 2, bad)
+    assert s.sf.count(1, 4, "none") == 2 == s.is_between(1, 4, "none").sum()
+    assert s.sf.count(1, 4, closed="left") == 3
+    for bad in ("all", None, 3, "neither", "NONE"):
+        with pytest.raises((ValueError, TypeError)) as theirs:  # Polars' expression says why
+            pl.select(pl.lit(s).is_between(1, 2, closed=bad))
+        for call in (s.sf.between, s.sf.filter, s.sf.count, s.sf.indexes):
+            with pytest.raises(type(theirs.value)) as ours:
+                call(1, 2, bad)
+            assert str(ours.value) == str(theirs.value)
+        with pytest.raises(type(theirs.value)):
+            pl.col("x").sf.between(1, 2, closed=bad)
+        with pytest.raises(type(theirs.value)):
+            pl.DataFrame({"a": [1]}).sf.filter({"a": (1, 2)}, closed=bad)
+    with pytest.raises(TypeError):  # Polars has no `inclusive`
+        s.sf.between(1, 2, inclusive="both")
 
 
 def test_nan_bounds_follow_polars_order():
@@ -190,13 +202,16 @@ def test_dataframe_filter_equals_the_polars_filter(ranges, kernel, rng):
     for inclusive in INCLUSIVE:
         expr = pl.all_horizontal([_expr(k, lo, hi, inclusive) for k, (lo, hi) in ranges.items()])
         expected = df.filter(expr)
-        assert_frame_equal(df.sf.filter(inclusive=inclusive, **ranges), expected)
+        closed = CLOSED[inclusive]
+        assert_frame_equal(df.sf.filter(closed=closed, **ranges), expected)
+        assert_frame_equal(df.sf.filter(ranges, closed=closed), expected)
+        assert df.sf.count(ranges, closed) == expected.height
         if "carrier" in ranges:
             with pytest.raises(TypeError, match="carrier"):
-                df.sf.indexes(inclusive=inclusive, **ranges)
+                df.sf.indexes(closed=closed, **ranges)
         else:
             rows = df.with_row_index("i").filter(expr)["i"].to_list()
-            assert df.sf.indexes(inclusive=inclusive, **ranges).to_list() == rows
+            assert df.sf.indexes(ranges, closed=closed).to_list() == rows
 
 
 def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypatch):

@@ -39,8 +39,12 @@ def parse_ranges(ranges: Dict[str, Any], columns: Any, column: Callable[[str], A
 
 
 def _estimate(col: Any, lo: Any, hi: Any, inclusive: str, n: int) -> Optional[int]:
-    """Hits among an evenly spaced sample of rows, or None if no kernel reads the column."""
-    sample = np.arange(0, n, max(1, n // SAMPLE), dtype=np.intp)
+    """Hits among an evenly spaced sample of rows (none below ORDER_MIN_ROWS rows,
+    where only whether a kernel reads the column is asked), or None if none does."""
+    if n < ORDER_MIN_ROWS:
+        sample = np.empty(0, dtype=np.intp)
+    else:
+        sample = np.arange(0, n, max(1, n // SAMPLE), dtype=np.intp)
     try:
         return _sf.count_in_range(col, lo, hi, inclusive=inclusive, within=sample)
     except (TypeError, ValueError):
@@ -49,8 +53,9 @@ def _estimate(col: Any, lo: Any, hi: Any, inclusive: str, n: int) -> Optional[in
 
 def most_selective_first(plan: Plan, n: int, inclusive: str) -> Plan:
     """The plan reordered so that later passes read fewer rows; columns no kernel
-    reads go last. The order changes the cost, never the rows."""
-    if len(plan) < 2 or n < ORDER_MIN_ROWS:
+    reads go last, at any size (the host then compares only the rows left). The
+    order changes the cost, never the rows."""
+    if len(plan) < 2:
         return plan
     est = [_estimate(col, lo, hi, inclusive, n) for _, col, lo, hi in plan]
     order = sorted(range(len(plan)), key=lambda i: (est[i] is None, est[i] or 0, i))
@@ -64,14 +69,15 @@ def conjunction(
     *,
     index_dtype: Any,
     positions: Callable[[Any, Any, Any, Optional[np.ndarray]], Optional[np.ndarray]],
-    mask: Callable[[Any, Any, Any], np.ndarray],
+    mask: Callable[[Any, Any, Any, Optional[np.ndarray]], np.ndarray],
     fallback: Tuple[type, ...] = (),
 ) -> np.ndarray:
     """Positions of the rows in every range of `plan` (n rows in all).
 
     ``positions(col, lo, hi, within)`` is the kernel's answer, or None when the
-    face's own library must answer for these bounds; ``mask(col, lo, hi)`` is that
-    library's answer, a bool array with nulls False. A kernel error of a type in
+    face's own library must answer for these bounds; ``mask(col, lo, hi, at)`` is
+    that library's answer, a bool array with nulls False, over the whole column
+    (`at` None) or only at the positions `at` (the rows still standing). A kernel error of a type in
     `fallback` falls back to `mask`; any other propagates, a TypeError naming the
     column."""
     idx: Optional[np.ndarray] = None
@@ -87,7 +93,9 @@ def conjunction(
         if got is not None:
             idx = got
             continue
-        m = mask(col, lo, hi)
-        idx = np.flatnonzero(m).astype(index_dtype) if idx is None else idx[m[idx]]
+        if idx is None:
+            idx = np.flatnonzero(mask(col, lo, hi, None)).astype(index_dtype)
+        else:
+            idx = idx[mask(col, lo, hi, idx)]
     assert idx is not None
     return idx

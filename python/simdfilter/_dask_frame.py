@@ -2,182 +2,44 @@
 per-partition functions they map over the partitions.
 
 Private: ``simdfilter.dask`` registers the accessors and re-exports the classes.
-Nothing here imports dask: each partition is a pandas object, and pandas itself
-is imported where a partition function needs it (the workers import this module
-to unpickle those functions).
+Each partition is a pandas object, and each partition function is the pandas
+face's (:mod:`simdfilter.pandas`) on it: the same bound rule (NumPy 2's), the
+same fallback to pandas for columns no kernel reads, the same conjunction. This
+module imports neither dask nor pandas at import time (the workers import it to
+unpickle those functions; pandas comes with the first partition).
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
 
-import simdfilter
+from simdfilter import _face
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
 
-_INCLUSIVE = ("both", "left", "right", "neither")
 
+def _pandas_face() -> Any:
+    import simdfilter.pandas as face
 
-class _Fallback(Exception):
-    """This column/bound combination goes to pandas' own comparisons."""
-
-
-# Where a Python number overflows float32 (FLT_MAX plus half an ulp): NumPy, and so
-# pandas, warns and compares with an infinity; simdfilter keeps the number.
-_F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
-
-
-def _numeric_bound(dtype: np.dtype, value: Any) -> Any:
-    """The bound, if pandas (NumPy 2) compares this column with it without an error
-    or a warning: simdfilter then gives the same answer (its bounds are the numbers
-    NumPy compares with); otherwise _Fallback, and pandas answers."""
-    if isinstance(value, (np.timedelta64, np.datetime64)) or not isinstance(
-        value, (bool, int, float, np.bool_, np.integer, np.floating)
-    ):
-        raise _Fallback
-    if dtype.kind == "f" and type(value) in (int, float):
-        try:
-            d = float(value)
-        except OverflowError:  # NumPy raises
-            raise _Fallback from None
-        if dtype == np.float32 and math.isfinite(d) and abs(d) >= _F32_OVERFLOW:
-            raise _Fallback  # NumPy warns of the overflow
-    return value
-
-
-def _time_bound(dtype: np.dtype, value: Any) -> Any:
-    import pandas as pd
-
-    unit = np.datetime_data(dtype)[0]
-    if dtype.kind == "M":
-        if not isinstance(value, (str, pd.Timestamp, np.datetime64)) and not (
-            hasattr(value, "hour") and hasattr(value, "year")  # datetime.datetime, not date
-        ):
-            raise _Fallback
-        try:
-            ts = pd.Timestamp(value)
-        except (ValueError, TypeError, OverflowError):
-            raise _Fallback from None
-        if ts is pd.NaT or ts.tz is not None:
-            raise _Fallback
-        raw = ts.to_datetime64()
-    else:
-        if not isinstance(value, (str, pd.Timedelta, np.timedelta64)) and not (
-            hasattr(value, "total_seconds")  # datetime.timedelta
-        ):
-            raise _Fallback
-        try:
-            ts = pd.Timedelta(value)
-        except (ValueError, TypeError, OverflowError):
-            raise _Fallback from None
-        if ts is pd.NaT:
-            raise _Fallback
-        raw = ts.to_timedelta64()
-    # Only bounds the column's unit holds exactly: no question of how pandas rounds.
-    try:
-        with np.errstate(all="ignore"):
-            same = raw.astype(f"{dtype.kind}8[{unit}]")
-        if same.astype(raw.dtype) != raw:
-            raise _Fallback
-    except (OverflowError, ValueError):
-        raise _Fallback from None
-    return same
-
-
-def _kernel_bounds(dtype: Any, lo: Any, hi: Any, none_unbounded: bool) -> Tuple[Any, Any]:
-    """Bounds for simdfilter that give exactly pandas' answer on this column, or
-    _Fallback when only pandas itself can say (extension dtypes: nullable,
-    tz-aware, Arrow, categorical...; object and string columns; bounds that
-    NumPy would compare after a lossy conversion)."""
-    if not isinstance(dtype, np.dtype) or dtype.kind not in "biufmM" or dtype == np.float16:
-        raise _Fallback
-    out = []
-    for value in (lo, hi):
-        if value is None:
-            if not none_unbounded:
-                raise _Fallback
-            out.append(None)
-        elif dtype.kind in "mM":
-            out.append(_time_bound(dtype, value))
-        else:
-            out.append(_numeric_bound(dtype, value))
-    return out[0], out[1]
-
-
-def _check_inclusive(inclusive: Any) -> None:
-    if inclusive not in _INCLUSIVE:
-        # pandas' own message for Series.between.
-        raise ValueError(
-            "Inclusive has to be either string of 'both','left', 'right', or 'neither'."
-        )
-
-
-def _pandas_mask(s, lo, hi, inclusive) -> np.ndarray:
-    """pandas' own answer as a NumPy bool array (NA -> no match), None unbounded."""
-    _check_inclusive(inclusive)
-    if lo is not None and hi is not None:
-        m = s.between(lo, hi, inclusive=inclusive)
-    else:
-        m = s.notna()
-        if lo is not None:
-            m = m & ((s >= lo) if inclusive in ("both", "left") else (s > lo))
-        if hi is not None:
-            m = m & ((s <= hi) if inclusive in ("both", "right") else (s < hi))
-    return m.to_numpy(dtype=bool, na_value=False)
-
-
-def _series_positions(s, lo, hi, inclusive) -> np.ndarray:
-    try:
-        klo, khi = _kernel_bounds(s.dtype, lo, hi, none_unbounded=True)
-    except _Fallback:
-        return np.flatnonzero(_pandas_mask(s, lo, hi, inclusive))
-    _check_inclusive(inclusive)
-    return simdfilter.filter_indexes(s.to_numpy(copy=False), klo, khi, inclusive=inclusive)
+    return face
 
 
 def _partition_between(s, lo, hi, inclusive):
-    import pandas as pd
-
-    try:
-        klo, khi = _kernel_bounds(s.dtype, lo, hi, none_unbounded=False)
-    except _Fallback:
-        return s.between(lo, hi, inclusive=inclusive)
-    _check_inclusive(inclusive)
-    mask = np.zeros(len(s), dtype=bool)
-    mask[simdfilter.filter_indexes(s.to_numpy(copy=False), klo, khi, inclusive=inclusive)] = True
-    return pd.Series(mask, index=s.index, name=s.name, copy=False)
+    return _pandas_face().SeriesAccessor(s).between(lo, hi, inclusive)
 
 
 def _partition_filter(s, lo, hi, inclusive):
-    return s.iloc[_series_positions(s, lo, hi, inclusive)]
+    return _pandas_face().SeriesAccessor(s).filter(lo, hi, inclusive)
 
 
 def _partition_count(s, lo, hi, inclusive) -> int:
-    try:
-        klo, khi = _kernel_bounds(s.dtype, lo, hi, none_unbounded=True)
-    except _Fallback:
-        return int(np.count_nonzero(_pandas_mask(s, lo, hi, inclusive)))
-    _check_inclusive(inclusive)
-    return simdfilter.count_in_range(s.to_numpy(copy=False), klo, khi, inclusive=inclusive)
+    return _pandas_face().SeriesAccessor(s).count(lo, hi, inclusive)
 
 
 def _frame_positions(df, ranges, inclusive) -> np.ndarray:
-    """Rows where every column is in its range: the first range over the whole
-    column, each further one only on the values at the surviving positions."""
-    positions: Optional[np.ndarray] = None
-    for column, (lo, hi) in ranges.items():
-        s = df[column]
-        if positions is None:
-            positions = _series_positions(s, lo, hi, inclusive).astype(np.int64, copy=False)
-        else:
-            survivors = s.iloc[positions]
-            positions = positions[_series_positions(survivors, lo, hi, inclusive)]
-    if positions is None:
-        return np.arange(len(df), dtype=np.int64)
-    return positions
+    return _pandas_face()._rows(df, ranges, {}, inclusive, host_fallback=True)
 
 
 def _partition_frame_filter(df, ranges, inclusive):
@@ -192,26 +54,23 @@ def _sum_partition_counts(counts):
     return np.int64(np.sum(np.asarray(counts, dtype=np.int64)))
 
 
-def _ranges(columns, ranges: Dict[str, Any]) -> Dict[str, Tuple[Any, Any]]:
-    out = {}
-    for column, bounds in ranges.items():
-        if column not in columns:
-            raise KeyError(column)
-        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
-            raise TypeError(f"the range of {column!r} must be a (lo, hi) pair, not {bounds!r}")
-        out[column] = (bounds[0], bounds[1])
-    return out
+def _ranges(
+    meta: Any, ranges: Optional[Mapping[Hashable, Any]], keywords: Dict[str, Any]
+) -> Dict[Hashable, Tuple[Any, Any]]:
+    """One mapping of the ranges, checked on the frame's meta (KeyError, TypeError
+    as pandas' face raises them) before any partition runs."""
+    plan = _face.frame_plan(ranges, keywords, meta.columns.__contains__, meta.__getitem__)
+    return {label: (lo, hi) for label, _, lo, hi in plan}
 
 
 class SeriesAccessor:
     """``ds.sf``: simdfilter verbs on a Dask Series, one kernel call per partition.
 
-    Columns of a NumPy dtype simdfilter reads (bool, integers, float32/64,
-    datetime64, timedelta64) are accelerated. Everything else (pandas nullable
-    and Arrow-backed columns, tz-aware datetimes, categoricals, strings, object)
-    and any bound NumPy would compare after a lossy conversion (a float bound on
-    int64 data, say) is computed by pandas' own comparisons on that partition,
-    so results are always what pandas gives.
+    Each partition runs the pandas face (``s.sf`` of :mod:`simdfilter.pandas`):
+    the columns it accelerates (NumPy-backed, nullable and Arrow-backed numbers,
+    naive and tz-aware datetimes, timedeltas) go through the kernels, with the
+    bounds NumPy 2 compares; any other is computed by pandas on that
+    partition. A None end is unbounded.
     """
 
     def __init__(self, series: Any) -> None:
@@ -222,8 +81,8 @@ class SeriesAccessor:
 
         Parameters
         ----------
-        lo, hi : scalar
-            The bounds, as pandas takes them (a None bound gives what pandas gives).
+        lo, hi : scalar or None
+            The bounds; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
 
         Returns
@@ -279,16 +138,22 @@ class SeriesAccessor:
 class DataFrameAccessor:
     """``ddf.sf``: range queries over several columns of a Dask DataFrame.
 
-    Each partition evaluates the conjunction without boolean masks: the first
-    range through the kernel over its column, each further one only on the
-    values at the surviving positions. Column kinds and fallbacks as
-    :class:`SeriesAccessor`.
+    Each partition evaluates the conjunction of the pandas face (``df.sf``):
+    the most selective range through the kernel over its column, each further
+    one only at the surviving rows, columns no kernel reads last, compared by
+    pandas at the rows left. Column kinds and fallbacks as :class:`SeriesAccessor`.
     """
 
     def __init__(self, frame: Any) -> None:
         self._df = frame
 
-    def filter(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> Any:
+    def filter(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> Any:
         """The rows where every named column is in its range.
 
         Equal to ``ddf[ddf.a.between(*ra) & ddf.b.between(*rb)]``, with a None
@@ -296,9 +161,12 @@ class DataFrameAccessor:
 
         Parameters
         ----------
+        ranges : mapping, optional
+            ``{label: (lo, hi)}``, any column label (ints, strings with spaces,
+            tuples, one called ``inclusive``).
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
-        **ranges : (lo, hi)
-            ``column=(lo, hi)`` for each column to restrict.
+        **keywords : (lo, hi)
+            More ranges, ``label=(lo, hi)``, for labels that are identifiers.
 
         Returns
         -------
@@ -306,27 +174,33 @@ class DataFrameAccessor:
 
         Examples
         --------
-        >>> ddf.sf.filter(dep_delay=(15, 60), time_hour=("2013-03-01", "2013-04-01"))  # doctest: +SKIP
+        >>> ddf.sf.filter({"dep_delay": (15, 60), "time_hour": ("2013-03-01", "2013-04-01")})  # doctest: +SKIP
         """
         df = self._df
-        ranges = _ranges(df.columns, ranges)
+        ranges = _ranges(df._meta, ranges, keywords)
         _partition_frame_filter(df._meta, ranges, inclusive)
         return df.map_partitions(_partition_frame_filter, ranges, inclusive, meta=df._meta)
 
-    def count(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> Any:
+    def count(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> Any:
         """How many rows :meth:`filter` keeps (lazy scalar, a tree reduction).
 
         Parameters
         ----------
-        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
-        **ranges : (lo, hi)
+        ranges, inclusive, keywords
+            As :meth:`filter`.
 
         Returns
         -------
         dask.dataframe Scalar
         """
         df = self._df
-        ranges = _ranges(df.columns, ranges)
+        ranges = _ranges(df._meta, ranges, keywords)
         _partition_frame_count(df._meta, ranges, inclusive)
         return df.reduction(
             chunk=_partition_frame_count,

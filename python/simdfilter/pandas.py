@@ -30,7 +30,8 @@ refuses strings.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+import datetime as _dt
+from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -42,13 +43,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _conjunction as _conj
+from simdfilter import _face
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
-
-_INCLUSIVE = ("both", "left", "right", "neither")
-# pandas' own message for a bad `inclusive`, so the drop-in raises what pandas raises.
-_BAD_INCLUSIVE = 'Inclusive has to be either string of "both","left", "right", or "neither".'
 
 _MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
 # pandas 1.5 compares Arrow-backed columns into a nullable ``boolean`` array;
@@ -56,29 +53,58 @@ _MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArr
 _ARROW_BETWEEN_IS_ARROW = int(pd.__version__.split(".")[0]) >= 2
 
 
+def _probe(inclusive: Any) -> Any:
+    return pd.Series([0, 1, 2]).between(0, 2, inclusive=inclusive).tolist()
+
+
 def _check_inclusive(inclusive: Any) -> str:
-    if not isinstance(inclusive, str) or inclusive not in _INCLUSIVE:
-        raise ValueError(_BAD_INCLUSIVE)
-    return inclusive
+    """`inclusive` as pandas takes it; pandas' own ValueError otherwise."""
+    return _face.checked_inclusive(inclusive, _face.PANDAS_NAMES, _probe)
 
 
-def _arrow_float32_bound(b: Any) -> Any:
-    """A bound as pandas compares an Arrow-backed float32 column with it, for
+class _AskPandas(TypeError):
+    """The kernels could read these bounds, but pandas compares them its own way
+    (or refuses them): pandas answers."""
+
+
+def _arrow_float_bound(dtype: Any, b: Any) -> Any:
+    """A bound as pandas compares an Arrow-backed float column with it, for
     simdfilter (whose numbers are NumPy 2's): Arrow compares a Python float or a
-    float64 in float64, exactly, which an np.float64 bound says. Other bounds as
-    given (Arrow's int comparisons are not followed)."""
-    if isinstance(b, float):  # np.float64 too
+    float64 with float32 data in float64, exactly, which an np.float64 bound
+    says. Ints, bools and NaN Arrow compares in ways of its own (an int rounds
+    to float32 for >= but not for <; NaN gives null): pandas answers those."""
+    if b is None:
+        return b
+    if isinstance(b, (float, np.floating)) and np.isnan(b):
+        raise _AskPandas("a NaN bound on an Arrow-backed float column")
+    if isinstance(b, (bool, np.bool_, int, np.integer)):
+        if str(dtype.pyarrow_dtype) == "float" or abs(int(b)) > 2**53:
+            raise _AskPandas("an integer bound on an Arrow-backed float column")
+        return b
+    if isinstance(b, float) and str(dtype.pyarrow_dtype) == "float":  # np.float64 too
         return np.float64(b)
     return b
+
+
+def _is_datetime_column(dtype: Any) -> bool:
+    if isinstance(dtype, pd.ArrowDtype):
+        return str(dtype.pyarrow_dtype).startswith("timestamp")
+    return getattr(dtype, "kind", "") == "M"
 
 
 def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
     nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
-    Arrow-backed float32 column."""
+    Arrow-backed float32 column. _AskPandas (a TypeError) where pandas compares
+    otherwise or refuses a bound the kernels would take (a ``datetime.date`` on
+    datetime data): the caller then asks pandas, which answers or raises."""
     dtype = s.dtype
-    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) == "float":
-        return _arrow_float32_bound(lo), _arrow_float32_bound(hi)
+    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("float", "double"):
+        return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
+    if _is_datetime_column(dtype):
+        for b in (lo, hi):
+            if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
+                raise _AskPandas(f"Invalid comparison between dtype={dtype} and date")
     return lo, hi
 
 
@@ -90,6 +116,33 @@ def _positions(
     if within is None:
         return _sf.filter_indexes(s, lo, hi, inclusive=inclusive)
     return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
+
+
+def _kernel_mask(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
+    """`between`'s bool result through the kernels (nulls False); TypeError or
+    ValueError where no kernel reads the column or the bounds."""
+    idx = _positions(s, lo, hi, inclusive)
+    mask = np.zeros(len(s), dtype=bool)
+    mask[idx] = True
+    return mask
+
+
+def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
+    """pandas' own answer (its dtype, its NA, its errors), a None end unbounded."""
+    return _face.host_mask(
+        s,
+        lo,
+        hi,
+        inclusive,
+        between=lambda c, a, b: c.between(a, b, inclusive=inclusive),
+        everything=lambda: s == s,
+    )
+
+
+def _host_bool(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
+    """pandas' own answer as a NumPy bool array, NA False."""
+    m = _host(s, lo, hi, inclusive)
+    return np.asarray(m.to_numpy(dtype=bool, na_value=False), dtype=bool)
 
 
 def _null_mask(s: "pd.Series") -> Optional[np.ndarray]:
@@ -175,7 +228,12 @@ class SeriesAccessor:
             Bad `inclusive`.
         """
         inclusive = _check_inclusive(inclusive)
-        return _positions(self._s, lo, hi, inclusive)
+        s = self._s
+        try:
+            return _positions(s, lo, hi, inclusive)
+        except _AskPandas:
+            idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive))
+            return idx.astype(_face.index_dtype(len(s)))
 
     def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
         """A drop-in for ``s.between(lo, hi, inclusive)``.
@@ -190,11 +248,9 @@ class SeriesAccessor:
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            idx = _positions(s, lo, hi, inclusive)
+            mask = _kernel_mask(s, lo, hi, inclusive)
         except (TypeError, ValueError):
-            return s.between(lo, hi, inclusive=inclusive)  # pandas' answer, or its error
-        mask = np.zeros(len(s), dtype=bool)
-        mask[idx] = True
+            return _host(s, lo, hi, inclusive)  # pandas' answer, or its error
         return _series_like(_result_array(s, mask), s)
 
     def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
@@ -204,7 +260,7 @@ class SeriesAccessor:
         try:
             idx = _positions(s, lo, hi, inclusive)
         except (TypeError, ValueError):
-            return s[s.between(lo, hi, inclusive=inclusive)]
+            return s[_host_bool(s, lo, hi, inclusive)]
         return s.iloc[idx]
 
     def count(self, lo: Any, hi: Any, inclusive: str = "both") -> int:
@@ -214,88 +270,134 @@ class SeriesAccessor:
         try:
             return _sf.count_in_range(s, *_host_bounds(s, lo, hi), inclusive=inclusive)
         except (TypeError, ValueError):
-            return int(s.between(lo, hi, inclusive=inclusive).sum())
+            return int(np.count_nonzero(_host_bool(s, lo, hi, inclusive)))
 
 
-def _between(col: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
-    """pandas' own answer as a bool array, NA False."""
-    m = col.between(lo, hi, inclusive=inclusive)
-    return np.asarray(m.fillna(False).astype(bool).to_numpy(), dtype=bool)
-
-
-def _column(df: "pd.DataFrame", name: str) -> "pd.Series":
-    col = df[name]
+def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":
+    col = df[label]
     if isinstance(col, pd.DataFrame):
-        raise ValueError(f"column label {name!r} is not unique")
+        raise ValueError(f"column label {label!r} names {col.shape[1]} columns, not one")
     return col
 
 
-def _conjunction(
-    df: "pd.DataFrame", inclusive: str, ranges: Dict[str, Any], pandas_fallback: bool
+def _frame_positions(
+    col: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray]
+) -> Optional[np.ndarray]:
+    try:
+        return _positions(col, lo, hi, inclusive, within=within)
+    except _AskPandas:
+        return None  # pandas answers, at the rows left
+
+
+def _rows(
+    df: "pd.DataFrame",
+    ranges: Optional[Mapping[Hashable, Any]],
+    keywords: Dict[str, Any],
+    inclusive: Any,
+    host_fallback: bool,
 ) -> np.ndarray:
-    """Positions of the rows in every range (simdfilter._conjunction): columns no
-    kernel reads are refused, or with `pandas_fallback` answered by ``between``."""
+    """Positions of the rows in every range (simdfilter._face.frame_rows): columns
+    no kernel reads are refused, or with `host_fallback` compared by pandas at the
+    rows the others left."""
     inclusive = _check_inclusive(inclusive)
-    plan = _conj.parse_ranges(ranges, df.columns, lambda name: _column(df, name))
-    plan = _conj.most_selective_first(plan, len(df), inclusive)
-    return _conj.conjunction(
+    plan = _face.frame_plan(ranges, keywords, df.columns.__contains__, lambda c: _column(df, c))
+    return _face.frame_rows(
         plan,
         len(df),
         inclusive,
-        index_dtype=np.uint32 if len(df) < 2**32 else np.int64,
-        positions=lambda col, lo, hi, within: _positions(col, lo, hi, inclusive, within=within),
-        mask=lambda col, lo, hi: _between(col, lo, hi, inclusive),
-        fallback=(TypeError, ValueError) if pandas_fallback else (),
+        wide=np.int64,
+        positions=lambda col, lo, hi, within: _frame_positions(col, lo, hi, inclusive, within),
+        mask=lambda col, lo, hi, at: _host_bool(
+            col if at is None else col.iloc[at], lo, hi, inclusive
+        ),
+        host_fallback=host_fallback,
     )
 
 
 class DataFrameAccessor:
     """``df.sf``: multi-column range queries without a boolean mask per column.
 
-    ``df.sf.filter(a=(lo, hi), b=(lo, hi))`` equals
-    ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The first range is
-    evaluated through the kernel over the whole column, each further one only
-    at the surviving rows. Accelerated columns as in ``s.sf``.
+    ``df.sf.filter({"a": (lo, hi), "b": (lo, hi)})``, or ``df.sf.filter(a=(lo, hi),
+    b=(lo, hi))`` for labels that are identifiers, equals
+    ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The mapping takes any
+    label: ints, strings with spaces, MultiIndex tuples, a column called
+    ``inclusive``. The first range is evaluated through the kernel over the
+    whole column, each further one only at the surviving rows; columns no kernel
+    reads come last, compared by pandas only at the rows left. Accelerated
+    columns as in ``s.sf``.
     """
 
     def __init__(self, frame: "pd.DataFrame") -> None:
         self._df = frame
 
-    def indexes(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> np.ndarray:
+    def indexes(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> np.ndarray:
         """Positions (``iloc``) of the rows where every named column is in its range.
 
         Parameters
         ----------
+        ranges : mapping, optional
+            ``{label: (lo, hi)}``, any column label; a None end is unbounded.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
             Applies to every range.
-        **ranges : (lo, hi)
-            One pair per column; a None end is unbounded.
+        **keywords : (lo, hi)
+            More ranges, ``label=(lo, hi)``, for labels that are identifiers.
+
+        Returns
+        -------
+        numpy.ndarray
+            uint32 positions, ascending (int64 from 2**32 rows on).
 
         Raises
         ------
         KeyError
             An unknown column.
         TypeError
-            A column no kernel reads, or bounds of the wrong kind.
+            A column no kernel reads, bounds of the wrong kind, no range, a
+            range that is not a pair, or a label given twice.
         ValueError
-            Bad `inclusive`.
+            Bad `inclusive`, or a label that names several columns.
         """
-        return _conjunction(self._df, inclusive, ranges, pandas_fallback=False)
+        return _rows(self._df, ranges, keywords, inclusive, host_fallback=False)
 
-    def filter(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> "pd.DataFrame":
+    def filter(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> "pd.DataFrame":
         """The rows where every named column is in its range, index kept.
 
         A drop-in for ``df[df.a.between(...) & df.b.between(...)]``; a column no
-        kernel reads is evaluated by pandas (``between``), at the rows left.
+        kernel reads is compared by pandas, only at the rows the others left.
+        Parameters as :meth:`indexes`.
 
         Raises
         ------
         KeyError
             An unknown column.
+        TypeError
+            No range, a range that is not a pair, or a label given twice.
         ValueError
-            Bad `inclusive`.
+            Bad `inclusive`, or a label that names several columns.
         """
-        return self._df.iloc[_conjunction(self._df, inclusive, ranges, pandas_fallback=True)]
+        return self._df.iloc[_rows(self._df, ranges, keywords, inclusive, host_fallback=True)]
+
+    def count(
+        self,
+        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        /,
+        inclusive: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> int:
+        """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
+        return len(_rows(self._df, ranges, keywords, inclusive, host_fallback=True))
 
 
 pd.api.extensions.register_series_accessor("sf")(SeriesAccessor)

@@ -1,4 +1,4 @@
-"""The ``sf`` namespace on Polars Series and DataFrames.
+"""The ``sf`` namespace on Polars Series, DataFrames and expressions.
 
 ``import simdfilter.polars`` registers it (Polars stays an optional dependency):
 
@@ -9,8 +9,10 @@
 >>> s.sf.count(1982, 2000)
 2
 >>> df = pl.DataFrame({"year": s, "score": [3.5, 1.0, None, 2.0, 4.0, 9.5]})
->>> df.sf.filter(year=(1982, 2000), score=(None, 5)).rows()
+>>> df.sf.filter({"year": (1982, 2000), "score": (None, 5)}).rows()
 [(1992, 3.5)]
+>>> df.lazy().filter(pl.col("year").sf.between(1982, 2000, closed="none")).collect().rows()
+[(1992, 3.5), (1998, 9.5)]
 
 The Series is read in place through its Arrow C stream (chunks and nulls
 included, no copy). Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64,
@@ -18,14 +20,17 @@ Float32, Float64, Datetime (with or without a time zone), Duration. Any other
 (String, Categorical, Date, Decimal, ...) is computed by Polars itself in
 `between`, `filter` and `count`; `indexes` raises TypeError for it. Nulls
 never match; `between` is null where Polars' ``is_between`` is. A None end is
-unbounded. ``inclusive`` takes simdfilter's (and pandas') names, 'both',
-'left', 'right', 'neither', and Polars' 'none' for 'neither'.
+unbounded. The ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
+In expressions (``pl.col("x").sf.between``) the answer is Polars' expression's,
+on every dtype (see :class:`ExprNamespace`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import math
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -37,7 +42,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _conjunction as _conj
+from simdfilter import _face
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -52,26 +57,18 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
-__all__ = ["SeriesNamespace", "DataFrameNamespace"]
-
-# simdfilter's inclusive -> Polars' closed
-_CLOSED = {"both": "both", "left": "left", "right": "right", "neither": "none", "none": "none"}
-_INCLUSIVE = {
-    "both": "both",
-    "left": "left",
-    "right": "right",
-    "neither": "neither",
-    "none": "neither",
-}
+__all__ = ["SeriesNamespace", "DataFrameNamespace", "ExprNamespace"]
 
 
-def _check(inclusive: Any) -> str:
-    if not isinstance(inclusive, str) or inclusive not in _INCLUSIVE:
-        raise ValueError(
-            f"inclusive must be one of 'both', 'left', 'right', 'neither' "
-            f"(or 'none'), not {inclusive!r}"
-        )
-    return _INCLUSIVE[inclusive]
+def _probe(closed: Any) -> Any:
+    return pl.select(pl.lit(pl.Series([0, 1, 2])).is_between(0, 2, closed=closed)).to_series()
+
+
+def _check(closed: Any) -> str:
+    """The kernels' name for Polars' `closed`; for any other value the ValueError
+    Polars' ``is_between`` expression raises (its Series method fails with an
+    UnboundLocalError there, Polars 2.1)."""
+    return _face.checked_inclusive(closed, _face.POLARS_NAMES, _probe)
 
 
 def _is_nan(bound: Any) -> bool:
@@ -94,43 +91,152 @@ def _f32_overflow(s: "pl.Series", bound: Any) -> bool:
     return math.isfinite(d) and abs(d) >= _F32_OVERFLOW
 
 
-def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    """Polars' own answer: ``is_between``, or the comparison an unbounded end leaves
-    (NaN excluded there, as the kernels exclude it: Polars orders NaN above +inf)."""
-    closed = _CLOSED[inclusive]
-    if lo is not None and hi is not None:
-        return s.is_between(lo, hi, closed=closed)
-    if lo is None and hi is None:
-        m = s == s  # null at the nulls, True elsewhere
-    elif hi is None:
-        m = s >= lo if closed in ("both", "left") else s > lo
-    else:
-        m = s <= hi if closed in ("both", "right") else s < hi
-    if s.dtype.is_float():
+def _f32_wide_int(s: "pl.Series", bound: Any) -> bool:
+    # A Polars expression compares Float32 data with a Python int beyond 2**53
+    # in its own ways (the int cast to Float32 once, or the data to Float64,
+    # depending on the other bound), where NumPy and the Series methods round the
+    # int to a double and then to float32: the expression's answer is Polars'.
+    return type(bound) is int and abs(bound) > 2**53 and s.dtype == pl.Float32
+
+
+def _unit_rounds(s: "pl.Series", bound: Any, expr: bool) -> bool:
+    """Whether Polars compares a Python date, datetime or timedelta bound (whole
+    microseconds) with this Datetime/Duration column at another precision than
+    the kernels' exact one: its expressions compare at the coarser unit of the
+    two, flooring the finer (on ns data the values are floored to microseconds);
+    its Series methods floor the bound to the column's unit (ms data)."""
+    dtype = s.dtype
+    if not isinstance(dtype, (pl.Datetime, pl.Duration)) or not isinstance(
+        bound, (dt.date, dt.timedelta)
+    ):
+        return False
+    unit = dtype.time_unit
+    if unit == "us":
+        return False
+    if expr:
+        return True
+    if unit == "ns":
+        return False
+    micro = getattr(bound, "microsecond", None)
+    if micro is None:
+        micro = getattr(bound, "microseconds", 0)
+    return micro % 1000 != 0
+
+
+def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
+    """Polars' own answer: ``is_between`` (the expression's with `expr`, the
+    Series method's otherwise: their errors and a few answers differ), or the
+    comparison an unbounded end leaves (NaN excluded there, as the kernels
+    exclude it: Polars orders NaN above +inf)."""
+    closed = _face.TO_POLARS[inclusive]
+    if expr:  # every comparison an expression's: Polars' casts are the expression's own
+        x = pl.col("x")
+        m = _face.host_mask(
+            x,
+            lo,
+            hi,
+            inclusive,
+            between=lambda c, a, b: c.is_between(a, b, closed=closed),
+            everything=lambda: x == x,
+        )
+        if (lo is None or hi is None) and s.dtype.is_float():
+            m = m & ~x.is_nan()
+        return pl.DataFrame([s.alias("x")]).select(m).to_series().alias(s.name)
+    m = _face.host_mask(
+        s,
+        lo,
+        hi,
+        inclusive,
+        between=lambda c, a, b: c.is_between(a, b, closed=closed),
+        everything=lambda: s == s,
+    )
+    if (lo is None or hi is None) and s.dtype.is_float():
         m = m & ~s.is_nan()
     return m
 
 
-def _index_dtype(n: int) -> Any:
-    return np.uint32 if n < 2**32 else np.uint64
+def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
+    """The bounds as a Polars expression compares integer data with them: a float
+    and an int bound make ``is_between`` compare all three in Float64 (the Series
+    methods, as NumPy, compare each bound alone), so the int is its double."""
+    if lo is None or hi is None or not s.dtype.is_integer():
+        return lo, hi
+    if type(lo) is float and type(hi) is int:
+        return lo, float(hi)
+    if type(hi) is float and type(lo) is int:
+        return float(lo), hi
+    return lo, hi
 
 
 def _positions(
     s: "pl.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray] = None
 ) -> np.ndarray:
-    kw: Dict[str, Any] = dict(inclusive=inclusive, index_dtype=_index_dtype(len(s)))
+    kw: Dict[str, Any] = dict(inclusive=inclusive, index_dtype=_face.index_dtype(len(s), np.uint64))
     if within is not None:
         kw["within"] = within
     return _sf.filter_indexes(s, lo, hi, **kw)
 
 
-def _delegate(lo: Any, hi: Any, s: Optional["pl.Series"] = None) -> bool:
+def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
     # Polars orders NaN above every number (NaN <= NaN holds): a NaN bound is
     # Polars' business, the kernels' "NaN matches nothing" would differ; so is a
-    # Python float past float32's range on Float32 data (see _F32_OVERFLOW).
+    # Python float past float32's range on Float32 data (see _F32_OVERFLOW), and
+    # in an expression a wide int on Float32 data (see _f32_wide_int), and a
+    # Python time bound Polars compares at another precision (see _unit_rounds).
     if _is_nan(lo) or _is_nan(hi):
         return True
-    return s is not None and (_f32_overflow(s, lo) or _f32_overflow(s, hi))
+    if _f32_overflow(s, lo) or _f32_overflow(s, hi):
+        return True
+    if _unit_rounds(s, lo, expr) or _unit_rounds(s, hi, expr):
+        return True
+    if expr and s.dtype == pl.Boolean and not (_is_bool(lo) and _is_bool(hi)):
+        return True  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
+    return expr and (_f32_wide_int(s, lo) or _f32_wide_int(s, hi))
+
+
+def _is_bool(bound: Any) -> bool:
+    return bound is None or isinstance(bound, (bool, np.bool_))
+
+
+def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
+    """`between`'s Boolean result through the kernels, null at the nulls;
+    TypeError or ValueError where no kernel reads the column or the bounds."""
+    idx = _positions(s, lo, hi, inclusive)
+    mask = np.zeros(len(s), dtype=bool)
+    mask[idx] = True
+    out = pl.Series(s.name, mask)
+    if s.null_count():
+        out = out.scatter(s.is_null().arg_true(), None)
+    return out
+
+
+def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
+    """``sf.between`` on a Series: the kernels' answer, or Polars' own."""
+    if expr:
+        try:
+            lo, hi = _expression_bounds(s, lo, hi)
+        except OverflowError:  # an int past every double: Polars' business
+            return _polars_mask(s, lo, hi, inclusive, expr)
+    if not _delegate(lo, hi, s, expr):
+        try:
+            return _kernel_between(s, lo, hi, inclusive)
+        except (TypeError, ValueError):
+            pass
+    return _polars_mask(s, lo, hi, inclusive, expr)
+
+
+def _count(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> int:
+    if expr:
+        try:
+            lo, hi = _expression_bounds(s, lo, hi)
+        except OverflowError:
+            return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
+    if not _delegate(lo, hi, s, expr):
+        try:
+            return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
+        except (TypeError, ValueError):
+            pass
+    return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
 
 
 class SeriesNamespace:
@@ -139,19 +245,21 @@ class SeriesNamespace:
     Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64, Float32, Float64,
     Datetime (naive or with a time zone), Duration; others are computed by
     Polars in `between`, `filter` and `count`, and `indexes` raises TypeError.
+    The closed ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
     """
 
     def __init__(self, series: "pl.Series") -> None:
         self._s = series
 
-    def indexes(self, lo: Any, hi: Any, inclusive: str = "both") -> "pl.Series":
+    def indexes(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
         """Positions of the elements in range, ascending.
 
         Parameters
         ----------
-        lo, hi : scalar or None
+        lower_bound, upper_bound : scalar or None
             Bounds; None is unbounded.
-        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        closed : {'both', 'left', 'right', 'none'}, default 'both'
+            Which ends are in range, as in Polars' ``is_between``.
 
         Returns
         -------
@@ -163,114 +271,238 @@ class SeriesNamespace:
         TypeError
             A dtype no kernel reads, or bounds of the wrong kind.
         ValueError
-            Bad `inclusive`.
+            Bad `closed` (Polars' own message).
         """
-        inclusive = _check(inclusive)
-        s = self._s
+        inclusive = _check(closed)
+        s, lo, hi = self._s, lower_bound, upper_bound
         if _delegate(lo, hi, s):
-            idx = _polars_mask(s, lo, hi, inclusive).fill_null(False).arg_true()
+            idx = _polars_mask(s, lo, hi, inclusive, False).fill_null(False).arg_true()
             return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
         return pl.Series(s.name, _positions(s, lo, hi, inclusive))
 
-    def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pl.Series":
-        """A drop-in for ``s.is_between(lo, hi, closed=...)``: Boolean, null at the nulls."""
-        inclusive = _check(inclusive)
-        s = self._s
-        if _delegate(lo, hi, s):
-            return _polars_mask(s, lo, hi, inclusive)
-        try:
-            idx = _positions(s, lo, hi, inclusive)
-        except (TypeError, ValueError):
-            return _polars_mask(s, lo, hi, inclusive)
-        mask = np.zeros(len(s), dtype=bool)
-        mask[idx] = True
-        out = pl.Series(s.name, mask)
-        if s.null_count():
-            out = out.scatter(s.is_null().arg_true(), None)
-        return out
+    def between(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
+        """A drop-in for ``s.is_between(lower_bound, upper_bound, closed)``: Boolean,
+        null at the nulls; a None bound is unbounded."""
+        return _between(self._s, lower_bound, upper_bound, _check(closed), expr=False)
 
-    def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pl.Series":
-        """The elements in range: ``s.filter(s.is_between(lo, hi, closed=...))``."""
-        inclusive = _check(inclusive)
-        s = self._s
-        if _delegate(lo, hi, s):
-            return s.filter(_polars_mask(s, lo, hi, inclusive))
-        try:
-            idx = _positions(s, lo, hi, inclusive)
-        except (TypeError, ValueError):
-            return s.filter(_polars_mask(s, lo, hi, inclusive))
-        return s.gather(idx)
-
-    def count(self, lo: Any, hi: Any, inclusive: str = "both") -> int:
-        """How many elements are in range: ``s.is_between(lo, hi, closed=...).sum()``."""
-        inclusive = _check(inclusive)
-        s = self._s
+    def filter(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
+        """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``."""
+        inclusive = _check(closed)
+        s, lo, hi = self._s, lower_bound, upper_bound
         if not _delegate(lo, hi, s):
             try:
-                return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
+                return s.gather(_positions(s, lo, hi, inclusive))
             except (TypeError, ValueError):
                 pass
-        return int(_polars_mask(s, lo, hi, inclusive).sum() or 0)
+        return s.filter(_polars_mask(s, lo, hi, inclusive, False))
+
+    def count(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> int:
+        """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``."""
+        return _count(self._s, lower_bound, upper_bound, _check(closed), expr=False)
 
 
-def _conjunction(
-    df: "pl.DataFrame", inclusive: str, ranges: Dict[str, Any], fallback: bool
+# ---- expressions ------------------------------------------------------------------
+
+
+def _is_expression(bound: Any) -> bool:
+    # What Polars' is_between reads as an expression: an Expr, a Series, or a str
+    # (a column name, in an expression).
+    return isinstance(bound, (pl.Expr, pl.Series, str))
+
+
+def _batch_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
+    return _between(s, lo, hi, inclusive, expr=True)
+
+
+def _batch_count(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
+    return pl.Series(s.name, [_count(s, lo, hi, inclusive, expr=True)], dtype=pl.get_index_type())
+
+
+class ExprNamespace:
+    """``pl.col(...).sf``: the kernels inside Polars expressions.
+
+    ``pl.col("x").sf.between(lo, hi, closed="both")`` is a drop-in for
+    ``pl.col("x").is_between(lo, hi, closed="both")`` in ``select``,
+    ``with_columns``, ``filter`` and lazy frames, the streaming engine included:
+    the same Boolean answer, null at the nulls, on every dtype (the kernels read
+    the accelerated ones, Polars' own expression answers the rest and raises
+    what it raises). A None bound is unbounded. Bounds that are expressions (an
+    Expr, or a str, which names a column there) are Polars' own ``is_between``.
+
+    It runs as an elementwise ``map_batches``: Polars hands it each batch of
+    the column (in ``group_by().agg`` and ``over`` each group's values), so the
+    answer is the same wherever the expression stands.
+    """
+
+    def __init__(self, expr: "pl.Expr") -> None:
+        self._e = expr
+
+    def between(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Expr":
+        """Whether each value is in range: ``is_between(lower_bound, upper_bound, closed)``.
+
+        Parameters
+        ----------
+        lower_bound, upper_bound : scalar, None, or expression
+            Bounds; None is unbounded. An expression (or a str: a column name)
+            is compared by Polars itself.
+        closed : {'both', 'left', 'right', 'none'}, default 'both'
+
+        Returns
+        -------
+        polars.Expr
+            Boolean, null where the value is null.
+
+        Raises
+        ------
+        ValueError
+            Bad `closed` (Polars' own message), at once.
+        """
+        inclusive = _check(closed)
+        lo, hi = lower_bound, upper_bound
+        if _is_expression(lo) or _is_expression(hi):
+            e = self._e
+            return _face.host_mask(
+                e,
+                lo,
+                hi,
+                inclusive,
+                between=lambda c, a, b: c.is_between(a, b, closed=closed),
+                everything=lambda: e == e,
+            )
+        return self._e.map_batches(
+            functools.partial(_batch_between, lo=lo, hi=hi, inclusive=inclusive),
+            return_dtype=pl.Boolean,
+            is_elementwise=True,
+        )
+
+    def count(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Expr":
+        """How many values are in range: ``is_between(...).sum()``, one value
+        (per group in ``group_by().agg``), of Polars' index type (UInt32)."""
+        inclusive = _check(closed)
+        lo, hi = lower_bound, upper_bound
+        if _is_expression(lo) or _is_expression(hi):
+            return self.between(lo, hi, closed).sum()
+        return self._e.map_batches(
+            functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
+            return_dtype=pl.get_index_type(),
+            returns_scalar=True,
+        )
+
+
+# ---- frames -----------------------------------------------------------------------
+
+
+def _rows(
+    df: "pl.DataFrame",
+    ranges: Optional[Mapping[Hashable, Any]],
+    keywords: Dict[str, Any],
+    closed: Any,
+    host_fallback: bool,
 ) -> np.ndarray:
-    """Positions of the rows in every range (simdfilter._conjunction): columns no
-    kernel reads are refused, or with `fallback` answered by ``is_between``."""
-    inclusive = _check(inclusive)
-    plan = _conj.parse_ranges(ranges, df.columns, df.get_column)
-    plan = _conj.most_selective_first(plan, len(df), inclusive)
-    return _conj.conjunction(
+    """Positions of the rows in every range (simdfilter._face.frame_rows): columns
+    no kernel reads are refused, or with `host_fallback` compared by Polars at the
+    rows the others left."""
+    inclusive = _check(closed)
+    names = set(df.columns)
+    plan = _face.frame_plan(ranges, keywords, lambda c: c in names, df.get_column)
+
+    def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
+        if at is not None:
+            col = col.gather(at)
+        return _polars_mask(col, lo, hi, inclusive, False).fill_null(False).to_numpy()
+
+    return _face.frame_rows(
         plan,
         len(df),
         inclusive,
-        index_dtype=_index_dtype(len(df)),
+        wide=np.uint64,
         positions=lambda col, lo, hi, within: (
             None if _delegate(lo, hi, col) else _positions(col, lo, hi, inclusive, within=within)
         ),
-        mask=lambda col, lo, hi: _polars_mask(col, lo, hi, inclusive).fill_null(False).to_numpy(),
-        fallback=(TypeError,) if fallback else (),
+        mask=mask,
+        host_fallback=host_fallback,
     )
 
 
 class DataFrameNamespace:
     """``df.sf``: multi-column range queries, no boolean mask per column.
 
-    ``df.sf.filter(a=(lo, hi), b=(lo, hi))`` equals
-    ``df.filter(pl.col("a").is_between(lo, hi) & pl.col("b").is_between(lo, hi))``.
+    ``df.sf.filter({"a": (lo, hi), "b": (lo, hi)})`` (or ``a=(lo, hi), b=(lo, hi)``)
+    equals ``df.filter(pl.col("a").is_between(lo, hi) & pl.col("b").is_between(lo, hi))``.
+    The mapping takes any column name (with spaces, or ``closed``); columns no
+    kernel reads come last, compared by Polars only at the rows the others left.
     """
 
     def __init__(self, frame: "pl.DataFrame") -> None:
         self._df = frame
 
-    def indexes(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> "pl.Series":
+    def indexes(
+        self,
+        ranges: Optional[Mapping[str, Tuple[Any, Any]]] = None,
+        /,
+        closed: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> "pl.Series":
         """Positions of the rows where every named column is in its range (UInt32/UInt64).
+
+        Parameters
+        ----------
+        ranges : mapping, optional
+            ``{name: (lo, hi)}``; a None end is unbounded.
+        closed : {'both', 'left', 'right', 'none'}, default 'both'
+            Applies to every range.
+        **keywords : (lo, hi)
+            More ranges, ``name=(lo, hi)``.
 
         Raises
         ------
         KeyError
             An unknown column.
         TypeError
-            A column no kernel reads, or bounds of the wrong kind.
+            A column no kernel reads, bounds of the wrong kind, no range, a
+            range that is not a pair, or a name given twice.
+        ValueError
+            Bad `closed`.
         """
-        idx = _conjunction(self._df, inclusive, ranges, fallback=False)
+        idx = _rows(self._df, ranges, keywords, closed, host_fallback=False)
         return pl.Series("index", idx)
 
-    def filter(self, inclusive: str = "both", **ranges: Tuple[Any, Any]) -> "pl.DataFrame":
-        """The rows where every named column is in its range, selected by position.
+    def filter(
+        self,
+        ranges: Optional[Mapping[str, Tuple[Any, Any]]] = None,
+        /,
+        closed: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> "pl.DataFrame":
+        """The rows where every named column is in its range, in order.
 
-        A column no kernel reads is evaluated by Polars, at the rows left.
+        A column no kernel reads is compared by Polars, at the rows left.
+        Parameters as :meth:`indexes`.
 
         Raises
         ------
         KeyError
             An unknown column.
+        TypeError
+            No range, a range that is not a pair, or a name given twice.
+        ValueError
+            Bad `closed`.
         """
         # Row selection by an integer array: every Polars has it; DataFrame.gather
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
-        return self._df[_conjunction(self._df, inclusive, ranges, fallback=True)]
+        return self._df[_rows(self._df, ranges, keywords, closed, host_fallback=True)]
+
+    def count(
+        self,
+        ranges: Optional[Mapping[str, Tuple[Any, Any]]] = None,
+        /,
+        closed: str = "both",
+        **keywords: Tuple[Any, Any],
+    ) -> int:
+        """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
+        return len(_rows(self._df, ranges, keywords, closed, host_fallback=True))
 
 
 pl.api.register_series_namespace("sf")(SeriesNamespace)
 pl.api.register_dataframe_namespace("sf")(DataFrameNamespace)
+pl.api.register_expr_namespace("sf")(ExprNamespace)

@@ -1,14 +1,16 @@
-"""Queries: one- and two-column range queries on a frame through the ``.sf`` accessors
-against the pandas and Polars idioms, and ``s.sf.between`` against ``s.between`` on a
-datetime Series from 16 rows up, all on one core.
+"""Queries: one-, two- and three-column range queries on a frame through the ``.sf``
+accessors and Polars expressions (``pl.col(c).sf.between`` in a lazy filter) against
+the pandas, Polars and DuckDB idioms (DuckDB, if installed, on its own table:
+``SELECT * FROM t WHERE a BETWEEN .. AND b BETWEEN ..``), and ``s.sf.between``
+against ``s.between`` on a datetime Series from 16 rows up, all on one core.
 
 The process is pinned to one CPU for the section (``sched_setaffinity``), so simdfilter's
 automatic threads and Polars' thread pool both run on one core, as pandas does. The
 two-column queries keep `sel` of the rows overall: each column keeps sqrt(sel) of them,
-independently. Every result is checked (rows, in order) before it is timed.
+independently (the three-column ones cbrt(sel)). DuckDB runs on one thread
+(``SET threads = 1``). Every result is checked (rows, in order) before it is timed.
 """
 
-import math
 import os
 from contextlib import contextmanager
 
@@ -32,7 +34,15 @@ def _one_core():
         os.sched_setaffinity(0, cpus)
 
 
-def _frame_methods(pd, pl, df, pdf, ranges):
+def _duckdb():
+    try:
+        import duckdb
+    except ImportError:
+        return None
+    return duckdb
+
+
+def _frame_methods(pd, pl, df, pdf, ranges, con=None):
     """The ways to get the rows of `df` with every column in its range."""
     (ca, (a0, a1)), *rest = ranges.items()
     q = " and ".join(f"{lo!r} <= {c} <= {hi!r}" for c, (lo, hi) in ranges.items())
@@ -47,6 +57,12 @@ def _frame_methods(pd, pl, df, pdf, ranges):
         e = pl.col(ca).is_between(a0, a1)
         for c, (lo, hi) in rest:
             e = e & pl.col(c).is_between(lo, hi)
+        return e
+
+    def polars_sf_expr():
+        e = pl.col(ca).sf.between(a0, a1)
+        for c, (lo, hi) in rest:
+            e = e & pl.col(c).sf.between(lo, hi)
         return e
 
     expr = polars_expr()
@@ -66,6 +82,17 @@ def _frame_methods(pd, pl, df, pdf, ranges):
                 lambda: pdf.lazy().filter(expr).collect(),
             ),
         ]
+    if con is not None:
+        where = " AND ".join(f"{c} BETWEEN {lo!r} AND {hi!r}" for c, (lo, hi) in ranges.items())
+        sql = f"SELECT * FROM t WHERE {where}"
+        methods.append(
+            Method(
+                "duckdb SELECT * WHERE .. BETWEEN",
+                "duckdb",
+                "rows",
+                lambda: con.sql(sql).fetchnumpy(),
+            )
+        )
     methods += [
         Method(
             "simdfilter pandas df.sf.filter", "simdfilter", "rows", lambda: df.sf.filter(**ranges)
@@ -75,14 +102,21 @@ def _frame_methods(pd, pl, df, pdf, ranges):
         ),
     ]
     if pl is not None:
-        methods.append(
+        sf_expr = polars_sf_expr()
+        methods += [
             Method(
                 "simdfilter polars df.sf.filter",
                 "simdfilter",
                 "rows",
-                lambda: pdf.sf.filter(**ranges),
-            )
-        )
+                lambda: pdf.sf.filter(ranges),
+            ),
+            Method(
+                "simdfilter polars lazy().filter(sf.between & ...)",
+                "simdfilter",
+                "rows",
+                lambda: pdf.lazy().filter(sf_expr).collect(),
+            ),
+        ]
     return methods
 
 
@@ -92,6 +126,8 @@ def _rows_checker(pd, pl, df, expected):
     def check(m, res):
         if isinstance(res, np.ndarray):
             ok = np.array_equal(res, expected)
+        elif isinstance(res, dict):  # DuckDB's fetchnumpy: same rows in the same order
+            ok = len(res["a"]) == expected.size and np.array_equal(np.asarray(res["a"]), want_a)
         elif isinstance(res, pd.DataFrame):
             ok = np.array_equal(res.index.to_numpy(), expected)
         else:  # Polars frame: same rows in the same order
@@ -117,26 +153,38 @@ def run(ctx):
         pl = None
     cfg, rng = ctx.cfg, ctx.rng
     n = cfg["queries_n"]
-    df = pd.DataFrame({"a": rng.integers(0, 1_000_000, n), "b": rng.random(n)})
+    df = pd.DataFrame({"a": rng.integers(0, 1_000_000, n), "b": rng.random(n), "c": rng.random(n)})
     pdf = pl.from_pandas(df) if pl is not None else None
+    duckdb = _duckdb()
+    con = None
+    if duckdb is not None:
+        con = duckdb.connect()
+        con.execute("SET threads = 1")
+        con.register("df_view", df)
+        con.execute("CREATE TABLE t AS SELECT * FROM df_view")
+        con.unregister("df_view")
+    else:
+        print("queries: no DuckDB rows: cannot import duckdb (pip install duckdb)")
     rows = []
     with _one_core() as cpu:
         ctx.log(
             f"queries: {fmt_n(n)} rows, pinned to CPU {cpu}"
             + (f", Polars pool {pl.thread_pool_size()} threads" if pl is not None else "")
         )
-        for cols in (1, 2):
+        for cols in (1, 2, 3):
             for sel in (0.01, 0.1):
-                per = sel if cols == 1 else math.sqrt(sel)
+                per = sel ** (1 / cols)
                 ranges = {"a": (0, int(per * 1_000_000) - 1)}
-                if cols == 2:
+                if cols >= 2:
                     ranges["b"] = (0.25, 0.25 + per)
+                if cols == 3:
+                    ranges["c"] = (0.5 - per / 2, 0.5 + per / 2)
                 expected = np.flatnonzero(
                     np.logical_and.reduce(
                         [df[c].between(lo, hi).to_numpy() for c, (lo, hi) in ranges.items()]
                     )
                 )
-                methods = _frame_methods(pd, pl, df, pdf, ranges)
+                methods = _frame_methods(pd, pl, df, pdf, ranges, con)
                 res = measure(
                     methods, cfg["target"], cfg["repeats"], _rows_checker(pd, pl, df, expected)
                 )
@@ -197,8 +245,9 @@ def report(rows, result):
     frame = [r for r in rows if r["kind"] == "frame"]
     if frame:
         print_table(
-            f"QUERIES - rows of a {fmt_n(frame[0]['n'])}-row frame (int64 a, float64 b) with every "
-            "column in range, one core, ms per query (x = fastest pandas/Polars time / this time)",
+            f"QUERIES - rows of a {fmt_n(frame[0]['n'])}-row frame (int64 a, float64 b, c) with "
+            "every column in range, one core, ms per query (x = fastest pandas/Polars/DuckDB "
+            "time / this time)",
             ["method", "columns", "sel", "ms", "x"],
             [
                 [

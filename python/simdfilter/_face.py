@@ -1,0 +1,185 @@
+"""What the pandas, Polars and Dask faces share: one face, three hosts.
+
+Each face (``simdfilter.pandas``, ``simdfilter.polars``, ``simdfilter.dask``) is a
+thin adapter that says how its host reads a column, builds its result and compares
+a column no kernel reads; the rest is here, once:
+
+- the vocabulary: which ``inclusive`` (pandas, Dask) or ``closed`` (Polars) names
+  the host takes, and for any other value the host's own error, read from the host
+  itself (``checked_inclusive``), so the message is the installed version's;
+- the fallback rule for columns no kernel reads (object, strings, categoricals,
+  Periods, intervals, decimals, ...): the host computes the answer, and a None end
+  is unbounded there too, as it is on the kernels' path (``host_mask``);
+- the frame query: the ranges of ``df.sf.filter({...}, **ranges)`` read into one
+  plan, any hashable label allowed (``frame_plan``), evaluated as one conjunction
+  in which the columns no kernel reads are compared last and only at the rows the
+  others left (``frame_rows``, over :mod:`simdfilter._conjunction`);
+- the positions' dtype at 2**32 rows and more (``index_dtype``).
+
+The bounds follow one rule on every face, NumPy 2's (NEP 50), applied by the
+library itself (:mod:`simdfilter._bounds`): no face adjusts a bound of its own,
+except where its host compares otherwise (an Arrow-backed float32 column in pandas).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any, Callable, Dict, Hashable, Mapping, Optional
+
+import numpy as np
+
+from simdfilter import _conjunction as _conj
+
+# The kernels' names for the closed ends; each host's names map onto them.
+KERNEL_NAMES = ("both", "left", "right", "neither")
+PANDAS_NAMES: Dict[str, str] = {n: n for n in KERNEL_NAMES}
+POLARS_NAMES: Dict[str, str] = {"both": "both", "left": "left", "right": "right", "none": "neither"}
+# ... and back, for a host that is asked in its own words.
+TO_POLARS = {v: k for k, v in POLARS_NAMES.items()}
+
+_PROBE_ANSWERS = {
+    (True, True, True): "both",
+    (True, True, False): "left",
+    (False, True, True): "right",
+    (False, True, False): "neither",
+}
+
+
+def checked_inclusive(value: Any, names: Mapping[str, str], probe: Callable[[Any], Any]) -> str:
+    """The kernels' name for the host's `value`.
+
+    A name in `names` maps directly. Any other value is the host's to judge:
+    ``probe(value)`` asks the host to compare ``[0, 1, 2]`` with ``(0, 2)`` so
+    closed; the host's exception (its type and message, of the installed
+    version) propagates, and a value the host takes (pandas 1.5's booleans,
+    with its FutureWarning) means what the host's answer shows.
+    """
+    if isinstance(value, str) and value in names:
+        return names[value]
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        got = tuple(bool(x) for x in probe(value))
+    for w in warned:  # the host's warning, at the caller's line as the host gives it
+        warnings.warn(w.message, w.category, stacklevel=_caller_level())
+    try:
+        return _PROBE_ANSWERS[got]
+    except KeyError:  # pragma: no cover - no host answers so
+        raise ValueError(f"unsupported closed ends: {value!r}") from None
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_level() -> int:
+    """The ``warnings.warn`` stacklevel, in this function's caller, of the first
+    frame outside simdfilter (pandas' find_stack_level, for this package)."""
+    frame, level = sys._getframe(1), 1
+    while (
+        frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def index_dtype(n: int, wide: Any = np.int64) -> Any:
+    """The positions' dtype for `n` rows: uint32, or `wide` from 2**32 rows on
+    (int64 for NumPy and pandas, as ``filter_indexes`` gives; uint64 for Polars)."""
+    return np.uint32 if n < 2**32 else wide
+
+
+def host_mask(
+    col: Any,
+    lo: Any,
+    hi: Any,
+    inclusive: str,
+    between: Callable[[Any, Any, Any], Any],
+    everything: Callable[[], Any],
+) -> Any:
+    """The host's own answer for a column no kernel reads (or bounds the kernels
+    leave to the host), with a None end unbounded.
+
+    ``between(col, lo, hi)`` is the host's two-ended comparison (``Series.between``,
+    ``is_between``) with the closed ends already bound; a one-ended range is the
+    one comparison it leaves, and no bound at all ``everything()``, the host's
+    ``col == col``: so the answer has the host's dtype, its nulls included."""
+    if lo is not None and hi is not None:
+        return between(col, lo, hi)
+    if lo is None and hi is None:
+        return everything()
+    if lo is not None:
+        return (col >= lo) if inclusive in ("both", "left") else (col > lo)
+    return (col <= hi) if inclusive in ("both", "right") else (col < hi)
+
+
+# ---- frames ---------------------------------------------------------------------
+
+
+def frame_plan(
+    ranges: Optional[Mapping[Hashable, Any]],
+    keywords: Dict[str, Any],
+    has: Callable[[Hashable], bool],
+    column: Callable[[Hashable], Any],
+) -> _conj.Plan:
+    """[(label, column, lo, hi)] of ``filter(ranges, **keywords)``.
+
+    `ranges` maps any label (an int, a str with spaces, a MultiIndex tuple, one
+    called ``inclusive``) to its ``(lo, hi)``; `keywords` are the short form for
+    labels that are identifiers. A label given both ways is refused, as is an
+    unknown one (KeyError) or a range that is not a pair (TypeError).
+    """
+    if ranges is not None and not isinstance(ranges, Mapping):
+        raise TypeError(
+            "the ranges must be a mapping {column: (lo, hi)} (or column=(lo, hi) "
+            f"keywords), not {type(ranges).__name__}"
+        )
+    merged: Dict[Hashable, Any] = dict(ranges or {})
+    for name, rng in keywords.items():
+        if name in merged:
+            raise TypeError(f"column {name!r} is given twice, in the mapping and as a keyword")
+        merged[name] = rng
+    if not merged:
+        raise TypeError("give at least one range, as {column: (lo, hi)} or column=(lo, hi)")
+    plan: _conj.Plan = []
+    for label, rng in merged.items():
+        if not has(label):
+            raise KeyError(label)
+        try:
+            lo, hi = rng
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"the range of {label!r} must be a pair (lo, hi), not {rng!r}"
+            ) from None
+        plan.append((label, column(label), lo, hi))
+    return plan
+
+
+def frame_rows(
+    plan: _conj.Plan,
+    n: int,
+    inclusive: str,
+    *,
+    wide: Any,
+    positions: Callable[[Any, Any, Any, Optional[np.ndarray]], Optional[np.ndarray]],
+    mask: Callable[[Any, Any, Any, Optional[np.ndarray]], np.ndarray],
+    host_fallback: bool,
+) -> np.ndarray:
+    """Positions of the rows where every column of `plan` is in its range.
+
+    ``positions(col, lo, hi, within)`` is the kernel's answer (None: the host's
+    to give); ``mask(col, lo, hi, at)`` the host's, a bool array with nulls
+    False, over the whole column or only at the positions `at`. Columns no
+    kernel reads go last, so the host compares only the rows the kernels left;
+    with `host_fallback` False they are refused (TypeError naming the column).
+    """
+    plan = _conj.most_selective_first(plan, n, inclusive)
+    return _conj.conjunction(
+        plan,
+        n,
+        inclusive,
+        index_dtype=index_dtype(n, wide),
+        positions=positions,
+        mask=mask,
+        fallback=(TypeError, ValueError) if host_fallback else (),
+    )
