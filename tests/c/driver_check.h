@@ -256,12 +256,44 @@ static void check_results(const call_desc *c, const input *in, sf_op op, uint64_
     }
 }
 
+/* The output of a mask op: `bytes`, ending exactly at the guard page, a canary
+ * in front, poisoned with a byte that changes from call to call. */
+static unsigned char *mask_output_for(const call_desc *c, size_t bytes) {
+    if (bytes + CANARY > g_out.size)
+        fail(c, "test bug: output region too small");
+    unsigned char *out = g_out.base + g_out.size - bytes;
+    memset(out - CANARY, CANARY_BYTE, CANARY);
+    memset(out, (int)(below(255) + 1) ^ CANARY_BYTE, bytes);
+    return out;
+}
+
+/* A mask op's output: result i of the first `written` elements is 1 exactly
+ * at the reference's matches, the bits past them in the last byte are 0, and
+ * the canary is intact. */
+static void check_mask(const call_desc *c, const input *in, sf_op op, const unsigned char *out,
+                       size_t written) {
+    for (size_t i = 0; i < CANARY; i++)
+        if ((out - CANARY)[i] != CANARY_BYTE)
+            fail(c, "wrote %zu bytes before the start of the output", CANARY - i);
+    size_t j = 0;
+    const size_t end = op == SF_OP_BITS ? 8 * ((written + 7) / 8) : written;
+    for (size_t i = 0; i < end; i++) {
+        const unsigned want = i < written && j < in->exp.count && in->exp.pos[j] == i;
+        j += want;
+        if (mask_result(op, out, i) != want)
+            fail(c, "result %zu of %zu (%s) is %u, expected %u", i, written,
+                 i < written ? "an element" : "a bit past the last element",
+                 mask_result(op, out, i), want);
+    }
+}
+
 /* Run one call through sf_execute and compare. bounded: an output with room
  * for only `capacity` results (else room for n). pieces: how many runs the
  * source cuts the input into (1: sf_run_source). */
 static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int threads,
                           int bounded, size_t capacity, size_t pieces) {
-    const size_t rsize = result_size(op, in->size);
+    const int mask = sf_op_is_mask(op);
+    const size_t rsize = mask ? sf_result_size(op, in->kind) : result_size(op, in->size);
     sf_query q;
     memset(&q, 0, sizeof q);
     q.kernel = k;
@@ -279,7 +311,8 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     if (sf_result_size(op, in->kind) != rsize)
         fail(&c, "sf_result_size is %zu, expected %zu", sf_result_size(op, in->kind), rsize);
     const size_t room = bounded ? capacity : in->n;
-    unsigned char *out = output_for(&c, in, room, rsize);
+    unsigned char *out = mask ? mask_output_for(&c, sf_output_bytes(op, in->kind, room))
+                              : output_for(&c, in, room, rsize);
 
     g_created = g_refused = 0;
     sf_run_source one;
@@ -298,7 +331,9 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     if (g_strict_threads && g_created + 1 > (threads > 1 ? threads : 1))
         fail(&c, "asked for up to %d threads, ran on %d (the caller and %d created)", threads,
              g_created + 1, g_created);
-    if (rsize)
+    if (mask)
+        check_mask(&c, in, op, out, in->n < room ? in->n : room);
+    else if (rsize)
         check_results(&c, in, op, run.base, out, rsize, got < room ? got : room);
 }
 
