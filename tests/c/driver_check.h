@@ -287,6 +287,37 @@ static void check_mask(const call_desc *c, const input *in, sf_op op, const unsi
     }
 }
 
+/* sf_validity over the call's source (cut into as many runs), room for
+ * `room` elements: bit i is 1 exactly where element i is not null, the bits
+ * past them 0, the nulls counted, nothing written before or after. */
+static void check_validity(const call_desc *c, const input *in, const sf_run *run, size_t pieces,
+                           size_t room) {
+    const size_t written = in->n < room ? in->n : room, bytes = (room + 7) / 8;
+    unsigned char *out = mask_output_for(c, bytes);
+    const unsigned char poison = bytes ? out[0] : 0; /* mask_output_for's, all alike */
+    sf_run_source one;
+    pieces_source cut;
+    sf_source *src = pieces > 1 ? pieces_init(&cut, run, pieces) : sf_run_source_init(&one, run);
+    size_t nulls = 0, want_nulls = 0;
+    const size_t elements = sf_validity(src, out, room, &nulls);
+    for (size_t i = 0; i < CANARY; i++)
+        if ((out - CANARY)[i] != CANARY_BYTE)
+            fail(c, "sf_validity wrote %zu bytes before the start of its output", CANARY - i);
+    for (size_t i = 0; i < 8 * ((written + 7) / 8); i++) {
+        const unsigned want = i < written && !is_null(&in->nulls, i);
+        want_nulls += i < written && !want;
+        if (mask_result(SF_OP_BITS, out, i) != want)
+            fail(c, "sf_validity: bit %zu of %zu is %u, expected %u", i, written,
+                 mask_result(SF_OP_BITS, out, i), want);
+    }
+    for (size_t i = (written + 7) / 8; i < bytes; i++)
+        if (out[i] != poison)
+            fail(c, "sf_validity wrote byte %zu past its %zu elements", i, written);
+    if (elements != in->n || nulls != want_nulls)
+        fail(c, "sf_validity returned %zu elements, %zu nulls; expected %zu, %zu", elements, nulls,
+             in->n, want_nulls);
+}
+
 /* Run one call through sf_execute and compare. bounded: an output with room
  * for only `capacity` results (else room for n). pieces: how many runs the
  * source cuts the input into (1: sf_run_source). */
@@ -331,10 +362,12 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     if (g_strict_threads && g_created + 1 > (threads > 1 ? threads : 1))
         fail(&c, "asked for up to %d threads, ran on %d (the caller and %d created)", threads,
              g_created + 1, g_created);
+    if (!mask && rsize)
+        check_results(&c, in, op, run.base, out, rsize, got < room ? got : room);
     if (mask)
         check_mask(&c, in, op, out, in->n < room ? in->n : room);
-    else if (rsize)
-        check_results(&c, in, op, run.base, out, rsize, got < room ? got : room);
+    if (op == SF_OP_BITS) /* its output checked: the region is sf_validity's now */
+        check_validity(&c, in, &run, pieces, room);
 }
 
 /* One call, through a one-run source or (every other call with one thread) a
