@@ -43,6 +43,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 import simdfilter as _sf
 from simdfilter import _conjunction as _conj
+from simdfilter import _masks
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
 
@@ -190,12 +191,10 @@ class SeriesAccessor:
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            idx = _positions(s, lo, hi, inclusive)
+            result = _masks.pandas_between(s, *_host_bounds(s, lo, hi), inclusive)
         except (TypeError, ValueError):
             return s.between(lo, hi, inclusive=inclusive)  # pandas' answer, or its error
-        mask = np.zeros(len(s), dtype=bool)
-        mask[idx] = True
-        return _series_like(_result_array(s, mask), s)
+        return _series_like(result, s)
 
     def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
         """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``."""

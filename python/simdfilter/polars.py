@@ -38,6 +38,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 import simdfilter as _sf
 from simdfilter import _conjunction as _conj
+from simdfilter import _masks
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -179,15 +180,9 @@ class SeriesNamespace:
         if _delegate(lo, hi, s):
             return _polars_mask(s, lo, hi, inclusive)
         try:
-            idx = _positions(s, lo, hi, inclusive)
+            return _masks.polars_between(s, lo, hi, inclusive)
         except (TypeError, ValueError):
             return _polars_mask(s, lo, hi, inclusive)
-        mask = np.zeros(len(s), dtype=bool)
-        mask[idx] = True
-        out = pl.Series(s.name, mask)
-        if s.null_count():
-            out = out.scatter(s.is_null().arg_true(), None)
-        return out
 
     def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pl.Series":
         """The elements in range: ``s.filter(s.is_between(lo, hi, closed=...))``."""
