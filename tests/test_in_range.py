@@ -37,7 +37,10 @@ def test_property_every_dtype_layout_and_kernel(dtype, data):
     base = data.draw(data_strategy(dtype, max_size=300), label="values")
     layout = data.draw(st.sampled_from(sorted(LAYOUTS)), label="layout")
     a = LAYOUTS[layout if base.size >= 12 else "strided"](base)  # some need a few rows
-    lo, hi = data.draw(bound_strategy(dtype), label="lo"), data.draw(bound_strategy(dtype), label="hi")
+    lo, hi = (
+        data.draw(bound_strategy(dtype), label="lo"),
+        data.draw(bound_strategy(dtype), label="hi"),
+    )
     inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
     try:
         want = expected(a, lo, hi, inclusive)
@@ -55,8 +58,19 @@ def test_property_every_dtype_layout_and_kernel(dtype, data):
         )
 
 
-NUMERIC = [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
-           np.float32, np.float64, np.bool_]
+NUMERIC = [
+    np.uint8,
+    np.int8,
+    np.uint16,
+    np.int16,
+    np.uint32,
+    np.int32,
+    np.uint64,
+    np.int64,
+    np.float32,
+    np.float64,
+    np.bool_,
+]
 
 
 @pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
@@ -189,8 +203,19 @@ def test_arrow_capsules_taken_once():
     assert len(empty) == 0
 
 
-@pytest.mark.parametrize("dtype", ["float64", "Float64", "Int32", "int64[pyarrow]", "float32[pyarrow]",
-                                   "datetime64[ns]", "bool", "boolean"])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "float64",
+        "Float64",
+        "Int32",
+        "int64[pyarrow]",
+        "float32[pyarrow]",
+        "datetime64[ns]",
+        "bool",
+        "boolean",
+    ],
+)
 def test_pandas_between_is_pandas(dtype, rng):
     pd = pytest.importorskip("pandas")
     import simdfilter.pandas  # noqa: F401

@@ -60,7 +60,9 @@ def run(ctx):
             want = s.between(lo, hi)
             methods = [
                 Method("pandas s.between", "pandas", "between", lambda: s.between(lo, hi)),
-                Method("simdfilter s.sf.between", "pandas", "between", lambda: s.sf.between(lo, hi)),
+                Method(
+                    "simdfilter s.sf.between", "pandas", "between", lambda: s.sf.between(lo, hi)
+                ),
                 Method(
                     "simdfilter.in_range (NumPy)",
                     "numpy",
@@ -70,7 +72,9 @@ def run(ctx):
             ]
             if ps is not None:
                 methods += [
-                    Method("polars s.is_between", "polars", "between", lambda: ps.is_between(lo, hi)),
+                    Method(
+                        "polars s.is_between", "polars", "between", lambda: ps.is_between(lo, hi)
+                    ),
                     Method(
                         "simdfilter polars s.sf.between",
                         "polars",
