@@ -87,7 +87,7 @@ CPUINFO_FLAG = {
     "SVE": "sve",
 }
 ELEMS = ["u8", "u16", "u32", "u64", "f32", "f64"]
-OPS = ["index32", "index64", "values", "count"]
+OPS = ["index32", "index64", "values", "count", "mask8", "bits"]
 # The slots with nulls and with given positions (tests/c/test_nulls_within.h).
 NULLS_WITHIN_OPS = [
     "index32_valid",
@@ -96,6 +96,8 @@ NULLS_WITHIN_OPS = [
     "count_valid",
     "within32",
     "within64",
+    "mask8_valid",
+    "bits_valid",
 ]
 
 

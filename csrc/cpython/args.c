@@ -1,4 +1,5 @@
-/* The arguments of the three filter functions: positions, keywords, inclusive, threads. */
+/* The arguments of the filter functions (and of in_range): positions, keywords,
+ * inclusive, threads. */
 #include "binding.h"
 
 #include <stddef.h>
@@ -27,6 +28,8 @@ const char *sfpy_function_name(sf_op op) {
     switch (op) {
     case SF_OP_INDEX32: case SF_OP_INDEX64: return "filter_indexes";
     case SF_OP_VALUES: return "filter_values";
+    case SF_OP_MASK8: return "in_range";
+    case SF_OP_BITS: return "in_range_arrow";
     default: return "count_in_range";
     }
 }
@@ -41,11 +44,11 @@ int sfpy_args_init(void) {
 /* Whether the function of `op` takes keyword argument k. */
 static int takes_keyword(sf_op op, int k) {
     if (k == ARG_OUT)
-        return op != SF_OP_COUNT;
+        return op != SF_OP_COUNT && op != SF_OP_BITS;
     if (k == ARG_INDEX_DTYPE)
         return op == SF_OP_INDEX32 || op == SF_OP_INDEX64;
     if (k == ARG_WITHIN)
-        return op != SF_OP_VALUES;
+        return op != SF_OP_VALUES && !sf_op_is_mask(op);
     return 1;
 }
 

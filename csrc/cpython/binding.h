@@ -174,5 +174,20 @@ PyObject *sfpy_result(const sf_query *q, int nonempty, const column *c, PyObject
 /* At most how many results the query can give: the column's length, or
  * within's. */
 size_t sfpy_most_results(const sf_query *q, const column *c);
+/* The query over the column into out (room for `capacity` results), the GIL
+ * released: the number found, or -1 with an exception. */
+Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
+                           int threads, int fresh_out);
+
+/* ---- masks_py.c: in_range's results ---- */
+
+/* SF_OP_MASK8: a bool array of the column's length, into out[:n] (a checked
+ * array) or a fresh one; all False when `nonempty` is 0. */
+PyObject *sfpy_mask8_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
+                            PyArray_Descr *descr, int threads);
+/* SF_OP_BITS: an Arrow boolean array (values: in range and not null; validity:
+ * the column's, when it has nulls) as the pair of PyCapsules
+ * (arrow_schema, arrow_array) that __arrow_c_array__ returns. */
+PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, int threads);
 
 #endif

@@ -156,4 +156,49 @@ PyDoc_STRVAR(count_in_range_doc,
 ">>> simdfilter.count_in_range(np.arange(100, dtype=np.uint32), 10, 19)\n"
 "10\n");
 
+PyDoc_STRVAR(in_range_doc,
+"in_range(values, lo, hi, *, inclusive='both', out=None, threads=None)\n"
+"--\n"
+"\n"
+"A bool array: True where the element of `values` lies between `lo` and `hi`.\n"
+"\n"
+"``(values >= lo) & (values <= hi)`` flattened in C order, written in one pass\n"
+"by the SIMD kernel straight from its compares (no positions, no temporary\n"
+"masks). The bounds, `inclusive` and `threads` are those of filter_indexes,\n"
+"read by the same rule. Nulls (the NA of a pandas nullable or Arrow column, the\n"
+"masked elements of a numpy.ma array), NaN and NaT are False.\n"
+"\n"
+"Parameters\n"
+"----------\n"
+"values : array_like\n"
+"    As for filter_indexes: NumPy arrays of bool, int8..uint64, float32,\n"
+"    float64, datetime64 or timedelta64 read in place (any layout), pandas and\n"
+"    Arrow columns (through the Arrow PyCapsule interface) with their nulls.\n"
+"lo, hi : scalar or None\n"
+"    The bounds, as for filter_indexes; None is unbounded.\n"
+"inclusive : {'both', 'left', 'right', 'neither'}, default 'both'\n"
+"out : numpy.ndarray, optional\n"
+"    A contiguous 1-d bool array of at least ``values.size`` elements; the\n"
+"    result is then ``out[:values.size]``.\n"
+"threads : int, optional\n"
+"    As for filter_indexes.\n"
+"\n"
+"Returns\n"
+"-------\n"
+"numpy.ndarray\n"
+"    bool, 1-d, ``values.size`` elements.\n"
+"\n"
+"Raises\n"
+"------\n"
+"TypeError, ValueError\n"
+"    As filter_indexes raises them.\n");
+
+PyDoc_STRVAR(in_range_arrow_doc,
+"_in_range_arrow(values, lo, hi, *, inclusive='both', threads=None)\n"
+"--\n"
+"\n"
+"in_range as an Arrow boolean array: the pair of PyCapsules (schema, array)\n"
+"that __arrow_c_array__ returns. Its values bitmap holds in_range's answer\n"
+"(a null's bit is 0); its validity bitmap is the column's, when it has nulls.\n");
+
 #endif

@@ -93,6 +93,18 @@ static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssi
     return filter_call(SF_OP_COUNT, args, nargs, kwnames);
 }
 
+static PyObject *py_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    (void)self;
+    return filter_call(SF_OP_MASK8, args, nargs, kwnames);
+}
+
+static PyObject *py_in_range_arrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+    (void)self;
+    return filter_call(SF_OP_BITS, args, nargs, kwnames);
+}
+
 /* What threads=None decides, for whoever measures it (the benchmark's thread
  * table) without a copy of the rule: the same call the driver makes. */
 static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -117,6 +129,10 @@ static PyMethodDef filter_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, filter_values_doc},
     {"count_in_range", (PyCFunction)(void (*)(void))py_count_in_range,
      METH_FASTCALL | METH_KEYWORDS, count_in_range_doc},
+    {"in_range", (PyCFunction)(void (*)(void))py_in_range, METH_FASTCALL | METH_KEYWORDS,
+     in_range_doc},
+    {"_in_range_arrow", (PyCFunction)(void (*)(void))py_in_range_arrow,
+     METH_FASTCALL | METH_KEYWORDS, in_range_arrow_doc},
     {"_auto_threads", (PyCFunction)(void (*)(void))py_auto_threads, METH_VARARGS | METH_KEYWORDS,
      "_auto_threads(nbytes, fresh=False)\n--\n\nThe threads threads=None gives a call over "
      "`nbytes` bytes of input here and now\n(`fresh`: into a fresh result, not out=): the "

@@ -118,9 +118,11 @@ static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, const
 int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_query *q,
                      PyArray_Descr **descr) {
     *descr = NULL;
-    if (*op == SF_OP_COUNT)
+    if (*op == SF_OP_COUNT || *op == SF_OP_BITS) /* a number; an Arrow array (masks_py.c) */
         return 0;
-    if (*op == SF_OP_VALUES) {
+    if (*op == SF_OP_MASK8) {
+        *descr = PyArray_DescrFromType(NPY_BOOL);
+    } else if (*op == SF_OP_VALUES) {
         if (a->out && c->storage_descr->type_num != c->descr->type_num) {
             PyErr_Format(PyExc_TypeError, "filter_values on this Arrow column gives %R values, "
                          "widened from its 32-bit storage: out= cannot take them", c->descr);
@@ -148,6 +150,15 @@ typedef struct call_run {
     int threads;
     int fresh_out; /* out is an array allocated for this call */
 } call_run;
+
+Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
+                           int threads, int fresh_out) {
+    column_source storage;
+    sf_source *src = sfpy_column_source(col, &storage);
+    const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, col->n);
+    sfpy_column_source_free(col, &storage);
+    return k;
+}
 
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
     column_source storage;
@@ -265,6 +276,10 @@ static PyObject *widened(PyObject *values, const column *c) {
 
 PyObject *sfpy_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
                       PyArray_Descr *descr, int threads) {
+    if (q->op == SF_OP_MASK8)
+        return sfpy_mask8_result(q, nonempty, col, out, descr, threads);
+    if (q->op == SF_OP_BITS)
+        return sfpy_bits_result(q, nonempty, col, threads);
     const call_run c = {q, col, threads, 0};
     if (q->op == SF_OP_COUNT) {
         const Py_ssize_t k = nonempty ? run_into(&c, NULL, 0) : 0;

@@ -87,17 +87,33 @@ typedef enum sf_op {
     SF_OP_INDEX64,     /* positions, as uint64 */
     SF_OP_VALUES,      /* the matching elements themselves */
     SF_OP_COUNT,       /* how many match; writes nothing */
+    /* The masks: one result for every element, in order, whether it matches
+     * or not (a null never does: its result is 0). */
+    SF_OP_MASK8,       /* a byte per element, 1 in range, 0 not: NumPy's bool */
+    SF_OP_BITS,        /* a bit per element, LSB first, 1 in range, 0 not: the
+                          values bitmap of an Arrow boolean array */
     SF_OP_COUNT_OF_OPS
 } sf_op;
 
-/* Bytes of one result of `op` on elements of kind `e` (0 for SF_OP_COUNT). */
+/* Bytes of one result of `op` on elements of kind `e` (0 for SF_OP_COUNT, and
+ * for SF_OP_BITS, whose results are bits: see sf_output_bytes). */
 static inline size_t sf_result_size(sf_op op, sf_elem e) {
     switch (op) {
     case SF_OP_INDEX32: return 4;
     case SF_OP_INDEX64: return 8;
     case SF_OP_VALUES: return sf_elem_size(e);
+    case SF_OP_MASK8: return 1;
     default: return 0;
     }
+}
+
+/* Whether `op` writes a result for every element (SF_OP_MASK8, SF_OP_BITS). */
+static inline int sf_op_is_mask(sf_op op) { return op == SF_OP_MASK8 || op == SF_OP_BITS; }
+
+/* Bytes that `n` results of `op` on kind `e` take: n * sf_result_size, and
+ * ceil(n / 8) for SF_OP_BITS. */
+static inline size_t sf_output_bytes(sf_op op, sf_elem e, size_t n) {
+    return op == SF_OP_BITS ? n / 8 + (n % 8 != 0) : n * sf_result_size(op, e);
 }
 
 /* ---- Ranges and bounds ---------------------------------------------------- */
@@ -202,6 +218,18 @@ typedef size_t (*sf_within64_fn)(const void *x, uint64_t base, const uint64_t *p
                                  const sf_range *r, uint64_t *out);
 
 /*
+ * The masks: mask8 writes out[i] = 1 if x[i] is in the range, else 0, for
+ * every i in [0, n): exactly out[0, n). bits writes the same as bit i of out
+ * (LSB first: bit i % 8 of out[i / 8], Arrow's bitmap layout): exactly
+ * out[0, ceil(n / 8)), the bits past n in the last byte 0. Both return how
+ * many elements are in range (the 1s written). The _valid forms take the
+ * validity bitmap as the filters' _valid forms do; a null's result is 0.
+ */
+typedef size_t (*sf_mask_fn)(const void *x, size_t n, const sf_range *r, uint8_t *out);
+typedef size_t (*sf_mask_valid_fn)(const void *x, const uint8_t *valid, size_t n,
+                                   const sf_range *r, uint8_t *out);
+
+/*
  * A byte mask (pandas', numpy.ma's: mask[i] nonzero for a null) as the
  * validity bitmap the _valid entry points read: bit i of valid (LSB first) is 1
  * where mask[i] is 0. Writes ceil(n / 8) bytes; the bits past n in the last one
@@ -225,6 +253,10 @@ typedef struct sf_kernel {
     sf_within32_fn within32[SF_ELEM_COUNT];
     sf_within64_fn within64[SF_ELEM_COUNT];
     sf_mask_to_valid_fn mask_to_valid;
+    sf_mask_fn mask8[SF_ELEM_COUNT];
+    sf_mask_fn bits[SF_ELEM_COUNT];
+    sf_mask_valid_fn mask8_valid[SF_ELEM_COUNT];
+    sf_mask_valid_fn bits_valid[SF_ELEM_COUNT];
 } sf_kernel;
 
 /* ---- Dispatch --------------------------------------------------------------- */
@@ -262,7 +294,8 @@ const char *sf_kernel_arch(const char *name);
 #define SF_ECANCELLED (-4)   /* sf_execute: the cancel callback asked to stop */
 #define SF_EOUTOFBOUNDS (-5) /* sf_execute: a position of `within` is past the data */
 #define SF_EUNSORTED (-6)    /* sf_execute: `within` is not strictly ascending */
-#define SF_EINVAL (-7)       /* sf_kernel_choice: an unknown architecture or CPU feature */
+#define SF_EINVAL (-7)       /* sf_kernel_choice: an unknown architecture or CPU feature;
+                                sf_execute: a mask op with `within` */
 
 /* The runnable kernel called `name`: SF_OK with *out set, or an SF_E* code. */
 int sf_kernel_select(const char *name, const sf_kernel **out);
@@ -418,6 +451,31 @@ typedef struct sf_exec {
  */
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found);
+
+/*
+ * The masks (SF_OP_MASK8, SF_OP_BITS) through sf_execute: element j of the
+ * source (counted over all its runs, in order, whatever their positions) gets
+ * result j: byte out[j], or bit j of out (bit j % 8 of out[j / 8]). `capacity`
+ * counts elements (out has capacity bytes, or ceil(capacity / 8)); exactly the
+ * results of the first min(elements, capacity) elements are written, the bits
+ * past the last one in its byte 0, so that a run may end anywhere in a byte.
+ * *found is how many elements are in range, those past the capacity included.
+ * A run is split across threads as for the filters, each part written in
+ * place. With `within` the call returns SF_EINVAL (a mask has a result per
+ * element, not per position). Cancelled (SF_ECANCELLED), *found counts the
+ * elements in range among those written, and which were written is
+ * unspecified on several threads. Values under a null are 0: the output of
+ * SF_OP_BITS with the source's validity bitmap (sf_validity) is an Arrow
+ * boolean array whose values bitmap is, on its own, "in range and not null".
+ */
+
+/* The validity of the source's elements as a bitmap, LSB first: bit j of out
+ * is 1 when element j (counted over all runs, as for the masks) is not null.
+ * Writes exactly ceil(min(elements, capacity) / 8) bytes, the bits past the
+ * last element 0. Returns the number of elements; *nulls (if not NULL) is how
+ * many of the first min(elements, capacity) are null. A byte mask is read with
+ * the process default kernel's mask_to_valid. */
+size_t sf_validity(sf_source *src, uint8_t *out, size_t capacity, size_t *nulls);
 
 /* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 8 MiB
  * (so 1 below 16 MiB), at most sf_available_cpus(), and on Linux at most the

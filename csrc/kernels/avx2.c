@@ -186,6 +186,7 @@ static void avx2_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
 }
 
 #include "x86_skeleton.h"
+#include "x86_masks.h" /* mask8 and bits */
 
 SF_INSTANTIATE_ALL(avx2, u8, u16, u32, u64, f32, f64)
 

@@ -606,6 +606,7 @@ static void avx512_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) 
 }
 
 #include "avx512_within.h" /* within: gathers, compare, the emitters */
+#include "avx512_masks.h"  /* mask8 and bits */
 
 SF_INSTANTIATE_ALL_AS(avx512, AVX512_KERNEL, u8, u16, u32, u64, f32, f64)
 

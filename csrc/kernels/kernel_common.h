@@ -119,13 +119,41 @@
     .within32[SF_ELEM_OF_##TAG] = P##_within32_##TAG,                                    \
     .within64[SF_ELEM_OF_##TAG] = P##_within64_##TAG,
 
+/* The masks (mask8, bits, with and without nulls), from
+ *     P_mask_any(op, elem, x, valid, n, r, out)   op: SF_OP_MASK8 or SF_OP_BITS,
+ *                                                valid: NULL (a constant) for none
+ * which every file instantiated with SF_INSTANTIATE_ALL defines. */
+#define SF_ENTRY_POINTS_MASKS(P, TAG)                                                    \
+    static size_t P##_mask8_##TAG(const void *x, size_t n, const sf_range *r,            \
+                                  uint8_t *out) {                                        \
+        return P##_mask_any(SF_OP_MASK8, SF_ELEM_OF_##TAG, x, NULL, n, r, out);          \
+    }                                                                                    \
+    static size_t P##_bits_##TAG(const void *x, size_t n, const sf_range *r,             \
+                                 uint8_t *out) {                                         \
+        return P##_mask_any(SF_OP_BITS, SF_ELEM_OF_##TAG, x, NULL, n, r, out);           \
+    }                                                                                    \
+    static size_t P##_mask8_valid_##TAG(const void *x, const uint8_t *v, size_t n,       \
+                                        const sf_range *r, uint8_t *out) {               \
+        return P##_mask_any(SF_OP_MASK8, SF_ELEM_OF_##TAG, x, v, n, r, out);             \
+    }                                                                                    \
+    static size_t P##_bits_valid_##TAG(const void *x, const uint8_t *v, size_t n,        \
+                                       const sf_range *r, uint8_t *out) {                \
+        return P##_mask_any(SF_OP_BITS, SF_ELEM_OF_##TAG, x, v, n, r, out);              \
+    }
+#define SF_TABLE_SLOTS_MASKS(P, TAG)                                                     \
+    .mask8[SF_ELEM_OF_##TAG] = P##_mask8_##TAG, .bits[SF_ELEM_OF_##TAG] = P##_bits_##TAG, \
+    .mask8_valid[SF_ELEM_OF_##TAG] = P##_mask8_valid_##TAG,                              \
+    .bits_valid[SF_ELEM_OF_##TAG] = P##_bits_valid_##TAG,
+
 #define SF_INSTANTIATE_ALL(P, ...) SF_INSTANTIATE_ALL_AS(P, P, __VA_ARGS__)
 #define SF_INSTANTIATE_ALL_AS(P, NAME, ...)                                              \
     SF_EACH(SF_ENTRY_POINTS, P, __VA_ARGS__)                                             \
     SF_EACH(SF_ENTRY_POINTS_NULLS, P, __VA_ARGS__)                                       \
+    SF_EACH(SF_ENTRY_POINTS_MASKS, P, __VA_ARGS__)                                       \
     const sf_kernel SF_CAT(sf_kernel_, NAME) = {.name = SF_STR(NAME),                    \
                                                 SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)  \
                                                 SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__) \
+                                                SF_EACH(SF_TABLE_SLOTS_MASKS, P, __VA_ARGS__) \
                                                 .mask_to_valid = P##_mask_to_valid};
 
 /* A second table, sf_kernel_P, holding only the plain filter slots (index32,
@@ -321,6 +349,29 @@ SF_INLINE void sf_mask_to_valid_tail(const uint8_t *mask, size_t n, uint8_t *val
             last |= (uint8_t)((mask[i + j] == 0) << j);
         valid[i / 8] = last;
     }
+}
+
+/* ---- Masks ---------------------------------------------------------------------- */
+
+/* The results of `cnt` (<= 32) elements whose in-range bits (nulls already
+ * cleared) are m, the first being element i (a multiple of 8 for SF_OP_BITS):
+ * bytes out[i, i + cnt) for SF_OP_MASK8, bits [i, i + cnt) of out (whole bytes,
+ * the bits past cnt 0) for SF_OP_BITS. The portable store the vector kernels'
+ * tails share; returns the 1s. */
+SF_INLINE size_t sf_put_mask(sf_op op, uint8_t *out, size_t i, uint32_t m, size_t cnt) {
+    if (cnt < 32)
+        m &= (1u << cnt) - 1u;
+    if (op == SF_OP_BITS) {
+        for (size_t j = 0; j < (cnt + 7) / 8; j++)
+            out[i / 8 + j] = (uint8_t)(m >> (8 * j));
+    } else {
+        for (size_t j = 0; j < cnt; j++)
+            out[i + j] = (uint8_t)((m >> j) & 1u);
+    }
+    size_t ones = 0;
+    for (; m; m &= m - 1u)
+        ones++;
+    return ones;
 }
 
 #endif

@@ -448,4 +448,49 @@ static void neon_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
     sf_mask_to_valid_tail(mask + i, n - i, valid + i / 8);
 }
 
+/*
+ * The masks: each block's 16 bits (neon_block_bits, nulls cleared) are the
+ * output's 2 bytes (bits), or become 16 bytes (mask8): the two bytes of the
+ * bits duplicated over the halves of a vector, CMTST against each lane's bit
+ * weight (0xff where the bit is set), AND 1. The last 1-15 elements go
+ * through a zero-padded copy and sf_put_mask.
+ */
+SF_INLINE size_t neon_mask_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                               size_t n, const sf_range *r, uint8_t *out) {
+    static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                        1, 2, 4, 8, 16, 32, 64, 128};
+    const neon_bounds b = neon_setup(elem, r);
+    const size_t size = sf_elem_size(elem);
+    const unsigned char *p = (const unsigned char *)x;
+    const uint8x16_t weight = vld1q_u8(weights), one = vdupq_n_u8(1);
+    size_t i = 0, k = 0;
+    uint8x16_t d[8];
+    for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
+        neon_load_block(elem, p, d);
+        unsigned bits = neon_block_bits(elem, d, &b);
+        if (valid) /* a constant NULL in the plain entry points */
+            bits &= sf_valid_bits(valid, i, NEON_BLOCK, NEON_BLOCK);
+        k += (size_t)vaddv_u8(vcnt_u8(vcreate_u8((uint64_t)bits)));
+        if (op == SF_OP_BITS) {
+            out[i / 8] = (uint8_t)bits;
+            out[i / 8 + 1] = (uint8_t)(bits >> 8);
+        } else {
+            const uint8x16_t v =
+                vcombine_u8(vdup_n_u8((uint8_t)bits), vdup_n_u8((uint8_t)(bits >> 8)));
+            vst1q_u8(out + i, vandq_u8(vtstq_u8(v, weight), one));
+        }
+    }
+    if (i < n) {
+        const size_t rem = n - i;
+        unsigned char in[NEON_BLOCK * 8] = {0};
+        memcpy(in, p, rem * size);
+        neon_load_block(elem, in, d);
+        unsigned bits = neon_block_bits(elem, d, &b);
+        if (valid)
+            bits &= sf_valid_bits(valid, i, rem, NEON_BLOCK);
+        k += sf_put_mask(op, out, i, bits, rem);
+    }
+    return k;
+}
+
 SF_INSTANTIATE_ALL(neon, u8, u16, u32, u64, f32, f64)

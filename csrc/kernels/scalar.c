@@ -113,4 +113,31 @@ static void scalar_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) 
     sf_mask_to_valid_tail(mask, n, valid);
 }
 
+/* The masks: every element's test written, as a byte or as bit i % 8 of the
+ * byte being built, which is stored once whole (its bits past n 0). */
+SF_INLINE size_t scalar_mask_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                 size_t n, const sf_range *r, uint8_t *out) {
+    const uint64_t lo = r->lo, span = sf_span(r);
+    const double flo = r->flo, fhi = r->fhi;
+    size_t k = 0;
+    unsigned byte = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned keep =
+            (unsigned)scalar_keep(elem, x, i, lo, span, flo, fhi) & (unsigned)scalar_valid(valid, i);
+        k += keep;
+        if (op == SF_OP_MASK8) {
+            out[i] = (uint8_t)keep;
+            continue;
+        }
+        byte |= keep << (i % 8);
+        if (i % 8 == 7) {
+            out[i / 8] = (uint8_t)byte;
+            byte = 0;
+        }
+    }
+    if (op == SF_OP_BITS && n % 8)
+        out[n / 8] = (uint8_t)byte;
+    return k;
+}
+
 SF_INSTANTIATE_ALL(scalar, u8, u16, u32, u64, f32, f64)

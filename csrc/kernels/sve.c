@@ -348,4 +348,61 @@ static void sve_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
     }
 }
 
+/*
+ * The masks. mask8: each vector's in-range predicate (nulls cleared) as a
+ * vector of 1s under it at the element width (DUP, zeroing), stored truncated
+ * to bytes (ST1B) under the loop predicate, so every element of the vector
+ * gets its byte. bits: a vector's element count need not be a multiple of 8
+ * (a 384-bit vector holds 6 doubles), so the bytes of SVE_MASK_CHUNK elements
+ * are made as for mask8 in a buffer on the stack, then packed eight to a byte
+ * as sve_mask_to_valid does (the multiply of each 64-bit lane), ceil(c / 8)
+ * bytes stored.
+ */
+#define SVE_MASK_CHUNK 2048
+
+/* The mask8 bytes of elements [from, to) at dst[0, to - from): the 1s. */
+SF_INLINE uint64_t sve_mask8_span(sf_elem elem, const unsigned char *src, const uint8_t *valid,
+                                  uint64_t from, uint64_t to, uint64_t n, const sve_bounds *b,
+                                  uint8_t *dst) {
+    const size_t size = sf_elem_size(elem);
+    uint64_t total = 0;
+    for (uint64_t i = from; i < to; i += sve_lanes(elem)) {
+        const svbool_t pg = sve_whilelt(elem, i, to);
+        svbool_t in = sve_inside(elem, pg, sve_load(elem, pg, src + i * size), b);
+        if (valid) /* a constant NULL in the plain entry points */
+            in = svand_b_z(pg, in, sve_valid_pred(elem, valid, i, n));
+        total += sve_cntp(size, pg, in);
+        uint8_t *o = dst + (i - from);
+        switch (size) {
+        case 1: svst1_u8(pg, o, svdup_n_u8_z(in, 1)); break;
+        case 2: svst1b_u16(pg, o, svdup_n_u16_z(in, 1)); break;
+        case 4: svst1b_u32(pg, o, svdup_n_u32_z(in, 1)); break;
+        default: svst1b_u64(pg, o, svdup_n_u64_z(in, 1)); break;
+        }
+    }
+    return total;
+}
+
+SF_INLINE size_t sve_mask_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                              size_t n, const sf_range *r, uint8_t *out) {
+    const sve_bounds b = sve_setup(r);
+    const unsigned char *src = (const unsigned char *)x;
+    if (op == SF_OP_MASK8)
+        return (size_t)sve_mask8_span(elem, src, valid, 0, n, n, &b, out);
+    uint8_t buf[SVE_MASK_CHUNK];
+    const svbool_t all = svptrue_b64();
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < n; i += SVE_MASK_CHUNK) {
+        const uint64_t c = n - i < SVE_MASK_CHUNK ? n - i : SVE_MASK_CHUNK;
+        total += sve_mask8_span(elem, src, valid, i, i + c, n, &b, buf);
+        for (uint64_t t = 0; t < c; t += svcntb()) {
+            const svuint64_t bytes = svreinterpret_u64_u8(svld1_u8(svwhilelt_b8_u64(t, c), buf + t));
+            const svuint64_t bits =
+                svlsr_n_u64_x(all, svmul_n_u64_x(all, bytes, 0x0102040810204080u), 56);
+            svst1b_u64(svwhilelt_b64_u64(0, (c - t + 7) / 8), out + (i + t) / 8, bits);
+        }
+    }
+    return (size_t)total;
+}
+
 SF_INSTANTIATE_ALL(sve, u8, u16, u32, u64, f32, f64)

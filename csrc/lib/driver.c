@@ -26,6 +26,10 @@ static size_t run_kernel(const sf_plan *p, const void *x, const uint8_t *valid, 
             return k->index64_valid[p->elem](x, valid, n, p->range, base, (uint64_t *)out);
         case SF_OP_VALUES:
             return k->values_valid[p->elem](x, valid, n, p->range, out);
+        case SF_OP_MASK8:
+            return k->mask8_valid[p->elem](x, valid, n, p->range, (uint8_t *)out);
+        case SF_OP_BITS:
+            return k->bits_valid[p->elem](x, valid, n, p->range, (uint8_t *)out);
         default:
             return k->count_valid[p->elem](x, valid, n, p->range);
         }
@@ -37,13 +41,18 @@ static size_t run_kernel(const sf_plan *p, const void *x, const uint8_t *valid, 
         return k->index64[p->elem](x, n, p->range, base, (uint64_t *)out);
     case SF_OP_VALUES:
         return k->values[p->elem](x, n, p->range, out);
+    case SF_OP_MASK8:
+        return k->mask8[p->elem](x, n, p->range, (uint8_t *)out);
+    case SF_OP_BITS:
+        return k->bits[p->elem](x, n, p->range, (uint8_t *)out);
     default:
         return k->count[p->elem](x, n, p->range);
     }
 }
 
 /* sf_run_serial (library.h). A validity that is not a byte-aligned bitmap is
- * made in small blocks too. */
+ * made in small blocks too. The masks write a result per element: the cursor
+ * moves by the block (whose length is a multiple of 8 but for the last). */
 size_t sf_run_serial(const sf_plan *p, const sf_run *block, void *out) {
     const int direct = sf_run_is_direct(block, p->elem);
     const uint8_t *valid = sf_run_validity_in_place(block);
@@ -68,15 +77,15 @@ size_t sf_run_serial(const sf_plan *p, const sf_run *block, void *out) {
         }
         size_t got = run_kernel(p, x, v, g.n, g.base, cursor);
         if (cursor) /* count passes no output: no arithmetic on NULL */
-            cursor += got * p->rsize;
+            cursor += sf_op_is_mask(p->op) ? sf_output_bytes(p->op, p->elem, g.n)
+                                           : got * p->rsize;
         total += got;
     }
     return total;
 }
 
-/* How many threads a run of n elements gets when `threads` are asked for:
- * never more than one per SF_MIN_ELEMENTS_PER_THREAD elements. */
-static int team_size(size_t n, int threads) {
+/* sf_team_size (library.h). */
+int sf_team_size(size_t n, int threads) {
     size_t want = threads > 1 ? (size_t)threads : 1;
     if (want > SF_MAX_THREADS)
         want = SF_MAX_THREADS;
@@ -178,16 +187,14 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
     return kept;
 }
 
-/* The source's next run, into a zeroed *run as sf_source's contract says
- * (fields it leaves alone: no nulls, not bit-packed); 0 when none is left. */
-static int next_run(sf_source *src, sf_run *run) {
+/* sf_next_run (library.h). */
+int sf_next_run(sf_source *src, sf_run *run) {
     memset(run, 0, sizeof *run);
     return src->next(src, run);
 }
 
-/* n more elements done: past SF_CANCEL_BLOCK since the last poll, whether the
- * caller wants the call stopped. */
-static int cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
+/* sf_cancel_due (library.h). */
+int sf_cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
     *since_cancel += n;
     if (*since_cancel < SF_CANCEL_BLOCK)
         return 0;
@@ -211,7 +218,7 @@ static int execute_within(const sf_plan *p, const sf_query *q, sf_source *src, u
     size_t total = 0, since_cancel = 0;
     uint64_t stage[WITHIN_BLOCK];
     sf_run run;
-    while (w.next < q->within_count && next_run(src, &run)) {
+    while (w.next < q->within_count && sf_next_run(src, &run)) {
         ptrdiff_t len;
         while ((len = take_positions(&w, &run)) > 0) {
             const size_t m = (size_t)len, written = total < capacity ? total : capacity;
@@ -222,7 +229,7 @@ static int execute_within(const sf_plan *p, const sf_query *q, sf_source *src, u
                 memcpy(out + written * p->rsize, stage, (got < room ? got : room) * p->rsize);
             total += got;
             w.next += m;
-            if (cancel_due(x, &since_cancel, POSITION_WEIGHT * m))
+            if (sf_cancel_due(x, &since_cancel, POSITION_WEIGHT * m))
                 return cancelled(p, total, capacity, found);
         }
         if (len < 0) {
@@ -267,23 +274,25 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
     if (q->kernel && !sf_kernel_supported(p.kernel))
         return SF_EUNSUPPORTED;
     unsigned char *dst = (unsigned char *)out;
+    if (sf_op_is_mask(q->op))
+        return q->within ? SF_EINVAL : sf_execute_mask(&p, src, dst, capacity, x, found);
     if (q->within)
         return execute_within(&p, q, src, dst, capacity, x, found);
     if (execute_one_call(&p, src, dst, capacity, found))
         return SF_OK;
     sf_run run, block;
-    while (next_run(src, &run)) {
+    while (sf_next_run(src, &run)) {
         /* Past the capacity nothing is written (room 0), only counted. */
         size_t written = total < capacity ? total : capacity;
         if (is_one_call(&p, &run, capacity - written)) {
             total += run_kernel(&p, run.data, NULL, run.n, run.base,
                                 dst ? dst + written * p.rsize : NULL);
-            if (cancel_due(x, &since_cancel, run.n))
+            if (sf_cancel_due(x, &since_cancel, run.n))
                 return cancelled(&p, total, capacity, found);
             continue;
         }
         const size_t nbytes = run.n * sf_elem_size(q->elem);
-        const int threads = team_size(
+        const int threads = sf_team_size(
             run.n, x->threads > 0      ? x->threads
                    : x->fresh_out && dst ? sf_auto_threads_fresh(nbytes)
                                          : sf_auto_threads(nbytes));
@@ -302,7 +311,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
             written = total < capacity ? total : capacity;
             total += run_block(&p, &block, dst ? dst + written * p.rsize : NULL,
                                capacity - written);
-            if (cancel_due(x, &since_cancel, block.n))
+            if (sf_cancel_due(x, &since_cancel, block.n))
                 return cancelled(&p, total, capacity, found);
         }
     }

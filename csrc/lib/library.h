@@ -73,10 +73,32 @@ typedef struct sf_plan {
  * blocks. Returns the results found. */
 size_t sf_run_serial(const sf_plan *p, const sf_run *block, void *out);
 
+/* The source's next run, into a zeroed *run as sf_source's contract says
+ * (fields it leaves alone: no nulls, not bit-packed); 0 when none is left. */
+int sf_next_run(sf_source *src, sf_run *run);
+
+/* n more elements done: past SF_CANCEL_BLOCK since the last poll (*since_cancel
+ * counts), whether the caller wants the call stopped. */
+int sf_cancel_due(const sf_exec *x, size_t *since_cancel, size_t n);
+
+/* How many threads a run of n elements gets when `threads` are asked for
+ * (the automatic count already made): never more than one per
+ * SF_MIN_ELEMENTS_PER_THREAD elements, nor SF_MAX_THREADS. */
+int sf_team_size(size_t n, int threads);
+
+/* ---- masks.c: sf_execute of the masks (SF_OP_MASK8, SF_OP_BITS) ---- */
+
+/* sf_execute's mask path (its contract is the header's), `within` refused by
+ * the caller. */
+int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t capacity,
+                    const sf_exec *x, size_t *found);
+
 /* ---- team.c: a run on several threads ---- */
 
 /* The run on `threads` threads (at least 2), one spawn for all of it; results
- * to out (room for `room`, the rest counted only). 0 and *found, or
+ * to out (room for `room`, the rest counted only; a mask's results go in
+ * place, out + sf_output_bytes of the elements before them, and need room for
+ * every element and out byte-aligned to the run's first element). 0 and *found, or
  * SF_ECANCELLED with *found = the results of the blocks done (a prefix of the
  * run), or 1 when it could not start (no memory): the caller runs it itself. */
 int sf_run_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t room, int threads,

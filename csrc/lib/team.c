@@ -77,7 +77,7 @@ typedef struct team {
     unsigned char *out;  /* where result 0 of the run goes; NULL for count */
     size_t room;         /* results that fit in out: the rest are counted only */
     size_t nblocks;
-    block_state *blocks; /* NULL for count, which places nothing */
+    block_state *blocks; /* NULL for count and the masks (written in place) */
     unsigned char *scratch0; /* the calling thread's block buffer, allocated up front */
     size_t scratch_bytes;
     const sf_exec *x;
@@ -273,7 +273,10 @@ static void team_work(void *ctx, size_t self) {
         const size_t first = j * SF_THREAD_BLOCK;
         const size_t len = n - first < SF_THREAD_BLOCK ? n - first : SF_THREAD_BLOCK;
         const sf_run block = sf_run_slice(t->run, first, len);
-        const size_t c = sf_run_serial(t->p, &block, buf);
+        /* A mask's results go straight to their place (first: a multiple of 8). */
+        unsigned char *dst =
+            sf_op_is_mask(t->p->op) ? t->out + sf_output_bytes(t->p->op, t->p->elem, first) : buf;
+        const size_t c = sf_run_serial(t->p, &block, dst);
         if (!t->blocks) {
             counted += c;
         } else {
@@ -347,7 +350,7 @@ int sf_run_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t 
     t.workers = (worker *)malloc((size_t)threads * sizeof *t.workers);
     if (!t.workers)
         return 1;
-    if (p->op != SF_OP_COUNT) {
+    if (p->op != SF_OP_COUNT && !sf_op_is_mask(p->op)) { /* the masks place nothing either */
         t.blocks = (block_state *)malloc(t.nblocks * sizeof *t.blocks);
         t.scratch0 = (unsigned char *)malloc(t.scratch_bytes);
         if (!t.blocks || !t.scratch0) {

@@ -13,6 +13,7 @@ Functions
 filter_indexes      positions of the values in [lo, hi]
 filter_values       the values in [lo, hi] themselves
 count_in_range      how many values are in [lo, hi]
+in_range            a bool array: True where the value is in [lo, hi]
 available_kernels   kernels this machine can run, slowest first
 compiled_kernels    kernels compiled into this build, slowest first
 active_kernel       the kernel a call made here runs
@@ -39,6 +40,7 @@ from ._core import (
     default_kernel,
     filter_indexes,
     filter_values,
+    in_range,
 )
 
 __version__: str = _core.__version__
@@ -47,6 +49,7 @@ __all__ = [
     "filter_indexes",
     "filter_values",
     "count_in_range",
+    "in_range",
     "available_kernels",
     "compiled_kernels",
     "active_kernel",

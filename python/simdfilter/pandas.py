@@ -43,14 +43,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _face
+from simdfilter import _face, _masks
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
-
-_MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
-# pandas 1.5 compares Arrow-backed columns into a nullable ``boolean`` array;
-# pandas 2.0 made it ``bool[pyarrow]``. `between` gives what this pandas gives.
-_ARROW_BETWEEN_IS_ARROW = int(pd.__version__.split(".")[0]) >= 2
 
 
 def _probe(inclusive: Any) -> Any:
@@ -118,13 +113,10 @@ def _positions(
     return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
 
 
-def _kernel_mask(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
-    """`between`'s bool result through the kernels (nulls False); TypeError or
-    ValueError where no kernel reads the column or the bounds."""
-    idx = _positions(s, lo, hi, inclusive)
-    mask = np.zeros(len(s), dtype=bool)
-    mask[idx] = True
-    return mask
+def _kernel_between(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
+    """`between`'s result array through the kernels' masks, in the dtype pandas
+    gives; TypeError or ValueError where no kernel reads the column or the bounds."""
+    return _masks.pandas_between(s, *_host_bounds(s, lo, hi), inclusive)
 
 
 def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
@@ -143,34 +135,6 @@ def _host_bool(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
     """pandas' own answer as a NumPy bool array, NA False."""
     m = _host(s, lo, hi, inclusive)
     return np.asarray(m.to_numpy(dtype=bool, na_value=False), dtype=bool)
-
-
-def _null_mask(s: "pd.Series") -> Optional[np.ndarray]:
-    """True at the NA of a nullable or Arrow-backed column, or None if it has none."""
-    if not s.hasnans:
-        return None
-    return s.isna().to_numpy()
-
-
-def _result_array(s: "pd.Series", mask: np.ndarray) -> Any:
-    """`mask` in the dtype pandas' between gives for `s`: ``boolean`` with NA for
-    nullable columns, ``bool[pyarrow]`` with nulls for Arrow-backed ones (``boolean``
-    before pandas 2), else bool."""
-    if isinstance(s.array, _MASKED) or (
-        isinstance(s.dtype, pd.ArrowDtype) and not _ARROW_BETWEEN_IS_ARROW
-    ):
-        nulls = _null_mask(s)
-        return pd.arrays.BooleanArray(
-            mask, nulls if nulls is not None else np.zeros(len(mask), bool)
-        )
-    if isinstance(s.dtype, pd.ArrowDtype):
-        import pyarrow as pa
-
-        nulls = _null_mask(s)
-        return pd.array(
-            pa.array(mask, type=pa.bool_(), mask=nulls), dtype=pd.ArrowDtype(pa.bool_())
-        )
-    return mask
 
 
 def _series_like(values: Any, s: "pd.Series") -> "pd.Series":
@@ -248,10 +212,10 @@ class SeriesAccessor:
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            mask = _kernel_mask(s, lo, hi, inclusive)
+            result = _kernel_between(s, lo, hi, inclusive)
         except (TypeError, ValueError):
             return _host(s, lo, hi, inclusive)  # pandas' answer, or its error
-        return _series_like(_result_array(s, mask), s)
+        return _series_like(result, s)
 
     def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
         """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``."""

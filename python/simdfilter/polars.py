@@ -42,7 +42,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _face
+from simdfilter import _face, _masks
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -201,13 +201,7 @@ def _is_bool(bound: Any) -> bool:
 def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
     """`between`'s Boolean result through the kernels, null at the nulls;
     TypeError or ValueError where no kernel reads the column or the bounds."""
-    idx = _positions(s, lo, hi, inclusive)
-    mask = np.zeros(len(s), dtype=bool)
-    mask[idx] = True
-    out = pl.Series(s.name, mask)
-    if s.null_count():
-        out = out.scatter(s.is_null().arg_true(), None)
-    return out
+    return _masks.polars_between(s, lo, hi, inclusive)
 
 
 def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":

@@ -256,12 +256,75 @@ static void check_results(const call_desc *c, const input *in, sf_op op, uint64_
     }
 }
 
+/* The output of a mask op: `bytes`, ending exactly at the guard page, a canary
+ * in front, poisoned with a byte that changes from call to call. */
+static unsigned char *mask_output_for(const call_desc *c, size_t bytes) {
+    if (bytes + CANARY > g_out.size)
+        fail(c, "test bug: output region too small");
+    unsigned char *out = g_out.base + g_out.size - bytes;
+    memset(out - CANARY, CANARY_BYTE, CANARY);
+    memset(out, (int)(below(255) + 1) ^ CANARY_BYTE, bytes);
+    return out;
+}
+
+/* A mask op's output: result i of the first `written` elements is 1 exactly
+ * at the reference's matches, the bits past them in the last byte are 0, and
+ * the canary is intact. */
+static void check_mask(const call_desc *c, const input *in, sf_op op, const unsigned char *out,
+                       size_t written) {
+    for (size_t i = 0; i < CANARY; i++)
+        if ((out - CANARY)[i] != CANARY_BYTE)
+            fail(c, "wrote %zu bytes before the start of the output", CANARY - i);
+    size_t j = 0;
+    const size_t end = op == SF_OP_BITS ? 8 * ((written + 7) / 8) : written;
+    for (size_t i = 0; i < end; i++) {
+        const unsigned want = i < written && j < in->exp.count && in->exp.pos[j] == i;
+        j += want;
+        if (mask_result(op, out, i) != want)
+            fail(c, "result %zu of %zu (%s) is %u, expected %u", i, written,
+                 i < written ? "an element" : "a bit past the last element",
+                 mask_result(op, out, i), want);
+    }
+}
+
+/* sf_validity over the call's source (cut into as many runs), room for
+ * `room` elements: bit i is 1 exactly where element i is not null, the bits
+ * past them 0, the nulls counted, nothing written before or after. */
+static void check_validity(const call_desc *c, const input *in, const sf_run *run, size_t pieces,
+                           size_t room) {
+    const size_t written = in->n < room ? in->n : room, bytes = (room + 7) / 8;
+    unsigned char *out = mask_output_for(c, bytes);
+    const unsigned char poison = bytes ? out[0] : 0; /* mask_output_for's, all alike */
+    sf_run_source one;
+    pieces_source cut;
+    sf_source *src = pieces > 1 ? pieces_init(&cut, run, pieces) : sf_run_source_init(&one, run);
+    size_t nulls = 0, want_nulls = 0;
+    const size_t elements = sf_validity(src, out, room, &nulls);
+    for (size_t i = 0; i < CANARY; i++)
+        if ((out - CANARY)[i] != CANARY_BYTE)
+            fail(c, "sf_validity wrote %zu bytes before the start of its output", CANARY - i);
+    for (size_t i = 0; i < 8 * ((written + 7) / 8); i++) {
+        const unsigned want = i < written && !is_null(&in->nulls, i);
+        want_nulls += i < written && !want;
+        if (mask_result(SF_OP_BITS, out, i) != want)
+            fail(c, "sf_validity: bit %zu of %zu is %u, expected %u", i, written,
+                 mask_result(SF_OP_BITS, out, i), want);
+    }
+    for (size_t i = (written + 7) / 8; i < bytes; i++)
+        if (out[i] != poison)
+            fail(c, "sf_validity wrote byte %zu past its %zu elements", i, written);
+    if (elements != in->n || nulls != want_nulls)
+        fail(c, "sf_validity returned %zu elements, %zu nulls; expected %zu, %zu", elements, nulls,
+             in->n, want_nulls);
+}
+
 /* Run one call through sf_execute and compare. bounded: an output with room
  * for only `capacity` results (else room for n). pieces: how many runs the
  * source cuts the input into (1: sf_run_source). */
 static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int threads,
                           int bounded, size_t capacity, size_t pieces) {
-    const size_t rsize = result_size(op, in->size);
+    const int mask = sf_op_is_mask(op);
+    const size_t rsize = mask ? sf_result_size(op, in->kind) : result_size(op, in->size);
     sf_query q;
     memset(&q, 0, sizeof q);
     q.kernel = k;
@@ -279,7 +342,8 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     if (sf_result_size(op, in->kind) != rsize)
         fail(&c, "sf_result_size is %zu, expected %zu", sf_result_size(op, in->kind), rsize);
     const size_t room = bounded ? capacity : in->n;
-    unsigned char *out = output_for(&c, in, room, rsize);
+    unsigned char *out = mask ? mask_output_for(&c, sf_output_bytes(op, in->kind, room))
+                              : output_for(&c, in, room, rsize);
 
     g_created = g_refused = 0;
     sf_run_source one;
@@ -298,8 +362,12 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     if (g_strict_threads && g_created + 1 > (threads > 1 ? threads : 1))
         fail(&c, "asked for up to %d threads, ran on %d (the caller and %d created)", threads,
              g_created + 1, g_created);
-    if (rsize)
+    if (!mask && rsize)
         check_results(&c, in, op, run.base, out, rsize, got < room ? got : room);
+    if (mask)
+        check_mask(&c, in, op, out, in->n < room ? in->n : room);
+    if (op == SF_OP_BITS) /* its output checked: the region is sf_validity's now */
+        check_validity(&c, in, &run, pieces, room);
 }
 
 /* One call, through a one-run source or (every other call with one thread) a

@@ -25,8 +25,9 @@
  *   [31, ...) the payload: elements in native byte order; a partial trailing element
  *             is ignored
  *
- * The slots with nulls and with given positions (index32_valid ... within64)
- * run on the same elements, with a validity bitmap and a strictly ascending
+ * The masks (mask8, bits) are checked whole: every result, the bits past n.
+ * The slots with nulls and with given positions (index32_valid ... within64,
+ * mask8_valid, bits_valid) run on the same elements, with a validity bitmap and a strictly ascending
  * position set drawn from a generator seeded by the header: bits 6-7 of [1]
  * pick the validity density (0%, 1%, 50%, 100%), the same generator the share
  * of positions kept (none, 1%, 50%, all).
@@ -114,8 +115,61 @@ static size_t call(const sf_kernel *k, int op, const fcase *c, void *out) {
     case SF_OP_INDEX32: return k->index32[c->elem](c->x, c->n, &c->r, c->base32, (uint32_t *)out);
     case SF_OP_INDEX64: return k->index64[c->elem](c->x, c->n, &c->r, c->base64, (uint64_t *)out);
     case SF_OP_VALUES: return k->values[c->elem](c->x, c->n, &c->r, out);
+    case SF_OP_MASK8: return k->mask8[c->elem](c->x, c->n, &c->r, (uint8_t *)out);
+    case SF_OP_BITS: return k->bits[c->elem](c->x, c->n, &c->r, (uint8_t *)out);
     default: return k->count[c->elem](c->x, c->n, &c->r);
     }
+}
+
+/* What a mask says of element i: in range and (valid != NULL) valid. */
+typedef struct {
+    const fcase *c;
+    const uint8_t *valid;
+} mask_ctx;
+
+static int mask_keeps(size_t i, const void *ctx) {
+    const mask_ctx *m = (const mask_ctx *)ctx;
+    return (!m->valid || ((m->valid[i / 8] >> (i % 8)) & 1)) &&
+           spec_keep(m->c->elem, load_uint(m->c->size, m->c->x, i), &m->c->r);
+}
+
+/* A mask op (with nulls when valid): scalar against the specification (every
+ * result, the bits past n 0, the count), every kernel byte for byte against
+ * scalar. The outputs are exact-size heap blocks. */
+static void fuzz_mask(sf_op op, const fcase *c, const uint8_t *valid) {
+    const size_t bytes = sf_output_bytes(op, c->elem, c->n);
+    unsigned char *ref = malloc(bytes ? bytes : 1), *out = malloc(bytes ? bytes : 1);
+    const char *name = valid ? (op == SF_OP_MASK8 ? "mask8_valid" : "bits_valid") : op_names[op];
+    if (!ref || !out) {
+        free(ref), free(out);
+        return;
+    }
+    for (int i = -1; i < nkernels; i++) {
+        const sf_kernel *k = i < 0 ? sf_kernel_at(0) : kernels[i];
+        unsigned char *dst = i < 0 ? ref : out;
+        memset(dst, 0xEE, bytes);
+        const size_t got =
+            valid ? (op == SF_OP_MASK8 ? k->mask8_valid : k->bits_valid)[c->elem](
+                        c->x, valid, c->n, &c->r, dst)
+                  : call(k, op, c, dst);
+        const mask_ctx ctx = {c, valid};
+        size_t want = 0;
+        for (size_t j = 0; j < c->n; j++)
+            want += (size_t)mask_keeps(j, &ctx);
+        if (i < 0 && mask_mismatch(op, ref, c->n, mask_keeps, &ctx) != (size_t)-1) {
+            fprintf(stderr, "\nFAIL: kernel scalar, op %s, elem %s, n = %zu: the reference "
+                    "disagrees with the specification\n", name, sf_elem_name(c->elem), c->n);
+            abort();
+        }
+        if (got != want || (i >= 0 && bytes && memcmp(out, ref, bytes))) {
+            fprintf(stderr, "\nFAIL: kernel %s, op %s, elem %s, n = %zu: %s (returned %zu, "
+                    "expected %zu)\n", k->name, name, sf_elem_name(c->elem), c->n,
+                    got != want ? "wrong count" : "wrong output", got, want);
+            abort();
+        }
+    }
+    free(ref);
+    free(out);
 }
 
 /* The scalar result must be what the specification says, element by element. */
@@ -234,6 +288,8 @@ static void fuzz_nulls_within(const fcase *c, const uint8_t *h) {
         free(ref);
         free(out);
     }
+    fuzz_mask(SF_OP_MASK8, c, valid);
+    fuzz_mask(SF_OP_BITS, c, valid);
 done:
     free(valid);
     free(idx);
@@ -303,6 +359,10 @@ static void bases_from_header(fcase *c, const uint8_t *h) {
 /* Every op: scalar against the specification, every kernel against scalar. */
 static void fuzz_ops(const fcase *c) {
     for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
+        if (sf_op_is_mask((sf_op)op)) {
+            fuzz_mask((sf_op)op, c, NULL);
+            continue;
+        }
         const size_t osz = sf_result_size((sf_op)op, c->elem);
         const size_t obytes = op == SF_OP_COUNT ? 0 : c->n * osz;
         unsigned char *ref = malloc(obytes), *out = malloc(obytes);

@@ -41,6 +41,8 @@ static any_fn slot_of(const sf_kernel *k, int op, int e) {
     case SF_OP_INDEX32: return (any_fn)k->index32[e];
     case SF_OP_INDEX64: return (any_fn)k->index64[e];
     case SF_OP_VALUES: return (any_fn)k->values[e];
+    case SF_OP_MASK8: return (any_fn)k->mask8[e];
+    case SF_OP_BITS: return (any_fn)k->bits[e];
     default: return (any_fn)k->count[e];
     }
 }
@@ -112,14 +114,19 @@ static void check_table(void) {
     API_CHECK(!sf_elem_name(SF_ELEM_COUNT) && !sf_elem_size(SF_ELEM_COUNT), "invalid sf_elem accepted");
     API_CHECK(sf_result_size(SF_OP_INDEX32, SF_U8) == 4 && sf_result_size(SF_OP_INDEX64, SF_U8) == 8 &&
                   sf_result_size(SF_OP_VALUES, SF_U16) == 2 && sf_result_size(SF_OP_VALUES, SF_F64) == 8 &&
-                  sf_result_size(SF_OP_COUNT, SF_U64) == 0,
-              "sf_result_size");
+                  sf_result_size(SF_OP_COUNT, SF_U64) == 0 && sf_result_size(SF_OP_MASK8, SF_F64) == 1 &&
+                  sf_result_size(SF_OP_BITS, SF_U8) == 0 && sf_output_bytes(SF_OP_BITS, SF_F64, 9) == 2 &&
+                  sf_output_bytes(SF_OP_BITS, SF_U8, 16) == 2 && sf_output_bytes(SF_OP_BITS, SF_U8, 0) == 0 &&
+                  sf_output_bytes(SF_OP_MASK8, SF_U64, 5) == 5 && sf_output_bytes(SF_OP_INDEX64, SF_U8, 3) == 24 &&
+                  sf_op_is_mask(SF_OP_MASK8) && sf_op_is_mask(SF_OP_BITS) && !sf_op_is_mask(SF_OP_COUNT),
+              "sf_result_size, sf_output_bytes or sf_op_is_mask");
     for (int i = 0; i < sf_kernel_count(); i++) {
         const sf_kernel *k = sf_kernel_at(i);
         API_CHECK(k && k->name, "sf_kernel_at(%d) has no name", i);
         API_CHECK(sf_kernel_find(k->name) == k, "sf_kernel_find(\"%s\") is not sf_kernel_at(%d)", k->name, i);
         for (int e = 0; e < SF_ELEM_COUNT; e++)
-            API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e],
+            API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e] &&
+                          k->mask8[e] && k->bits[e],
                       "kernel %s has an empty slot for elem %s", k->name, sf_elem_name((sf_elem)e));
         const int want = sf_kernel_supported(k) ? SF_OK : SF_EUNSUPPORTED;
         sel = NULL;

@@ -28,7 +28,8 @@
 /* The operations' names, indexed by sf_op. */
 static const char *const op_names[SF_OP_COUNT_OF_OPS] = {
     [SF_OP_INDEX32] = "index32", [SF_OP_INDEX64] = "index64",
-    [SF_OP_VALUES] = "values", [SF_OP_COUNT] = "count"};
+    [SF_OP_VALUES] = "values", [SF_OP_COUNT] = "count", [SF_OP_MASK8] = "mask8",
+    [SF_OP_BITS] = "bits"};
 
 /* ---- Random numbers: xoshiro256**, seeded through splitmix64 -------------- */
 
@@ -159,6 +160,25 @@ static inline int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
     }
     const uint64_t m = width_mask(k);
     return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
+}
+
+/* ---- The masks' outputs ------------------------------------------------------- */
+
+/* Result i of a mask op's output (a byte, or bit i LSB first). */
+static inline unsigned mask_result(sf_op op, const unsigned char *out, size_t i) {
+    return op == SF_OP_BITS ? (out[i / 8] >> (i % 8)) & 1u : out[i];
+}
+
+/* The first place where a mask op's output of n results differs from the
+ * expected 0/1 of want(i, ctx), a bit past n in the last byte of a bits output
+ * counting as expected 0; (size_t)-1 if none. */
+static inline size_t mask_mismatch(sf_op op, const unsigned char *out, size_t n,
+                                   int (*want)(size_t i, const void *ctx), const void *ctx) {
+    const size_t end = op == SF_OP_BITS ? 8 * ((n + 7) / 8) : n;
+    for (size_t i = 0; i < end; i++)
+        if (mask_result(op, out, i) != (unsigned)(i < n && want(i, ctx)))
+            return i;
+    return (size_t)-1;
 }
 
 /* ---- Guarded memory ------------------------------------------------------------ */

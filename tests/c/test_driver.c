@@ -33,6 +33,9 @@
  *     on one thread and (a run of 2^38 elements at stride 0) on 2 to 4;
  *   - runs across a cancel block (2^24 + 32769) and of 3 * 2^18 + 4097
  *     elements, with and without mask nulls: threads 2-4 equal one thread;
+ *   - the masks (mask8, bits): every result checked, the bits past the last
+ *     element 0, from sources of runs cut anywhere (runs that start inside a
+ *     byte of a bits output), capacities that stop anywhere;
  *   - outputs with room for n, exactly the count, and below it
  *     (count - 1, count / 2, 0): the output ends at a PROT_NONE page, so one
  *     byte written past capacity crashes; a canary guards the bytes before it.
@@ -230,15 +233,19 @@ static void long_run_case(const sf_kernel *k) {
                     if (op != SF_OP_COUNT)
                         memset(dst, 0xA5, n * 4);
                     g_created = 0;
-                    const int rc = sf_execute(&q, sf_run_source_init(&src, &run),
-                                              op == SF_OP_COUNT ? NULL : dst, n, &opts, &got);
-                    if (rc != SF_OK || (threads > 1 && g_created == 0))
+                    /* A mask from 3 runs cut anywhere: the bits of each run
+                     * after the first start inside a byte, then go on threads. */
+                    const int mask = sf_op_is_mask((sf_op)op);
+                    pieces_source cut;
+                    sf_source *from = mask ? pieces_init(&cut, &run, 3) : sf_run_source_init(&src, &run);
+                    const int rc = sf_execute(&q, from, op == SF_OP_COUNT ? NULL : dst, n, &opts, &got);
+                    if (rc != SF_OK || (threads > 1 && g_created == 0 && !mask))
                         fail(NULL, "long run case: rc=%d, %d threads created", rc, g_created);
+                    const size_t bytes = mask ? sf_output_bytes((sf_op)op, SF_U8, n)
+                                              : got * (op == SF_OP_VALUES ? 1 : 4);
                     if (threads == 1)
                         want = got;
-                    else if (got != want ||
-                             (op != SF_OP_COUNT &&
-                              memcmp(one, many, got * (op == SF_OP_VALUES ? 1 : 4)) != 0))
+                    else if (got != want || (op != SF_OP_COUNT && memcmp(one, many, bytes) != 0))
                         fail(NULL, "long run case: n=%zu nulls=%d %s threads=%d differs from one "
                              "thread (%zu vs %zu results)", n, with_nulls, op_names[op], threads,
                              got, want);
@@ -369,8 +376,11 @@ static void thread_case(const input *in, const sf_kernel *k, unsigned rotate, in
         g_fail_every = g_delay_every = 0;
     }
     /* Bounded on big inputs: exact count (the staged serial path) and
-     * less; room for n takes the threaded path. */
-    for (int op = 0; op < SF_OP_COUNT; op++) {
+     * less; room for n takes the threaded path. (A mask's capacity counts
+     * elements: the count is one more place to stop.) */
+    for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
+        if (op == SF_OP_COUNT)
+            continue;
         check_call(in, k, (sf_op)op, 3, 1, in->n);
         check_call(in, k, (sf_op)op, 3, 1, in->exp.count);
         if (in->exp.count)

@@ -8,8 +8,9 @@
  * Every case is checked three ways: the scalar kernel against a specification
  * written from the header's wording (spec_keep, in test_common.h: so the
  * reference itself is tested), then every other supported kernel against that
- * same expected result, for all four operations (index32 with a base, index64
- * with a base, values, count).
+ * same expected result, for every operation (index32 with a base, index64
+ * with a base, values, count, and the masks mask8 and bits, whose every
+ * result, and for bits every bit past n in the last byte, is checked).
  *
  * Out-of-bounds accesses must crash rather than pass: the input and every output
  * live in arenas fenced by PROT_NONE pages and are placed, case by case, to end
@@ -24,7 +25,7 @@
  *   kernel NAME: reference|supported|unsupported|not selected
  *   known NAME arch=ARCH: built|not built        (every kernel of isa.def)
  *   slot NAME OP ELEM: from LOWER                (a slot dispatch filled from LOWER)
- *   compared NAME KIND: index32=A index64=B values=C count=D total=T
+ *   compared NAME KIND: index32=A index64=B values=C count=D mask8=E bits=F ... total=T
  *   TOTAL comparisons=N cases=C kernels=a,b time=S status=OK
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS, clock_gettime, sigaction */
@@ -245,7 +246,56 @@ static uint64_t expected_at(const tcase *c, int op, size_t j) {
     }
 }
 
+/* Whether the specification keeps element i of the case (mask_mismatch's test). */
+static int case_keeps(size_t i, const void *ctx) {
+    const tcase *c = (const tcase *)ctx;
+    return spec_keep(c->elem, load_bits(c->elem, c->x, i), &c->r);
+}
+
+/* mask8 and bits: a result for every element, exactly out[0, sf_output_bytes)
+ * written (the canaries and guard pages around it), the bits past n 0. */
+static void run_mask_one(kstate *ks, int op, const tcase *c) {
+    const sf_kernel *k = ks->k;
+    const size_t bytes = sf_output_bytes((sf_op)op, c->elem, c->n);
+    unsigned char *out = arena_place(&out_arena, c->out_place, bytes, 1, c->out_shift);
+    memset(out, 0xEE, bytes);
+    canary_fill(&out_arena, out, bytes);
+    cur_kernel = k->name;
+    cur_op = op;
+    const size_t got = op == SF_OP_MASK8 ? k->mask8[c->elem](c->x, c->n, &c->r, out)
+                                         : k->bits[c->elem](c->x, c->n, &c->r, out);
+    cur_op = -1;
+    cur_kernel = "(harness)";
+    const long bad = canary_check(&out_arena, out, bytes);
+    if (bad) {
+        fail_header(ks, op, c, "wrote outside its output buffer");
+        printf("  canary clobbered %ld byte(s) %s the output buffer of %zu bytes\n",
+               bad < 0 ? -bad : bad, bad < 0 ? "before the start of" : "past the end of", bytes);
+        fail_footer();
+    }
+    const size_t at = mask_mismatch((sf_op)op, out, c->n, case_keeps, c);
+    if (at != (size_t)-1) {
+        fail_header(ks, op, c, "wrong mask");
+        printf("  result %zu is %u%s\n", at, mask_result((sf_op)op, out, at),
+               at >= c->n ? " (a bit past n)" : "");
+        if (at < c->n)
+            print_neighbourhood(c, at);
+        fail_footer();
+    }
+    if (got != c->kept) {
+        fail_header(ks, op, c, "wrong count");
+        printf("  returned %zu, expected %zu (the mask itself is right)\n", got, c->kept);
+        fail_footer();
+    }
+    ks->cmp[c->elem][op]++;
+    total_cmp++;
+}
+
 static void run_one(kstate *ks, int op, const tcase *c) {
+    if (sf_op_is_mask((sf_op)op)) {
+        run_mask_one(ks, op, c);
+        return;
+    }
     const sf_kernel *k = ks->k;
     const sf_elem elem = c->elem;
     /* count writes nothing; its (empty) output is placed as the elements would be */
@@ -538,10 +588,12 @@ static void print_totals(double seconds) {
             continue;
         for (int e = 0; e < SF_ELEM_COUNT; e++) {
             const unsigned long long *c = ks->cmp[e];
-            printf("compared %s %s: index32=%llu index64=%llu values=%llu count=%llu",
-                   ks->k->name, sf_elem_name((sf_elem)e), c[0], c[1], c[2], c[3]);
+            printf("compared %s %s: index32=%llu index64=%llu values=%llu count=%llu "
+                   "mask8=%llu bits=%llu",
+                   ks->k->name, sf_elem_name((sf_elem)e), c[0], c[1], c[2], c[3],
+                   c[SF_OP_MASK8], c[SF_OP_BITS]);
             nw_print(ki, e);
-            printf(" total=%llu\n", c[0] + c[1] + c[2] + c[3]);
+            printf(" total=%llu\n", c[0] + c[1] + c[2] + c[3] + c[SF_OP_MASK8] + c[SF_OP_BITS]);
         }
         if (ki > 0) {
             compared++;

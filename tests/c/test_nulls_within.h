@@ -12,9 +12,10 @@
  */
 
 enum { NW_INDEX32_VALID, NW_INDEX64_VALID, NW_VALUES_VALID, NW_COUNT_VALID, NW_WITHIN32,
-       NW_WITHIN64, NW_OPS };
+       NW_WITHIN64, NW_MASK8_VALID, NW_BITS_VALID, NW_OPS };
 static const char *const nw_names[NW_OPS] = {"index32_valid", "index64_valid", "values_valid",
-                                             "count_valid",   "within32",      "within64"};
+                                             "count_valid",   "within32",      "within64",
+                                             "mask8_valid",   "bits_valid"};
 static unsigned long long nw_cmp[MAX_KERNELS][SF_ELEM_COUNT][NW_OPS];
 static arena valid_arena, pos_arena;
 static size_t *nw_expect; /* what the specification keeps: element indexes */
@@ -30,6 +31,49 @@ static void nw_fail(const kstate *ks, int op, const tcase *c, const char *what, 
            c->base32, c->base64, c->shape, c->data_desc, sets);
     printf("  returned %zu, expected %zu\n", got, want);
     fail_footer();
+}
+
+/* What a mask with nulls says of element i: in range and valid. */
+typedef struct {
+    const tcase *c;
+    const uint8_t *valid;
+} nw_mask_ctx;
+
+static int nw_keeps(size_t i, const void *ctx) {
+    const nw_mask_ctx *m = (const nw_mask_ctx *)ctx;
+    return ((m->valid[i / 8] >> (i % 8)) & 1) &&
+           spec_keep(m->c->elem, load_bits(m->c->elem, m->c->x, i), &m->c->r);
+}
+
+/* mask8_valid and bits_valid of one kernel: every result (nulls 0) and, for
+ * bits, the bits past n; want is how many are in range and valid. */
+static void nw_run_mask(kstate *ks, int ki, int op, const tcase *c, const uint8_t *valid,
+                        size_t want, const char *sets) {
+    const sf_op mop = op == NW_MASK8_VALID ? SF_OP_MASK8 : SF_OP_BITS;
+    const size_t bytes = sf_output_bytes(mop, c->elem, c->n);
+    unsigned char *out = arena_place(&out_arena, c->out_place, bytes, 1, c->out_shift);
+    memset(out, 0xEE, bytes);
+    canary_fill(&out_arena, out, bytes);
+    cur_kernel = ks->k->name;
+    const size_t got = op == NW_MASK8_VALID
+                           ? ks->k->mask8_valid[c->elem](c->x, valid, c->n, &c->r, out)
+                           : ks->k->bits_valid[c->elem](c->x, valid, c->n, &c->r, out);
+    cur_kernel = "(harness)";
+    if (canary_check(&out_arena, out, bytes))
+        nw_fail(ks, op, c, "wrote outside its output buffer", got, want, sets);
+    const nw_mask_ctx ctx = {c, valid};
+    const size_t at = mask_mismatch(mop, out, c->n, nw_keeps, &ctx);
+    if (at != (size_t)-1) {
+        printf("\n  result %zu is %u (element %s, %s)", at, mask_result(mop, out, at),
+               at < c->n && ((valid[at / 8] >> (at % 8)) & 1) ? "valid" : "null or past n",
+               at < c->n && spec_keep(c->elem, load_bits(c->elem, c->x, at), &c->r) ? "in range"
+                                                                                 : "not in range");
+        nw_fail(ks, op, c, "wrong mask", got, want, sets);
+    }
+    if (got != want)
+        nw_fail(ks, op, c, "wrong count", got, want, sets);
+    nw_cmp[ki][c->elem][op]++;
+    total_cmp++;
 }
 
 /* One slot of one kernel, its output compared with nw_expect[0, want). */
@@ -191,6 +235,10 @@ static void run_nulls_within(const tcase *c) {
         if (kernels[ki].supported)
             for (int op = NW_INDEX32_VALID; op <= NW_COUNT_VALID; op++)
                 nw_run_one(&kernels[ki], ki, op, c, valid, NULL, 0, want, sets);
+    for (int ki = 0; ki < nkernels; ki++)
+        if (kernels[ki].supported)
+            for (int op = NW_MASK8_VALID; op <= NW_BITS_VALID; op++)
+                nw_run_mask(&kernels[ki], ki, op, c, valid, want, sets);
     arena_protect(valid, nb, PROT_READ | PROT_WRITE);
 
     want = 0;
@@ -245,7 +293,9 @@ static any_fn nw_slot_of(const sf_kernel *k, int op, int e) {
     case NW_VALUES_VALID: return (any_fn)k->values_valid[e];
     case NW_COUNT_VALID: return (any_fn)k->count_valid[e];
     case NW_WITHIN32: return (any_fn)k->within32[e];
-    default: return (any_fn)k->within64[e];
+    case NW_WITHIN64: return (any_fn)k->within64[e];
+    case NW_MASK8_VALID: return (any_fn)k->mask8_valid[e];
+    default: return (any_fn)k->bits_valid[e];
     }
 }
 

@@ -28,6 +28,7 @@ SECTIONS = [
     "bound_types",
     "selectivity",
     "store_form",
+    "between",
 ]
 
 

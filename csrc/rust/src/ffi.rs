@@ -484,6 +484,28 @@ pub fn values<T: Plain>(
     execute_into(q, SF_OP_VALUES, data, threads, out)
 }
 
+/// A byte per element, 1 where it matches, 0 elsewhere (SF_OP_MASK8); the
+/// number of matches.
+pub fn mask8<T: Plain>(
+    q: &Query,
+    data: &[T],
+    threads: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, ExecError> {
+    out.clear();
+    if data.is_empty() {
+        return Ok(0);
+    }
+    let fresh_out = out.capacity() < data.len();
+    out.reserve(data.len());
+    let dst = out.spare_capacity_mut().as_mut_ptr() as *mut c_void;
+    let found = execute(q, SF_OP_MASK8, data, threads, dst, fresh_out)?;
+    // SAFETY: `out` has capacity >= data.len(); sf_execute returned SF_OK, so
+    // a mask wrote exactly data.len() bytes, each 0 or 1.
+    unsafe { out.set_len(data.len()) };
+    Ok(found)
+}
+
 /// How many elements match.
 pub fn count<T: Plain>(q: &Query, data: &[T], threads: usize) -> Result<usize, ExecError> {
     if data.is_empty() {

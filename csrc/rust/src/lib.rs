@@ -280,6 +280,23 @@ impl Filter {
         out
     }
 
+    /// [`in_range`] with these options.
+    ///
+    /// ```
+    /// let f = simdfilter::Filter::new().threads(1);
+    /// assert_eq!(f.in_range(&[1i64, -5, 9], -5..=1), vec![true, true, false]);
+    /// ```
+    pub fn in_range<T: Element, R: RangeBounds<T>>(&self, data: &[T], range: R) -> Vec<bool> {
+        let mut bytes = Vec::new();
+        match self.query(&range) {
+            Some(q) => {
+                ok(ffi::mask8(&q, data, self.threads, &mut bytes));
+            }
+            None => return vec![false; data.len()],
+        }
+        bytes.into_iter().map(|b| b != 0).collect()
+    }
+
     /// [`count_in_range`] with these options.
     ///
     /// ```
@@ -407,6 +424,17 @@ pub fn filter_indexes_into<T: Element, R: RangeBounds<T>>(
 /// ```
 pub fn filter_values<T: Element, R: RangeBounds<T>>(data: &[T], range: R) -> Vec<T> {
     Filter::new().values(data, range)
+}
+
+/// Whether each element of `data` lies in `range`: the kernel's byte mask,
+/// written in one pass.
+///
+/// ```
+/// let years = [1992u32, 2018, 1934, 2002];
+/// assert_eq!(simdfilter::in_range(&years, 1982..=2000), vec![true, false, false, false]);
+/// ```
+pub fn in_range<T: Element, R: RangeBounds<T>>(data: &[T], range: R) -> Vec<bool> {
+    Filter::new().in_range(data, range)
 }
 
 /// How many elements of `data` lie in `range`; allocates nothing.

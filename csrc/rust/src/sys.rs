@@ -35,6 +35,7 @@ pub const SF_OP_INDEX32: c_int = 0;
 pub const SF_OP_INDEX64: c_int = 1;
 pub const SF_OP_VALUES: c_int = 2;
 pub const SF_OP_COUNT: c_int = 3;
+pub const SF_OP_MASK8: c_int = 4;
 
 /// `sf_bound_kind`.
 const SF_BOUND_NONE: c_int = 0;

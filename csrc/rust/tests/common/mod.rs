@@ -225,6 +225,16 @@ impl Checker {
                 "count: {}",
                 what()
             );
+            let mut expect_mask = vec![false; data.len()];
+            for &i in &expect {
+                expect_mask[i as usize] = true;
+            }
+            assert_eq!(
+                f.in_range(data, range.clone()),
+                expect_mask,
+                "in_range: {}",
+                what()
+            );
             let mut scratch = self.scratch.borrow_mut();
             scratch.push(12345); // stale contents must go
             assert_eq!(

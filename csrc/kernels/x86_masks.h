@@ -1,0 +1,68 @@
+/*
+ * The masks (mask8, bits) of kernels/sse41.c and kernels/avx2.c, for any
+ * vector width: included by each after x86_skeleton.h, whose P_setup, P_keep
+ * and P_lanes it uses. P_mask_any is what SF_INSTANTIATE_ALL instantiates.
+ *
+ * 32 elements per step (1 to 16 vectors): P_keep's compares and movemasks give
+ * their 32 in-range bits, the validity bits are ANDed in, and then
+ *   bits:  the 32 bits are the output's 4 bytes, stored as they are (x86 is
+ *          little-endian: bit j of the word is bit j % 8 of byte j / 8);
+ *   mask8: the bits become 32 bytes, one vector per X86_BYTES of them: the
+ *          word broadcast, each byte lane given the byte of the word that
+ *          holds its bit (pshufb, within 128-bit halves: the word is in
+ *          every 32-bit lane), ANDed with its bit's weight, then min(., 1).
+ * The last 1-31 elements go through a zero-padded copy and sf_put_mask, so
+ * nothing is read past x[n - 1] or written past the output's end.
+ */
+#ifndef X86_ISA
+#error "include x86_masks.h after x86_skeleton.h"
+#endif
+
+/* Per byte lane: the byte of the 32-bit word its bit is in, and its weight. */
+static const uint8_t X86_FN(mask_byte)[32] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                              2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
+static const uint8_t X86_FN(mask_weight)[32] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16,
+                                                32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+                                                1, 2, 4, 8, 16, 32, 64, 128};
+
+/* The 32 bytes of mask m at out: byte j is bit j of m. */
+SF_INLINE void X86_FN(mask_bytes)(uint8_t *out, uint32_t m) {
+    const X86_VEC byte = X86_FN(load)(X86_FN(mask_byte));
+    const X86_VEC weight = X86_FN(load)(X86_FN(mask_weight));
+    const X86_VEC one = X86_MM(set1_epi8)(1);
+    for (size_t v = 0; v < 32 / X86_BYTES; v++) {
+        /* SSE4.1: bytes 0-1 of the word, then 2-3 (shifted down); AVX2: the
+         * upper half's pshufb indexes 2-3 pick bytes 2-3 of its own copy. */
+        const X86_VEC w = X86_MM(set1_epi32)((int)(m >> (16 * v)));
+        const X86_VEC b = X86_SI(and)(X86_MM(shuffle_epi8)(w, byte), weight);
+        X86_SI(storeu)((X86_VEC *)(void *)(out + X86_BYTES * v), X86_MM(min_epu8)(b, one));
+    }
+}
+
+SF_INLINE size_t X86_FN(mask_any)(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
+                                  size_t n, const sf_range *r, uint8_t *out) {
+    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+    const size_t size = sf_elem_size(elem), nvec = 32 / X86_FN(lanes)(elem);
+    const unsigned char *p = (const unsigned char *)x;
+    size_t i = 0, k = 0;
+    for (; n - i >= 32; i += 32) {
+        uint32_t m = X86_FN(keep)(elem, &c, p + i * size, nvec);
+        if (valid) /* a constant NULL in the plain entry points */
+            m &= sf_valid_bits(valid, i, 32, 32);
+        k += X86_FN(popcount)(m & 0xffffu) + X86_FN(popcount)(m >> 16);
+        if (op == SF_OP_BITS)
+            memcpy(out + i / 8, &m, 4);
+        else
+            X86_FN(mask_bytes)(out + i, m);
+    }
+    if (i < n) {
+        _Alignas(X86_BYTES) unsigned char in[32 * 8] = {0};
+        const size_t rest = n - i;
+        memcpy(in, p + i * size, rest * size);
+        uint32_t m = X86_FN(keep)(elem, &c, in, nvec);
+        if (valid)
+            m &= sf_valid_bits(valid, i, rest, 32);
+        k += sf_put_mask(op, out, i, m, rest);
+    }
+    return k;
+}
