@@ -248,9 +248,9 @@ def test_polars_between_is_polars(rng):
     a = pl.Series("v", [None if i % 11 == 0 else float(i % 23) for i in range(3001)])
     chunked = pl.concat([a.slice(0, 1001), a.slice(1001, 13), a.slice(1014)], rechunk=False)
     for s in (a, chunked, a.cast(pl.Int16), a.fill_null(0.0)):
-        for closed in ("both", "left", "right", "neither"):
-            got = s.sf.between(3, 17, inclusive=closed)
-            want = s.is_between(3, 17, closed="none" if closed == "neither" else closed)
+        for closed in ("both", "left", "right", "none"):
+            got = s.sf.between(3, 17, closed=closed)
+            want = s.is_between(3, 17, closed=closed)
             assert got.dtype == pl.Boolean and got.name == s.name
             assert got.null_count() == s.null_count()
             assert got.to_list() == want.to_list()
