@@ -64,7 +64,7 @@ SF_INLINE size_t avx512_index32_blocks(sf_elem elem, const unsigned char *p, con
                                        size_t i, size_t end, avx512_bounds b, uint64_t base,
                                        uint32_t *out, size_t k) {
     const size_t L = avx512_lanes(elem), G = 16;
-    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t V = avx512_block_vectors(L, G, avx512_unroll(SF_OP_INDEX32, elem)), B = V * L;
     /* Positions wrap modulo 2^32 in the vector, never in C: base + n <= 2^32. */
     __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)(base + i)),
                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
@@ -96,7 +96,9 @@ SF_INLINE size_t avx512_index64_blocks(sf_elem elem, const unsigned char *p, con
                                        uint64_t *out, size_t k) {
     const size_t L = avx512_lanes(elem);
     if (avx512_index64_narrow(elem)) {
-        const size_t G32 = 16, V32 = avx512_block_vectors(L, G32, AVX512_UNROLL), B32 = V32 * L;
+        const size_t G32 = 16;
+        const size_t V32 = avx512_block_vectors(L, G32, avx512_unroll(SF_OP_INDEX64, elem));
+        const size_t B32 = V32 * L;
         const __m512i iota =
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         for (; i < end; i += B32) {
@@ -115,7 +117,8 @@ SF_INLINE size_t avx512_index64_blocks(sf_elem elem, const unsigned char *p, con
         }
         return k;
     }
-    const size_t G = 8, V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t G = 8, V = avx512_block_vectors(L, G, avx512_unroll(SF_OP_INDEX64, elem));
+    const size_t B = V * L;
     __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)(base + i)),
                                    _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     for (; i < end; i += B) {
@@ -135,7 +138,7 @@ SF_INLINE size_t avx512_values_blocks(sf_elem elem, const unsigned char *p, cons
                                       size_t i, size_t end, avx512_bounds b, unsigned char *dst,
                                       size_t k) {
     const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = avx512_values_group(elem);
-    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t V = avx512_block_vectors(L, G, avx512_unroll(SF_OP_VALUES, elem)), B = V * L;
     for (; i < end; i += B) {
         uint64_t m[AVX512_MAX_VECTORS];
         __m512i vec[AVX512_MAX_VECTORS];
@@ -160,7 +163,7 @@ SF_INLINE size_t avx512_block(sf_op op, sf_elem elem) {
                      : op == SF_OP_VALUES                              ? avx512_values_group(elem)
                      : avx512_index64_narrow(elem)                     ? 16
                                                                        : 8;
-    return avx512_block_vectors(L, G, AVX512_UNROLL) * L;
+    return avx512_block_vectors(L, G, avx512_unroll(op, elem)) * L;
 }
 
 SF_INLINE size_t avx512_blocks(sf_op op, sf_elem elem, const unsigned char *p, const uint8_t *valid,

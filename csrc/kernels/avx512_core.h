@@ -43,6 +43,26 @@
 #ifndef AVX512_UNROLL
 #define AVX512_UNROLL 2
 #endif
+/* Vectors per block of the register form (avx512_zen4) for 4- and 8-byte
+ * elements, except 8-byte elements into 32-bit positions, where two vectors
+ * make one group; their blocks are then no longer than the u8 block of two.
+ * Zen 4 compresses 16 lanes in about two cycles (it runs 512-bit operations as
+ * two 256-bit halves) and the register-form loop is bound by that compress and
+ * the full 64-byte store about equally; four independent groups a block keep
+ * more of them in flight. AMD EPYC Zen 4 (family 25 model 17) 2-core KVM,
+ * loaded, time with four vectors over time with two, one process
+ * (benchmarks/kernel_vs_hand.py --old --kinds; 64 Ki and 1 Mi, 10/50/90%):
+ * u32/f32 index32 0.93-1.00, index64 0.94-1.00, values 0.95-0.99; u64/f64
+ * index64 0.94-1.02, values 0.93-1.00. Four vectors for u64/f64 index32 too
+ * measured 0.90-1.27 there, mostly above 1, so that pair keeps two. uint32
+ * index32 over the best hand-written loop (benchmarks/kernel_vs_hand.c), same
+ * process, in speed: 0.96-1.08 (0.92-1.02 with two). Zen 5 in its time measured
+ * 29 / 31 G/s for four vectors against 28 / 29 for two (u32
+ * index32, above). The memory form (Intel's default) keeps two: not measured
+ * there. */
+#ifndef AVX512_UNROLL_WIDE
+#define AVX512_UNROLL_WIDE (AVX512_REGISTER_FORM ? 4 : AVX512_UNROLL)
+#endif
 /* 64-lane mask words per count block (see avx512_count). */
 #ifndef AVX512_COUNT_WORDS
 #define AVX512_COUNT_WORDS 2
@@ -144,6 +164,13 @@ SF_INLINE uint64_t avx512_group_mask(const uint64_t *m, size_t L, size_t G, size
     for (size_t j = 0; j < G / L; j++)
         gm |= m[g * G / L + j] << (j * L);
     return gm;
+}
+
+/* Vectors per main-loop block of op on elem, before the group size is taken
+ * into account (AVX512_UNROLL_WIDE, above). */
+SF_INLINE size_t avx512_unroll(sf_op op, sf_elem elem) {
+    const size_t size = sf_elem_size(elem);
+    return size >= 4 && !(size == 8 && op == SF_OP_INDEX32) ? AVX512_UNROLL_WIDE : AVX512_UNROLL;
 }
 
 /* Vectors per main-loop block: enough to fill at least one group. */
