@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 ISA_TABLE = "csrc/kernels/isa.def"
 # The line format isa.def's header comment fixes.
-ISA_LINE = re.compile(r'^SF_ISA\((\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$', re.M)
+ISA_LINE = re.compile(r'^SF_ISA\((\w+),\s*(\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$', re.M)
 INCLUDE_DIRS = ["csrc/include", "csrc"]
 C_STD = ["-std=c11"]
 
@@ -46,12 +46,13 @@ def read_version(root=HERE):
 
 
 def isa_table(root=HERE):
-    """[(name, arch, [features], [flags])] for every line of isa.def, in its order."""
+    """[(name, source, arch, [features], [flags])] for every line of isa.def, in
+    its order: kernel `name` is csrc/kernels/<source>.c built with `flags`."""
     with open(os.path.join(root, ISA_TABLE)) as f:
         text = f.read()
     rows = [
-        (name, arch, features.split("|"), shlex.split(flags))
-        for name, arch, features, flags in ISA_LINE.findall(text)
+        (name, source, arch, features.split("|"), shlex.split(flags))
+        for name, source, arch, features, flags in ISA_LINE.findall(text)
     ]
     if not rows:
         raise RuntimeError("%s holds no SF_ISA(...) line" % ISA_TABLE)
@@ -93,8 +94,9 @@ def normalize_arch(machine=None):
 
 
 def kernel_sources(arch=None, root=HERE):
-    """[(isa, path relative to root, flags)] for the kernel files of `arch` that exist
-    (not the kernels of every architecture, such as scalar: see library_sources)."""
+    """[(isa, path relative to root, flags)] for the kernels of `arch` whose source
+    file exists (not the kernels of every architecture, such as scalar: see
+    library_sources). A file built as two kernels is listed twice."""
     arch = normalize_arch(arch)
     # SIMDFILTER_DISABLE_KERNELS=avx512,sse41 builds without those (say, for an
     # assembler too old for AVX-512); the scalar kernel is always there.
@@ -104,10 +106,10 @@ def kernel_sources(arch=None, root=HERE):
         # never be chosen, so it is not built.
         disabled.add("sve")
     out = []
-    for isa, isa_arch, _, flags in isa_table(root):
+    for isa, source, isa_arch, _, flags in isa_table(root):
         if isa_arch != arch or isa in disabled:
             continue
-        path = "csrc/kernels/%s.c" % isa
+        path = "csrc/kernels/%s.c" % source
         if os.path.exists(os.path.join(root, path)):
             out.append((isa, path, flags))
     return out
@@ -130,13 +132,13 @@ def library_sources(root=HERE):
     """The Python-free library, compiled for the architecture's baseline: every C file
     under csrc/lib and the kernels of every architecture (scalar)."""
     universal = []
-    for isa, arch, _, flags in isa_table(root):
+    for isa, source, arch, _, flags in isa_table(root):
         if arch == "any":
             if flags:
                 raise RuntimeError(
                     "%s: kernel %s is built everywhere, so it takes no flags" % (ISA_TABLE, isa)
                 )
-            universal.append("csrc/kernels/%s.c" % isa)
+            universal.append("csrc/kernels/%s.c" % source)
     return _sources("csrc/lib/**/*.c", root) + universal
 
 
@@ -165,7 +167,8 @@ def main():
     from setuptools.command.build_ext import build_ext
 
     class BuildExtWithIsaFlags(build_ext):
-        """Compile every kernels/<isa>.c with its own flags, then link them in."""
+        """Compile every kernel of isa.def from its source file with its own flags,
+        then link them in."""
 
         def build_extension(self, ext):
             if self.compiler.compiler_type == "msvc":
@@ -185,9 +188,11 @@ def main():
                 )
             objects = []
             for isa, path, flags in kernel_sources():
+                # One folder per kernel: a file built as two kernels (avx512.c)
+                # makes two objects of the same name.
                 objects += self.compiler.compile(
                     [path],
-                    output_dir=self.build_temp,
+                    output_dir=os.path.join(self.build_temp, "kernel_" + isa),
                     macros=ext.define_macros,
                     include_dirs=ext.include_dirs,
                     extra_postargs=ext.extra_compile_args + flags,
@@ -212,9 +217,8 @@ def main():
         extra_compile_args=C_STD + warning_flags() + ["-fvisibility=hidden"],
         extra_link_args=["-pthread"],
         # The kernel files are linked in as extra objects, which build_ext does not
-        # check for changes: listed here, an edit to one rebuilds the module (and
-        # kernels/avx512_zen4.c includes avx512.c).
-        depends=header_files() + [path for _, path, _ in kernel_sources()],
+        # check for changes: listed here, an edit to one rebuilds the module.
+        depends=header_files() + sorted({path for _, path, _ in kernel_sources()}),
     )
     setup(version=read_version(), ext_modules=[ext], cmdclass={"build_ext": BuildExtWithIsaFlags})
 

@@ -11,7 +11,7 @@ x86-64 the same way):
     is at most --max-glibc: the symbol versions, not only the tag;
   - the extension is built for the tag's architecture (ELF e_machine);
   - every kernel isa.def lists for the architecture (and scalar) is in it: its
-    table sf_kernel_<name> (isa.def: "kernels/<name>.c defines the table
+    table sf_kernel_<name> (isa.def: "the source file defines the table
     sf_kernel_<name>") in the symbol table, and its SF_HAVE_ counterpart: no
     kernel table of another architecture;
   - no DWARF (.debug_* sections) left, and the wheel is under --max-bytes.
@@ -30,7 +30,7 @@ import zipfile
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
 
-ISA_LINE = re.compile(r'^SF_ISA\((\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$', re.M)
+ISA_LINE = re.compile(r'^SF_ISA\((\w+),\s*(\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$', re.M)
 MACHINES = {"EM_X86_64": "x86_64", "EM_AARCH64": "aarch64"}
 TAG = re.compile(r"-(cp\d+)-(cp\d+)-([\w.]+)\.whl$")
 
@@ -42,8 +42,8 @@ def version_key(v):
 def kernels_for(isa_def, arch):
     with open(isa_def) as f:
         rows = ISA_LINE.findall(f.read())
-    return [name for name, a, _, _ in rows if a in ("any", arch)], [
-        name for name, a, _, _ in rows if a not in ("any", arch)
+    return [name for name, _, a, _, _ in rows if a in ("any", arch)], [
+        name for name, _, a, _, _ in rows if a not in ("any", arch)
     ]
 
 

@@ -41,15 +41,14 @@ def load_setup():
 def units(setup, arch, linux):
     """[(source, extra flags)] and the -D flags of one target."""
     kernels = [
-        (isa, flags)
-        for isa, isa_arch, _, flags in setup.isa_table(str(ROOT))
-        if isa_arch == arch
-        and (linux or isa != "sve")
-        and (ROOT / "csrc/kernels" / (isa + ".c")).exists()
+        (isa, ROOT / "csrc/kernels" / (source + ".c"), flags)
+        for isa, source, isa_arch, _, flags in setup.isa_table(str(ROOT))
+        if isa_arch == arch and (linux or isa != "sve")
     ]
+    kernels = [(isa, path, flags) for isa, path, flags in kernels if path.exists()]
     out = [(ROOT / s, []) for s in setup.library_sources(str(ROOT))]
-    out += [(ROOT / "csrc/kernels" / (isa + ".c"), flags) for isa, flags in kernels]
-    return out, ["-DSF_HAVE_%s=1" % isa for isa, _ in kernels], [isa for isa, _ in kernels]
+    out += [(path, flags) for _, path, flags in kernels]
+    return out, ["-DSF_HAVE_%s=1" % isa for isa, _, _ in kernels], [isa for isa, _, _ in kernels]
 
 
 def main(zig, out_dir):

@@ -225,7 +225,7 @@ def isa_features():
     """{isa: set of isa.def feature names} (NONE: the empty set)."""
     return {
         name: set(f for f in feats if f != "NONE")
-        for name, _, feats, _ in SETUP.isa_table(str(ROOT))
+        for name, _, _, feats, _ in SETUP.isa_table(str(ROOT))
     }
 
 

@@ -29,7 +29,7 @@ def cpu_kinds():
 
 
 KINDS = cpu_kinds()
-ISA = {name: arch for name, arch, _, _ in cbuild.SETUP.isa_table(str(cbuild.ROOT))}
+ISA = {name: arch for name, _, arch, _, _ in cbuild.SETUP.isa_table(str(cbuild.ROOT))}
 # The benchmark-only variants (dispatch.c's SF_VARIANTS), each runs where its base does.
 VARIANTS = {
     "sse41_dense": "sse41",

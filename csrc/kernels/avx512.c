@@ -9,15 +9,16 @@
  * u16), or two masks glued together when it has fewer (u64/f64 into 16 uint32
  * positions), so every element kind runs through the same loops below.
  *
- * The store form depends on the CPU, so this file builds two kernels:
+ * The store form depends on the CPU, so isa.def builds this file twice, as
+ * two kernels:
  *   - avx512 (the default on Intel): the memory form, vpcompressd/q m512{k}
  *     (_mm512_mask_compressstoreu_*), which writes exactly the kept lanes. On
  *     the 2-core Intel Xeon (Sapphire Rapids class) KVM it measured up to
  *     1.78x faster than the register form at 50% selectivity in L2 (1.23x at
  *     1 Mi; equal at 1-10% and from DRAM). It also prefetches 2 KiB ahead
- *     for 32- and 64-bit elements (AVX512_PREFETCH_BYTES, below).
- *   - avx512_zen4 (kernels/avx512_zen4.c, which includes this file with
- *     AVX512_REGISTER_FORM 1; the default on AMD): compress into a register
+ *     for 32- and 64-bit elements (AVX512_PREFETCH_BYTES, avx512_core.h).
+ *   - avx512_zen4 (isa.def's row builds it with -DAVX512_REGISTER_FORM=1; the
+ *     default on AMD): compress into a register
  *     with merge masking, then store the whole register. The memory form is
  *     microcoded on AMD Zen 4/5 (~142 cycles latency in AMD's Zen 4 guide;
  *     12.8 G/s against 19-23 G/s for the register form, u32 on the 2-core AMD EPYC
@@ -38,301 +39,22 @@
  * constant NULL bitmap, which folds that away. At low selectivity the filter
  * switches to sparse windows (see "The sparse path" below). `within` (given
  * positions) gathers the elements at 16 uint32 or 8 uint64 positions, compares
- * them into a mask and compresses the position vector (avx512_within, below).
+ * them into a mask and compresses the position vector (avx512_within.h).
+ *
+ * The building blocks (settings, loads, compares, emitters, validity bits) are
+ * in avx512_core.h, which avx512_within.h and avx512_masks.h (mask8, bits)
+ * include as well.
  */
-#include <immintrin.h>
+#include "avx512_core.h"
+#include "avx512_masks.h"
+#include "avx512_within.h"
 
-#include "kernel_common.h"
-
-/* 1: compress into a register and store it whole (avx512_zen4); 0: the memory
- * form (avx512). See the top of the file. */
-#ifndef AVX512_REGISTER_FORM
-#define AVX512_REGISTER_FORM 0
-#endif
-/* Software prefetch AVX512_PREFETCH_BYTES ahead of every full-vector load of
- * 32- and 64-bit elements (0: none, the avx512_zen4 build). On the Intel Xeon
- * (Sapphire Rapids class) 2-core KVM, one thread, out=, 0.1/1/50/90%
- * kept, with over without, best of 3 processes each: int64 16 Mi from DRAM
- * count 1.37-1.68x, filter 1.23-1.96x; uint32 64 Mi count 1.07-1.12x, filter
- * 1.00-1.39x; in L2, uint32 64 Ki count 1.14-1.23x, filter 1.00-1.24x, uint64
- * 1.05-1.24x, float64 0.97-1.10x; float32 1 Mi 0.97-1.08x. 1024 to 4096 bytes
- * gave the same from DRAM. 8- and 16-bit elements go without it: there u8
- * count in L2 lost 6-14% (one more uop per vector of a loop at 80 G/s) and u16
- * filter from DRAM 8%. Not measured on AMD Zen, so the AMD default
- * (avx512_zen4) keeps the loop it was measured with. */
-#ifndef AVX512_PREFETCH_BYTES
-#define AVX512_PREFETCH_BYTES 2048
-#endif
-/* The kernel this file builds: its table is sf_kernel_<AVX512_KERNEL>. */
-#ifndef AVX512_KERNEL
+/* The kernel this build is: its table is sf_kernel_<AVX512_KERNEL>. */
+#if AVX512_REGISTER_FORM
+#define AVX512_KERNEL avx512_zen4
+#else
 #define AVX512_KERNEL avx512
 #endif
-
-/* Vectors per main-loop block; a group that spans two vectors (u64/f64 into 16
- * positions) raises it for that element kind. AMD EPYC Zen 5, u32 index32, 64 Ki elements in L2
- * (G elements/s, gcc 12 / clang 14): 1 vector 25 / 29, 2 vectors 28 / 29,
- * 4 vectors 29 / 31. Two get most of it while keeping the u8 block (and so the
- * slower masked tail) at 128 elements. */
-#ifndef AVX512_UNROLL
-#define AVX512_UNROLL 2
-#endif
-/* 64-lane mask words per count block (see avx512_count). */
-#ifndef AVX512_COUNT_WORDS
-#define AVX512_COUNT_WORDS 2
-#endif
-/* Upper bound of vectors per block, to size the (scalarized) mask arrays. */
-#define AVX512_MAX_VECTORS 8
-
-SF_INLINE size_t avx512_lanes(sf_elem elem) { return 64 / sf_elem_size(elem); }
-SF_INLINE size_t avx512_max(size_t a, size_t b) { return a > b ? a : b; }
-SF_INLINE size_t avx512_min(size_t a, size_t b) { return a < b ? a : b; }
-/* The low `c` bits set; bzhi yields all 64 for c >= 64, with no oversized shift. */
-SF_INLINE uint64_t avx512_low_bits(size_t c) { return _bzhi_u64(~0ull, (unsigned)c); }
-SF_INLINE size_t avx512_popcount(uint64_t m) { return (size_t)_mm_popcnt_u64(m); }
-
-/* The broadcasts SF_BROADCAST_RANGE builds the bounds with. */
-SF_INLINE __m512i avx512_dup8(uint8_t v) { return _mm512_set1_epi8((char)v); }
-SF_INLINE __m512i avx512_dup16(uint16_t v) { return _mm512_set1_epi16((short)v); }
-SF_INLINE __m512i avx512_dup32(uint32_t v) { return _mm512_set1_epi32((int)v); }
-SF_INLINE __m512i avx512_dup64(uint64_t v) { return _mm512_set1_epi64((long long)v); }
-SF_INLINE __m512i avx512_dupf32(float v) { return _mm512_castps_si512(_mm512_set1_ps(v)); }
-SF_INLINE __m512i avx512_dupf64(double v) { return _mm512_castpd_si512(_mm512_set1_pd(v)); }
-
-/* The broadcast bounds, avx512_bounds and avx512_setup: lo and hi - lo for
- * integers (unsigned compares: no sign flip), flo and fhi for floats. */
-SF_DEFINE_BOUNDS(avx512, __m512i, 0)
-
-/* One vector of `elem` at p. When `partial`, only the first c (< lanes)
- * elements are read and the rest are zero: the masked load suppresses faults
- * on the lanes it skips, so a vector that would cross into an unmapped page
- * is safe. */
-SF_INLINE __m512i avx512_load(sf_elem elem, const unsigned char *p, int partial, size_t c) {
-    if (!partial) {
-        if (AVX512_PREFETCH_BYTES && sf_elem_size(elem) >= 4)
-            _mm_prefetch((const char *)((uintptr_t)p + AVX512_PREFETCH_BYTES), _MM_HINT_T0);
-        return _mm512_loadu_si512(p);
-    }
-    const uint64_t m = avx512_low_bits(c);
-    switch (elem) {
-    case SF_U8: return _mm512_maskz_loadu_epi8(_cvtu64_mask64(m), p);
-    case SF_U16: return _mm512_maskz_loadu_epi16(_cvtu32_mask32((uint32_t)m), p);
-    case SF_U32: case SF_F32: return _mm512_maskz_loadu_epi32(_cvtu32_mask16((uint32_t)m), p);
-    default: return _mm512_maskz_loadu_epi64(_cvtu32_mask8((uint32_t)m), p);
-    }
-}
-
-/* Lane i of the result is set when lane i of v is in range. Integers: one
- * unsigned compare of x - lo against hi - lo, wrapping at the lane width, so
- * the whole value range works with no sign flip. Floats: ordered quiet
- * compares, so NaN is never kept and raises nothing; the second compare is
- * masked by the first instead of and-ing two masks. */
-SF_INLINE uint64_t avx512_in_range(sf_elem elem, __m512i v, avx512_bounds b) {
-    switch (elem) {
-    case SF_U8:
-        return _cvtmask64_u64(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, b.a), b.b));
-    case SF_U16:
-        return _cvtmask32_u32(_mm512_cmple_epu16_mask(_mm512_sub_epi16(v, b.a), b.b));
-    case SF_U32:
-        return _cvtmask16_u32(_mm512_cmple_epu32_mask(_mm512_sub_epi32(v, b.a), b.b));
-    case SF_U64:
-        return _cvtmask8_u32(_mm512_cmple_epu64_mask(_mm512_sub_epi64(v, b.a), b.b));
-    case SF_F32: {
-        const __m512 f = _mm512_castsi512_ps(v);
-        const __mmask16 ge = _mm512_cmp_ps_mask(f, _mm512_castsi512_ps(b.a), _CMP_GE_OQ);
-        return _cvtmask16_u32(
-            _mm512_mask_cmp_ps_mask(ge, f, _mm512_castsi512_ps(b.b), _CMP_LE_OQ));
-    }
-    default: {
-        const __m512d d = _mm512_castsi512_pd(v);
-        const __mmask8 ge = _mm512_cmp_pd_mask(d, _mm512_castsi512_pd(b.a), _CMP_GE_OQ);
-        return _cvtmask8_u32(
-            _mm512_mask_cmp_pd_mask(ge, d, _mm512_castsi512_pd(b.b), _CMP_LE_OQ));
-    }
-    }
-}
-
-/* In-range mask of the c <= G (<= 64) elements at p, read with masked loads:
- * the tail's building block. The constant G bounds the loop so that it folds
- * to the one or two loads it can need. */
-SF_INLINE uint64_t avx512_mask_partial(sf_elem elem, const unsigned char *p, size_t c, size_t G,
-                                   avx512_bounds b) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
-    uint64_t m = 0;
-    for (size_t v = 0; v * L < G && v * L < c; v++) {
-        const size_t cv = avx512_min(L, c - v * L);
-        /* Masked-off lanes were loaded as zero, which may well be in range. */
-        const uint64_t mv = avx512_in_range(elem, avx512_load(elem, p + v * L * size, 1, cv), b) &
-                            avx512_low_bits(cv);
-        m |= mv << (v * L);
-    }
-    return m;
-}
-
-/* The G-bit mask of group g of a block whose vector masks are m[]: a slice of
- * one mask when vectors are wider than groups, else G / L masks side by side. */
-SF_INLINE uint64_t avx512_group_mask(const uint64_t *m, size_t L, size_t G, size_t g) {
-    if (L >= G)
-        return (m[g * G / L] >> (g * G % L)) & avx512_low_bits(G);
-    uint64_t gm = 0;
-    for (size_t j = 0; j < G / L; j++)
-        gm |= m[g * G / L + j] << (j * L);
-    return gm;
-}
-
-/* Vectors per main-loop block: enough to fill at least one group. */
-SF_INLINE size_t avx512_block_vectors(size_t L, size_t G, size_t unroll) {
-    return avx512_max(unroll, G / L);
-}
-
-/* ---- Group emitters: compress one group into a register, store, count ----- */
-
-/* The memory form writes exactly the kept lanes. In the register form, full
- * groups store the whole register (in bounds: see the top of the file) and
- * partial ones (the tail) store exactly the kept lanes. */
-SF_INLINE size_t avx512_emit32(uint32_t *dst, __m512i ids, uint64_t gm, int partial) {
-    const size_t kept = avx512_popcount(gm);
-    if (!AVX512_REGISTER_FORM) {
-        _mm512_mask_compressstoreu_epi32(dst, _cvtu32_mask16((uint32_t)gm), ids);
-        return kept;
-    }
-    const __m512i c = _mm512_mask_compress_epi32(ids, _cvtu32_mask16((uint32_t)gm), ids);
-    if (!partial)
-        _mm512_storeu_si512(dst, c);
-    else
-        _mm512_mask_storeu_epi32(dst, _cvtu32_mask16((uint32_t)avx512_low_bits(kept)), c);
-    return kept;
-}
-
-SF_INLINE size_t avx512_emit64(uint64_t *dst, __m512i ids, uint64_t gm, int partial) {
-    const size_t kept = avx512_popcount(gm);
-    if (!AVX512_REGISTER_FORM) {
-        _mm512_mask_compressstoreu_epi64(dst, _cvtu32_mask8((uint32_t)gm), ids);
-        return kept;
-    }
-    const __m512i c = _mm512_mask_compress_epi64(ids, _cvtu32_mask8((uint32_t)gm), ids);
-    if (!partial)
-        _mm512_storeu_si512(dst, c);
-    else
-        _mm512_mask_storeu_epi64(dst, _cvtu32_mask8((uint32_t)avx512_low_bits(kept)), c);
-    return kept;
-}
-
-/* Group size of values: a whole vector for 4- and 8-byte kinds; 16 elements
- * for u8/u16, which are widened to epi32 because compressing bytes and words
- * (VBMI2) is not part of this kernel's instruction set. Those two compress in
- * a register and narrow in both store forms (there is no narrowing compress
- * store); 4- and 8-byte kinds follow AVX512_REGISTER_FORM. */
-SF_INLINE size_t avx512_values_group(sf_elem elem) { return avx512_min(avx512_lanes(elem), 16); }
-
-/* Compress the kept elements of one values group to dst. `data` is the group's
- * vector for 4- and 8-byte kinds; u8/u16 re-read their 16 elements from src
- * (an L1 hit) with a widening load. `c` is the group's element count when
- * `partial`. */
-SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsigned char *src,
-                                __m512i data, uint64_t gm, int partial, size_t c) {
-    const size_t kept = avx512_popcount(gm);
-    const uint64_t keep = avx512_low_bits(kept);
-    switch (elem) {
-    case SF_U8: {
-        const __m128i in = partial
-                               ? _mm_maskz_loadu_epi8(_cvtu32_mask16((uint32_t)avx512_low_bits(c)), src)
-                               : _mm_loadu_si128((const __m128i *)(const void *)src);
-        __m512i w = _mm512_cvtepu8_epi32(in);
-        w = _mm512_mask_compress_epi32(w, _cvtu32_mask16((uint32_t)gm), w);
-        const __m128i o = _mm512_cvtepi32_epi8(w);
-        if (!partial)
-            _mm_storeu_si128((__m128i *)(void *)dst, o);
-        else
-            _mm_mask_storeu_epi8(dst, _cvtu32_mask16((uint32_t)keep), o);
-        break;
-    }
-    case SF_U16: {
-        const __m256i in =
-            partial ? _mm256_maskz_loadu_epi16(_cvtu32_mask16((uint32_t)avx512_low_bits(c)), src)
-                    : _mm256_loadu_si256((const __m256i *)(const void *)src);
-        __m512i w = _mm512_cvtepu16_epi32(in);
-        w = _mm512_mask_compress_epi32(w, _cvtu32_mask16((uint32_t)gm), w);
-        const __m256i o = _mm512_cvtepi32_epi16(w);
-        if (!partial)
-            _mm256_storeu_si256((__m256i *)(void *)dst, o);
-        else
-            _mm256_mask_storeu_epi16(dst, _cvtu32_mask16((uint32_t)keep), o);
-        break;
-    }
-    case SF_U32: case SF_F32: {
-        /* Moved as integers: the bits go out exactly as they came in. */
-        if (!AVX512_REGISTER_FORM) {
-            _mm512_mask_compressstoreu_epi32(dst, _cvtu32_mask16((uint32_t)gm), data);
-            break;
-        }
-        const __m512i o = _mm512_mask_compress_epi32(data, _cvtu32_mask16((uint32_t)gm), data);
-        if (!partial)
-            _mm512_storeu_si512(dst, o);
-        else
-            _mm512_mask_storeu_epi32(dst, _cvtu32_mask16((uint32_t)keep), o);
-        break;
-    }
-    default: {
-        if (!AVX512_REGISTER_FORM) {
-            _mm512_mask_compressstoreu_epi64(dst, _cvtu32_mask8((uint32_t)gm), data);
-            break;
-        }
-        const __m512i o = _mm512_mask_compress_epi64(data, _cvtu32_mask8((uint32_t)gm), data);
-        if (!partial)
-            _mm512_storeu_si512(dst, o);
-        else
-            _mm512_mask_storeu_epi64(dst, _cvtu32_mask8((uint32_t)keep), o);
-        break;
-    }
-    }
-    return kept;
-}
-
-/* ---- Validity bits and whole masks ----------------------------------------- */
-
-/* Bits [at, at + cnt) of an LSB-first validity bitmap as bits [0, cnt), for
- * cnt <= 64 and `at` a multiple of 8 (every block, group and word of this file
- * starts at a multiple of 8 elements), reading only the bytes those bits are
- * in: one load when cnt is a constant multiple of 8. */
-SF_INLINE uint64_t avx512_valid_bits(const uint8_t *valid, size_t at, size_t cnt) {
-    const uint8_t *b = valid + at / 8;
-    uint64_t v = 0;
-    if (cnt % 8 == 0) {
-        memcpy(&v, b, cnt / 8); /* little-endian: byte j holds bits 8j.. */
-        return v;
-    }
-    for (size_t j = 0; j < (cnt + 7) / 8; j++)
-        v |= (uint64_t)b[j] << (8 * j);
-    return v & avx512_low_bits(cnt);
-}
-
-/* The in-range mask of the whole vector at element i, nulls cleared when
- * `valid` (a constant NULL in the plain entry points: the AND folds away). */
-SF_INLINE uint64_t avx512_vector_mask(sf_elem elem, const unsigned char *p, size_t i,
-                                      const uint8_t *valid, avx512_bounds b) {
-    const size_t L = avx512_lanes(elem);
-    const uint64_t m = avx512_in_range(elem, avx512_load(elem, p + i * sf_elem_size(elem), 0, 0), b);
-    return valid ? m & avx512_valid_bits(valid, i, L) : m;
-}
-
-/* The 64-bit mask of the 64 elements at element i (1 to 8 vectors): count's
- * unit and the sparse loop's. */
-SF_INLINE uint64_t avx512_word(sf_elem elem, const unsigned char *p, size_t i,
-                               const uint8_t *valid, avx512_bounds b) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
-    uint64_t word = 0;
-    for (size_t v = 0; v < 64 / L; v++)
-        word |= avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b)
-                << (v * L);
-    return valid ? word & avx512_valid_bits(valid, i, 64) : word;
-}
-
-/* The tail's mask: the c < G elements at element i, nulls cleared. */
-SF_INLINE uint64_t avx512_tail_mask(sf_elem elem, const unsigned char *p, size_t i, size_t c,
-                                    size_t G, const uint8_t *valid, avx512_bounds b) {
-    const uint64_t m = avx512_mask_partial(elem, p + i * sf_elem_size(elem), c, G, b);
-    return valid ? m & avx512_valid_bits(valid, i, c) : m;
-}
 
 /* ---- The dense loops: whole blocks, compress and store per group ------------ */
 
@@ -344,7 +66,7 @@ SF_INLINE size_t avx512_index32_blocks(sf_elem elem, const unsigned char *p, con
                                        size_t i, size_t end, avx512_bounds b, uint64_t base,
                                        uint32_t *out, size_t k) {
     const size_t L = avx512_lanes(elem), G = 16;
-    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t V = avx512_block_vectors(L, G, avx512_unroll(SF_OP_INDEX32, elem)), B = V * L;
     /* Positions wrap modulo 2^32 in the vector, never in C: base + n <= 2^32. */
     __m512i ids = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)(base + i)),
                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
@@ -376,7 +98,9 @@ SF_INLINE size_t avx512_index64_blocks(sf_elem elem, const unsigned char *p, con
                                        uint64_t *out, size_t k) {
     const size_t L = avx512_lanes(elem);
     if (avx512_index64_narrow(elem)) {
-        const size_t G32 = 16, V32 = avx512_block_vectors(L, G32, AVX512_UNROLL), B32 = V32 * L;
+        const size_t G32 = 16;
+        const size_t V32 = avx512_block_vectors(L, G32, avx512_unroll(SF_OP_INDEX64, elem));
+        const size_t B32 = V32 * L;
         const __m512i iota =
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         for (; i < end; i += B32) {
@@ -395,7 +119,8 @@ SF_INLINE size_t avx512_index64_blocks(sf_elem elem, const unsigned char *p, con
         }
         return k;
     }
-    const size_t G = 8, V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t G = 8, V = avx512_block_vectors(L, G, avx512_unroll(SF_OP_INDEX64, elem));
+    const size_t B = V * L;
     __m512i ids = _mm512_add_epi64(_mm512_set1_epi64((long long)(base + i)),
                                    _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     for (; i < end; i += B) {
@@ -415,7 +140,7 @@ SF_INLINE size_t avx512_values_blocks(sf_elem elem, const unsigned char *p, cons
                                       size_t i, size_t end, avx512_bounds b, unsigned char *dst,
                                       size_t k) {
     const size_t L = avx512_lanes(elem), size = sf_elem_size(elem), G = avx512_values_group(elem);
-    const size_t V = avx512_block_vectors(L, G, AVX512_UNROLL), B = V * L;
+    const size_t V = avx512_block_vectors(L, G, avx512_unroll(SF_OP_VALUES, elem)), B = V * L;
     for (; i < end; i += B) {
         uint64_t m[AVX512_MAX_VECTORS];
         __m512i vec[AVX512_MAX_VECTORS];
@@ -440,7 +165,7 @@ SF_INLINE size_t avx512_block(sf_op op, sf_elem elem) {
                      : op == SF_OP_VALUES                              ? avx512_values_group(elem)
                      : avx512_index64_narrow(elem)                     ? 16
                                                                        : 8;
-    return avx512_block_vectors(L, G, AVX512_UNROLL) * L;
+    return avx512_block_vectors(L, G, avx512_unroll(op, elem)) * L;
 }
 
 SF_INLINE size_t avx512_blocks(sf_op op, sf_elem elem, const unsigned char *p, const uint8_t *valid,
@@ -604,9 +329,6 @@ static void avx512_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) 
         memcpy(valid + i / 8, &bits, (n - i + 7) / 8);
     }
 }
-
-#include "avx512_within.h" /* within: gathers, compare, the emitters */
-#include "avx512_masks.h"  /* mask8 and bits */
 
 SF_INSTANTIATE_ALL_AS(avx512, AVX512_KERNEL, u8, u16, u32, u64, f32, f64)
 

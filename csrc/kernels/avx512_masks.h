@@ -1,7 +1,7 @@
 /*
- * The masks (mask8, bits) of kernels/avx512.c (both builds): included after
- * its loops, whose 64-element words it reuses. P_mask_any is what
- * SF_INSTANTIATE_ALL instantiates.
+ * The masks (mask8, bits) of the AVX-512 kernels, written with the 64-element
+ * words of avx512_core.h (count's unit). kernels/avx512.c includes it into both
+ * of its builds; P_mask_any is what SF_INSTANTIATE_ALL instantiates.
  *
  * 64 elements per step: avx512_word, the compare masks of 1 to 8 vectors
  * packed into one 64-bit word, nulls cleared (count's unit), then
@@ -13,6 +13,10 @@
  * ceil(c / 8) bytes (bits): nothing is read past x[n - 1], nothing written
  * past the output's end.
  */
+#ifndef SIMDFILTER_AVX512_MASKS_H
+#define SIMDFILTER_AVX512_MASKS_H
+
+#include "avx512_core.h"
 
 SF_INLINE size_t avx512_mask_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
                                  size_t n, const sf_range *r, uint8_t *out) {
@@ -39,3 +43,5 @@ SF_INLINE size_t avx512_mask_any(sf_op op, sf_elem elem, const void *x, const ui
     }
     return k;
 }
+
+#endif

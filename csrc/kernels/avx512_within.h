@@ -1,11 +1,13 @@
 /*
- * within (given positions) of the AVX-512 kernels: included by kernels/avx512.c
- * after its bounds, compares and group emitters, which it uses, so that both
- * store forms (avx512, avx512_zen4) get it. Not a header of its own: it needs
- * avx512.c's definitions and flags.
+ * within (given positions) of the AVX-512 kernels: the gathers, the compare of
+ * what they gathered and the compress of the positions, written with the
+ * building blocks of avx512_core.h. kernels/avx512.c includes it into both of
+ * its builds (avx512, avx512_zen4), whose store form the emitters follow.
  */
 #ifndef SIMDFILTER_AVX512_WITHIN_H
 #define SIMDFILTER_AVX512_WITHIN_H
+
+#include "avx512_core.h"
 
 /* ---- within: the elements at given positions -------------------------------- */
 

@@ -69,7 +69,7 @@
 #define SF_INSTANTIATE(P, ...) SF_INSTANTIATE_AS(P, P, __VA_ARGS__)
 
 /* The same with the table named sf_kernel_NAME (NAME may be a macro): for a file
- * built twice as two kernels (kernels/avx512_zen4.c includes avx512.c). The
+ * built twice as two kernels (two isa.def lines name kernels/avx512.c). The
  * entry points are static, so each build's P_* names stay its own. */
 #define SF_INSTANTIATE_AS(P, NAME, ...)                                                  \
     SF_EACH(SF_ENTRY_POINTS, P, __VA_ARGS__)                                             \

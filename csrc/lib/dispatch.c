@@ -6,7 +6,7 @@
  * process default kernel.
  *
  * setup.py defines SF_HAVE_<name>=1, the name spelt as in isa.def (the
- * preprocessor cannot change its case), for every kernels/<name>.c it compiled
+ * preprocessor cannot change its case), for every kernel of isa.def it compiled
  * in; a kernel of architecture `any` is always built.
  */
 #include <stdatomic.h>
@@ -39,7 +39,7 @@
 #define SF_BUILT(name, arch) SF_OR(SF_IS_ONE(SF_HAVE_##name), SF_IS_ONE(SF_ARCH_ANY_##arch))
 
 #define SF_DECLARE(name, features) extern const sf_kernel sf_kernel_##name;
-#define SF_ISA(name, arch, features, flags)                                              \
+#define SF_ISA(name, source, arch, features, flags)                                      \
     SF_IF(SF_BUILT(name, arch))(SF_DECLARE, SF_NOTHING)(name, features)
 #include "../kernels/isa.def"
 #undef SF_ISA
@@ -61,7 +61,7 @@
 
 /* SF_KNOWN_INDEX_<name>: a kernel's row in isa.def, built here or not. */
 enum {
-#define SF_ISA(name, arch, features, flags) SF_KNOWN_INDEX_##name,
+#define SF_ISA(name, source, arch, features, flags) SF_KNOWN_INDEX_##name,
 #include "../kernels/isa.def"
 #undef SF_ISA
     KNOWN_COUNT
@@ -78,7 +78,7 @@ typedef struct known_isa {
 static const known_isa *known_isas(void) {
     SF_ISA_FEATURE_NAMES;
     static const known_isa known[KNOWN_COUNT] = {
-#define SF_ISA(name, arch, features, flags)                                              \
+#define SF_ISA(name, source, arch, features, flags)                                      \
     [SF_KNOWN_INDEX_##name] = {#name, #arch, (unsigned)(features), SF_BUILT(name, arch)},
 #include "../kernels/isa.def"
 #undef SF_ISA
@@ -92,7 +92,7 @@ static const unsigned *known_avoids(void) {
     SF_ISA_FEATURE_NAMES;
     static const unsigned avoid[KNOWN_COUNT] = {
 #define SF_NOT_DEFAULT_ON(name, trait) [SF_KNOWN_INDEX_##name] = (unsigned)(trait),
-#define SF_ISA(name, arch, features, flags)
+#define SF_ISA(name, source, arch, features, flags)
 #include "../kernels/isa.def"
 #undef SF_ISA
 #undef SF_NOT_DEFAULT_ON
@@ -111,7 +111,7 @@ static const built_isa *built_isas(void) {
     SF_ISA_FEATURE_NAMES;
     static const built_isa built[] = {
 #define SF_ENTRY(name, features) {&sf_kernel_##name, (unsigned)(features)},
-#define SF_ISA(name, arch, features, flags)                                              \
+#define SF_ISA(name, source, arch, features, flags)                                      \
     SF_IF(SF_BUILT(name, arch))(SF_ENTRY, SF_NOTHING)(name, features)
 #include "../kernels/isa.def"
 #undef SF_ISA
@@ -119,7 +119,7 @@ static const built_isa *built_isas(void) {
     return built;
 }
 
-#define SF_ISA(name, arch, features, flags) +SF_BUILT(name, arch)
+#define SF_ISA(name, source, arch, features, flags) +SF_BUILT(name, arch)
 enum { BUILT_COUNT = 0
 #include "../kernels/isa.def"
 };

@@ -8,8 +8,9 @@
 //!
 //! The instruction sets, their target architectures and their compiler flags
 //! are read from `kernels/isa.def`, the one table of them in the project.
-//! Each `kernels/<isa>.c` is compiled with its own line's flags and nothing
-//! else: never `-march=native`, so a binary built on one machine runs on every
+//! Each kernel is compiled from its line's source file, `kernels/<source>.c`,
+//! with that line's flags and nothing else (a file named by two lines is
+//! compiled twice): never `-march=native`, so a binary built on one machine runs on every
 //! CPU of its architecture and picks its kernel at run time.
 //!
 //! Environment, as for the Python package's setup.py:
@@ -22,9 +23,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// One line of isa.def: `SF_ISA(name, arch, features, "flags")`.
+/// One line of isa.def: `SF_ISA(name, source, arch, features, "flags")`.
 struct Isa {
     name: String,
+    source: String,
     arch: String,
     flags: Vec<String>,
 }
@@ -33,7 +35,8 @@ fn is_word(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// Parses the lines matching `^SF_ISA\((\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$`
+/// Parses the lines matching
+/// `^SF_ISA\((\w+),\s*(\w+),\s*(\w+),\s*([\w|]+),\s*"([^"]*)"\)$`
 /// (the format isa.def's header promises); any other line starting with
 /// `SF_ISA(` is an error rather than silently skipped.
 fn parse_isa_def(text: &str) -> Vec<Isa> {
@@ -51,8 +54,9 @@ fn parse_isa_def(text: &str) -> Vec<Isa> {
             Some(s) => s,
             None => bad(),
         };
-        let mut parts = inner.splitn(4, ',');
+        let mut parts = inner.splitn(5, ',');
         let name = parts.next().unwrap_or("").trim_end();
+        let source = parts.next().unwrap_or("").trim();
         let arch = parts.next().unwrap_or("").trim();
         let features = parts.next().unwrap_or("").trim();
         let flags = parts.next().unwrap_or("").trim_start();
@@ -60,11 +64,13 @@ fn parse_isa_def(text: &str) -> Vec<Isa> {
             Some(f) if !f.contains('"') => f,
             _ => bad(),
         };
-        if !is_word(name) || !is_word(arch) || !features.split('|').all(is_word) {
+        if !is_word(name) || !is_word(source) || !is_word(arch) || !features.split('|').all(is_word)
+        {
             bad();
         }
         out.push(Isa {
             name: name.to_string(),
+            source: source.to_string(),
             arch: arch.to_string(),
             flags: flags.split_whitespace().map(String::from).collect(),
         });
@@ -208,7 +214,7 @@ fn main() {
         if isa.name == "sve" && target_os != "linux" {
             continue;
         }
-        let source = kernels.join(format!("{}.c", isa.name));
+        let source = kernels.join(format!("{}.c", isa.source));
         if !source.exists() {
             continue;
         }
@@ -255,7 +261,7 @@ fn main() {
     });
     for isa in &built {
         jobs.push(Job {
-            source: kernels.join(format!("{}.c", isa.name)),
+            source: kernels.join(format!("{}.c", isa.source)),
             object: obj_dir.join(format!("kernel_{}.o", isa.name)),
             flags: isa.flags.clone(),
         });

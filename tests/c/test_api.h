@@ -27,7 +27,7 @@ static unsigned long long api_checks;
 static const struct {
     const char *name, *arch;
 } known_kernels[] = {
-#define SF_ISA(name, arch, features, flags) {#name, #arch},
+#define SF_ISA(name, source, arch, features, flags) {#name, #arch},
 #include "kernels/isa.def"
 #undef SF_ISA
 };
