@@ -44,6 +44,21 @@ int sfpy_parse_inclusive(PyObject *obj, inclusive_mode *m);
 /* NULL (not given) or None: 0, automatic. Else 1..SF_MAX_THREADS; -1 on error. */
 int sfpy_parse_threads(PyObject *obj);
 
+/* ---- module.c: the package's Python helpers ---- */
+
+/* What simdfilter (python/simdfilter/__init__.py) registers with _core._register
+ * at import, so that C never imports the package above it. */
+typedef enum sfpy_helper {
+    SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
+    SFPY_UNWRAP_PANDAS,       /* simdfilter._columns.unwrap_pandas */
+    SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
+    SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
+    SFPY_HELPER_COUNT
+} sfpy_helper;
+/* The registered helper (borrowed), or NULL with a RuntimeError saying that
+ * `simdfilter` was not imported. */
+PyObject *sfpy_helper_get(sfpy_helper h);
+
 /* ---- bounds_py.c: Python bounds to an sf_range ---- */
 
 /* 1: the range is in *r; 0: it is empty; -1: an exception is set. */

@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading as _threading
 import weakref as _weakref
 
-from . import _core
+from . import _bounds, _columns, _core
 from ._core import (
     active_kernel,
     available_kernels,
@@ -42,6 +42,15 @@ from ._core import (
 )
 
 __version__: str = _core.__version__
+
+# The Python helpers the C binding calls: registered here, so that the
+# extension never imports the package it sits below.
+_core._register(
+    resolve=_bounds.resolve,
+    unwrap_pandas=_columns.unwrap_pandas,
+    unwrap_masked=_columns.unwrap_masked,
+    stream_failure_hint=_columns.stream_failure_hint,
+)
 
 __all__ = [
     "filter_indexes",
