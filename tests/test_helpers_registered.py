@@ -22,7 +22,7 @@ def test_register_refuses_what_cannot_be_called():
     with pytest.raises(TypeError, match="resolve must be callable"):
         _core._register(resolve=1, unwrap_pandas=len, unwrap_masked=len, stream_failure_hint=len)
     with pytest.raises(TypeError):
-        _core._register(resolve=len)  # every helper, by keyword
+        _core._register(len)  # by keyword only
 
 
 def test_unregistered_helper_is_a_clear_error():
