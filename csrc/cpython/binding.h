@@ -107,6 +107,11 @@ struct column {
 
 /* 0, or -1 with an exception (a TypeError naming what is supported). */
 int sfpy_column_from(PyObject *values, column *c);
+/* Whether the column holds times of day (Arrow time32/time64, Polars Time):
+ * ticks since midnight, whose bounds are datetime.time. */
+static inline int sfpy_time_of_day(const column *c) {
+    return c->form == COLUMN_ARROW && c->arrow_type.kind == SF_ARROW_TIME;
+}
 void sfpy_column_release(column *c);
 /* Whether [lo, hi) overlaps any memory the column's values or nulls live in. */
 int sfpy_column_overlaps(const column *c, const char *lo, const char *hi);

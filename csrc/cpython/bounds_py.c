@@ -311,10 +311,11 @@ static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
     PyObject *resolve = sfpy_helper_get(SFPY_RESOLVE);
     if (!resolve)
         return -1;
-    PyObject *res = PyObject_CallFunction(resolve, "OOOsO", (PyObject *)c->descr,
+    PyObject *res = PyObject_CallFunction(resolve, "OOOsOO", (PyObject *)c->descr,
                                           lo ? lo : Py_None, hi ? hi : Py_None,
                                           names[m->lo_closed * 2 + m->hi_closed],
-                                          c->tz ? c->tz : Py_None);
+                                          c->tz ? c->tz : Py_None,
+                                          sfpy_time_of_day(c) ? Py_True : Py_False);
     if (!res)
         return -1;
     int got = 0;

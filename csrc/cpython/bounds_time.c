@@ -255,6 +255,20 @@ static int timedelta_bound(PyObject *obj, sf_time *v, sf_bound *ticks) {
     }
 }
 
+/* A bound on time-of-day data: a naive datetime.time, as the time since
+ * midnight (1 with *v); anything else is Python's (0), which refuses what
+ * pandas and Polars refuse there (a timedelta among them). */
+static int time_of_day_bound(PyObject *obj, sf_time *v) {
+    if (!PyTime_CheckExact(obj) || (_PyDateTime_HAS_TZINFO(obj) &&
+                                    ((PyDateTime_Time *)obj)->tzinfo != Py_None))
+        return 0;
+    return sf_time_from_duration(0,
+                                 PyDateTime_TIME_GET_HOUR(obj) * 3600 +
+                                     PyDateTime_TIME_GET_MINUTE(obj) * 60 +
+                                     PyDateTime_TIME_GET_SECOND(obj),
+                                 PyDateTime_TIME_GET_MICROSECOND(obj), v);
+}
+
 /* The data's unit, from its dtype's datetime metadata. */
 static void data_unit(PyArray_Descr *descr, int *unit, int *num) {
     const PyArray_DatetimeMetaData *meta =
@@ -272,7 +286,9 @@ int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int 
     if (c->tz && !is_dt)
         return 0; /* a zone on timedelta data: Python's error */
     sf_time v;
-    const int got = is_dt ? datetime_bound(obj, c->tz != NULL, &v) : timedelta_bound(obj, &v, b);
+    const int got = sfpy_time_of_day(c) ? time_of_day_bound(obj, &v)
+                    : is_dt             ? datetime_bound(obj, c->tz != NULL, &v)
+                                        : timedelta_bound(obj, &v, b);
     if (got == 2)
         *nat = 1; /* matches nothing */
     if (got != 1)

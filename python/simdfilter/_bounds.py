@@ -537,8 +537,28 @@ def _int_at_most(q, strict: bool) -> Optional[Number]:
     return math.ceil(q) - 1 if strict else math.floor(q)
 
 
+def _since_midnight(value: Any) -> Any:
+    """A bound on time-of-day data: a naive datetime.time as the time since midnight."""
+    if value is None:
+        return None
+    if type(value) is not _dt.time or value.tzinfo is not None:
+        # pandas raises TypeError comparing times with timedeltas (Polars refuses too).
+        raise TypeError(
+            "bounds on time-of-day data must be naive datetime.time or None, not "
+            f"{type(value).__name__}"
+        )
+    return _dt.timedelta(
+        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
+    )
+
+
 def resolve(
-    dtype: np.dtype, lo: Any, hi: Any, inclusive: str, tz: Optional[str] = None
+    dtype: np.dtype,
+    lo: Any,
+    hi: Any,
+    inclusive: str,
+    tz: Optional[str] = None,
+    time_of_day: bool = False,
 ) -> Optional[Tuple[Number, Number]]:
     """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty.
 
@@ -554,12 +574,17 @@ def resolve(
         For datetime64 data with a time zone: its name ("UTC", "Europe/Paris",
         "+01:00", "UTC+01:00"). The data's ticks are UTC; the bounds become UTC
         ticks. None for naive data.
+    time_of_day : bool
+        timedelta64 `dtype` holding times of day (Arrow time32/time64, Polars
+        Time): the bounds are naive ``datetime.time`` (or None).
     """
     dtype = np.dtype(dtype)
     left_closed = inclusive in ("both", "left")
     right_closed = inclusive in ("both", "right")
     if tz is not None and dtype.kind != "M":
         raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
+    if time_of_day:
+        lo, hi = _since_midnight(lo), _since_midnight(hi)
     if dtype.kind in "mM":
         qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
     else:
