@@ -113,7 +113,7 @@ static wide month_of_day(wide z, int *day) {
  * 0 when the product overflows and the quotient may still be small. Units
  * are mostly powers of 1000 apart: one divides the other, in 64 bits. */
 static int scale(wide ticks, wide num, wide den, wide *floor, int *exact) {
-    wide p, rest;
+    wide p, rest = 0;
     if (num <= INT64_MAX && den <= INT64_MAX && ticks <= INT64_MAX && ticks >= -INT64_MAX) {
         const int64_t n = (int64_t)num, d = (int64_t)den;
         if (n % d == 0) {
@@ -329,7 +329,7 @@ int sf_time_from_duration(int64_t days, int64_t seconds, int64_t microseconds, s
 int sf_time_parse_iso(const char *s, size_t len, int aware, sf_time *v) {
     if (!aware)
         return iso_wall(s, len, v);
-    int64_t seconds;
+    int64_t seconds = 0;
     const size_t wall = len - iso_offset(s, len, &seconds);
     if (wall == len || wall < 16 || !iso_wall(s, wall, v)) /* no offset, or no time of day */
         return 0;
