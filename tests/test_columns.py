@@ -210,13 +210,11 @@ def _python_bounds(t, arr):
             v = np.datetime64(v, "D") if pa.types.is_date32(t) else np.datetime64(v, "ms")
         elif pa.types.is_duration(t):
             v = pd.Timedelta(v).to_timedelta64().astype(f"m8[{t.unit}]")
-        elif pa.types.is_time(t):
-            tick = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[t.unit]
-            if isinstance(v, dt.time):
-                secs = (v.hour * 60 + v.minute) * 60 + v.second
-                v = np.timedelta64(secs * tick + v.microsecond * tick // 10**6, t.unit)
-            else:
-                v = np.timedelta64(int(v.value) if hasattr(v, "value") else int(v), t.unit)
+        elif pa.types.is_time(t):  # times of day take datetime.time bounds
+            if not isinstance(v, dt.time):  # nanoseconds: the microsecond below
+                ns = int(v.value) if hasattr(v, "value") else int(v)
+                secs, ns = divmod(ns, 10**9)
+                v = dt.time(secs // 3600, secs // 60 % 60, secs % 60, ns // 1000)
         vals.append(v)
     return vals
 

@@ -44,6 +44,21 @@ int sfpy_parse_inclusive(PyObject *obj, inclusive_mode *m);
 /* NULL (not given) or None: 0, automatic. Else 1..SF_MAX_THREADS; -1 on error. */
 int sfpy_parse_threads(PyObject *obj);
 
+/* ---- module.c: the package's Python helpers ---- */
+
+/* What simdfilter (python/simdfilter/__init__.py) registers with _core._register
+ * at import, so that C never imports the package above it. */
+typedef enum sfpy_helper {
+    SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
+    SFPY_UNWRAP_PANDAS,       /* simdfilter._columns.unwrap_pandas */
+    SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
+    SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
+    SFPY_HELPER_COUNT
+} sfpy_helper;
+/* The registered helper (borrowed), or NULL with a RuntimeError saying that
+ * `simdfilter` was not imported. */
+PyObject *sfpy_helper_get(sfpy_helper h);
+
 /* ---- bounds_py.c: Python bounds to an sf_range ---- */
 
 /* 1: the range is in *r; 0: it is empty; -1: an exception is set. */
@@ -92,6 +107,11 @@ struct column {
 
 /* 0, or -1 with an exception (a TypeError naming what is supported). */
 int sfpy_column_from(PyObject *values, column *c);
+/* Whether the column holds times of day (Arrow time32/time64, Polars Time):
+ * ticks since midnight, whose bounds are datetime.time. */
+static inline int sfpy_time_of_day(const column *c) {
+    return c->form == COLUMN_ARROW && c->arrow_type.kind == SF_ARROW_TIME;
+}
 void sfpy_column_release(column *c);
 /* Whether [lo, hi) overlaps any memory the column's values or nulls live in. */
 int sfpy_column_overlaps(const column *c, const char *lo, const char *hi);

@@ -5,7 +5,7 @@
  * time scalars of bounds_time.c, so that a call on a small array costs well
  * under a microsecond more than its plain-int twin. Everything else (ISO
  * strings, Fractions, Decimals, long doubles, 0-d arrays, subclasses of the
- * datetime types...) goes to simdfilter._bounds.resolve, written in Python
+ * datetime types...) goes to simdfilter._bounds.resolve (registered by the package: SFPY_RESOLVE), written in Python
  * with exact rational arithmetic, and so does every bound Python refuses, so
  * that the error is Python's. Tests check that both paths agree
  * (_resolve_bounds below shows them which path resolved a bound).
@@ -304,21 +304,18 @@ static int domain_value(PyObject *v, sf_bound *b) {
     return -1;
 }
 
-static PyObject *bounds_module; /* simdfilter._bounds, imported when first needed */
-
 /* Python's exact verdict: an inclusive pair of domain values, or None (empty). */
 static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
                              const inclusive_mode *m, sf_range *r) {
     static const char *const names[] = {"neither", "right", "left", "both"};
-    if (!bounds_module) {
-        bounds_module = PyImport_ImportModule("simdfilter._bounds");
-        if (!bounds_module)
-            return -1;
-    }
-    PyObject *res = PyObject_CallMethod(bounds_module, "resolve", "OOOsO", (PyObject *)c->descr,
-                                        lo ? lo : Py_None, hi ? hi : Py_None,
-                                        names[m->lo_closed * 2 + m->hi_closed],
-                                        c->tz ? c->tz : Py_None);
+    PyObject *resolve = sfpy_helper_get(SFPY_RESOLVE);
+    if (!resolve)
+        return -1;
+    PyObject *res = PyObject_CallFunction(resolve, "OOOsOO", (PyObject *)c->descr,
+                                          lo ? lo : Py_None, hi ? hi : Py_None,
+                                          names[m->lo_closed * 2 + m->hi_closed],
+                                          c->tz ? c->tz : Py_None,
+                                          sfpy_time_of_day(c) ? Py_True : Py_False);
     if (!res)
         return -1;
     int got = 0;

@@ -4,10 +4,9 @@
  * pandas' Timestamp, Timedelta and NaT (known by their class's name and
  * module, as simdfilter._bounds knows them; pandas is never imported here),
  * and ISO strings of the common forms (on tz-aware data, with a UTC offset).
- * Each is turned into ticks of the data's unit exactly, by the rules of
- * simdfilter._bounds._time_real: an instant between two ticks counts as the
- * half tick between them, which the library's closed/open arithmetic then
- * treats exactly as the instant itself.
+ * This file reads the objects; the library's lib/times.c
+ * (include/simdfilter_time.h) turns what they hold into ticks of the data's
+ * unit exactly, by the rules of simdfilter._bounds._time_real.
  *
  * Whatever is not read here - other strings, 0-d arrays, subclasses of the
  * datetime types, units whose arithmetic could overflow, and every bound that
@@ -19,186 +18,16 @@
 #include <datetime.h>
 #include <string.h>
 
-typedef __int128 wide;
+#include "simdfilter_time.h"
 
-/* Past every 64-bit domain: where an instant that far out is saturated. */
-static const wide BEYOND = (wide)1 << 70;
-static const int64_t E18 = 1000000000000000000LL;
-#define DAY_AS ((wide)86400 * E18)
-
-/* Attoseconds per tick of a fixed-length unit; 0 for years, months, generic. */
-static wide unit_attoseconds(int unit) {
-    switch (unit) {
-    case NPY_FR_W: return 7 * DAY_AS;
-    case NPY_FR_D: return DAY_AS;
-    case NPY_FR_h: return (wide)3600 * E18;
-    case NPY_FR_m: return (wide)60 * E18;
-    case NPY_FR_s: return E18;
-    case NPY_FR_ms: return E18 / 1000;
-    case NPY_FR_us: return E18 / 1000000;
-    case NPY_FR_ns: return 1000000000;
-    case NPY_FR_ps: return 1000000;
-    case NPY_FR_fs: return 1000;
-    case NPY_FR_as: return 1;
-    default: return 0;
-    }
-}
-
-/* Floor division and its remainder (0 <= rem < d), as Python's divmod; d > 0. */
-static wide floordiv(wide n, wide d, wide *rem) {
-    wide q = n / d, r = n % d;
-    if (r < 0) {
-        q -= 1;
-        r += d;
-    }
-    if (rem)
-        *rem = r;
-    return q;
-}
-
-/* floor(n / d) for d > 0 in 64 bits, where an int128 division is a libgcc call. */
-static int64_t floordiv64(int64_t n, int64_t d, int64_t *rem) {
-    int64_t q = n / d, r = n % d;
-    if (r < 0) {
-        q -= 1;
-        r += d;
-    }
-    *rem = r;
-    return q;
-}
-
-static wide gcd(wide a, wide b) {
-    while (b) {
-        const wide t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* Days from 1970-01-01 to the first of month `months` after January 1970 in
- * the proleptic Gregorian calendar (H. Hinnant's days_from_civil, as
- * _bounds._days_from_civil). |months| < 2^100: no step overflows. */
-static wide days_from_months(wide months) {
-    if (months < ((wide)1 << 40) && months > -((wide)1 << 40)) { /* the same in 64 bits */
-        int64_t month0, era_rest;
-        int64_t y = 1970 + floordiv64((int64_t)months, 12, &month0);
-        const int m = (int)month0 + 1;
-        y -= m <= 2;
-        const int64_t era = floordiv64(y, 400, &era_rest), yoe = era_rest;
-        const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5;
-        return (wide)(era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468);
-    }
-    wide month0;
-    wide y = 1970 + floordiv(months, 12, &month0);
-    const int m = (int)month0 + 1;
-    y -= m <= 2;
-    const wide era = floordiv(y, 400, NULL);
-    const wide yoe = y - era * 400;
-    const wide doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5; /* the first: d - 1 = 0 */
-    const wide doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* The month (counted from January 1970) that day `z` is in, and its day of
- * the month (_bounds._civil_from_days). */
-static wide month_of_day(wide z, int *day) {
-    z += 719468;
-    const wide era = floordiv(z, 146097, NULL);
-    const wide doe = z - era * 146097;
-    const wide yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const wide doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const wide mp = (5 * doy + 2) / 153;
-    *day = (int)(doy - (153 * mp + 2) / 5 + 1);
-    const int m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    const wide y = yoe + era * 400 + (m <= 2);
-    return (y - 1970) * 12 + m - 1;
-}
-
-/* A time bound, exactly: `ticks` months (calendar) or ticks of `per_tick`
- * attoseconds. */
-typedef struct tval {
-    int calendar;
-    wide ticks, per_tick;
-} tval;
-
-/* floor(ticks * num / den) and whether it is exact, saturated at +-BEYOND.
- * 0 when the product overflows and the quotient may still be small. Units
- * are mostly powers of 1000 apart: one divides the other, in 64 bits. */
-static int scale(wide ticks, wide num, wide den, wide *floor, int *exact) {
-    wide p, rest;
-    if (num <= INT64_MAX && den <= INT64_MAX && ticks <= INT64_MAX && ticks >= -INT64_MAX) {
-        const int64_t n = (int64_t)num, d = (int64_t)den;
-        if (n % d == 0) {
-            num = n / d;
-            den = 1;
-        } else if (d % n == 0) {
-            int64_t r;
-            *floor = floordiv64((int64_t)ticks, d / n, &r);
-            *exact = r == 0;
-            return 1;
-        }
-    }
-    const wide g = den == 1 ? 1 : gcd(num, den);
-    num /= g;
-    den /= g;
-    if (__builtin_mul_overflow(ticks, num, &p)) {
-        if (den > ((wide)1 << 56))
-            return 0; /* |quotient| >= 2^127 / den need not be beyond 2^70 */
-        *floor = (ticks < 0) ? -BEYOND : BEYOND;
-        *exact = 1;
-        return 1;
-    }
-    *floor = den == 1 ? p : floordiv(p, den, &rest);
-    *exact = den == 1 || rest == 0;
-    if (*floor > BEYOND || *floor < -BEYOND)
-        *floor = *floor < 0 ? -BEYOND : BEYOND;
-    return 1;
-}
-
-/* The bound `v` in ticks of data in `unit` x `num` (is_dt: datetime data):
- * floor and exactness. 0: Python's rules make this an error (or it is out of
- * the arithmetic's reach); Python decides. */
-static int data_ticks(const tval *v, int is_dt, int unit, int num, wide *floor, int *exact) {
-    const wide per_tick = unit_attoseconds(unit);
-    if (num <= 0)
-        return 0;
-    if (per_tick) {
-        if (!v->calendar)
-            return scale(v->ticks, v->per_tick, per_tick * num, floor, exact);
-        if (!is_dt) /* a timedelta in months has no fixed length */
-            return 0;
-        if (v->ticks > ((wide)1 << 99) || v->ticks < -((wide)1 << 99)) {
-            *floor = v->ticks < 0 ? -BEYOND : BEYOND;
-            *exact = 1;
-            return 1;
-        }
-        return scale(days_from_months(v->ticks), DAY_AS, per_tick * num, floor, exact);
-    }
-    if (unit != NPY_FR_Y && unit != NPY_FR_M)
-        return 0; /* generic data */
-    const wide months_per_tick = (unit == NPY_FR_Y ? 12 : 1) * (wide)num;
-    wide rest;
-    if (v->calendar) {
-        *floor = floordiv(v->ticks, months_per_tick, &rest);
-        *exact = rest == 0;
-        return 1;
-    }
-    if (!is_dt) /* a fixed length in months */
-        return 0;
-    wide days;
-    int days_exact, day;
-    if (!scale(v->ticks, v->per_tick, DAY_AS, &days, &days_exact))
-        return 0;
-    if (days >= BEYOND || days <= -BEYOND) {
-        *floor = days;
-        *exact = 1;
-        return 1;
-    }
-    *floor = floordiv(month_of_day(days, &day), months_per_tick, &rest);
-    *exact = days_exact && day == 1 && rest == 0;
-    return 1;
-}
+/* The library numbers units as NumPy does: a unit is handed over as it is. */
+#define SAME_UNIT(u) ((int)SF_UNIT_##u == (int)NPY_FR_##u)
+_Static_assert(SAME_UNIT(Y) && SAME_UNIT(M) && SAME_UNIT(W) && SAME_UNIT(D) &&
+                   SAME_UNIT(h) && SAME_UNIT(m) && SAME_UNIT(s) && SAME_UNIT(ms) &&
+                   SAME_UNIT(us) && SAME_UNIT(ns) && SAME_UNIT(ps) && SAME_UNIT(fs) &&
+                   SAME_UNIT(as) && SAME_UNIT(GENERIC),
+               "sf_time_unit numbers units as NPY_DATETIMEUNIT does");
+#undef SAME_UNIT
 
 /* ---- Reading the bound objects --------------------------------------------------------- */
 
@@ -302,29 +131,21 @@ static int pandas_ticks(PyObject *obj, long long *ticks, long long *unit) {
  * aware Timestamp the ticks are UTC: Python's wall time less utcoffset() is
  * the same instant (pandas derives the wall time from them), without the
  * 15 us utcoffset() costs a Timestamp. */
-static int pandas_value(PyObject *obj, tval *v) {
+static int pandas_value(PyObject *obj, sf_time *v) {
     long long ticks, unit;
     if (!pandas_ticks(obj, &ticks, &unit) || ticks == NPY_DATETIME_NAT || unit < 0 ||
         unit > NPY_FR_as)
         return 0;
-    v->calendar = 0;
-    v->ticks = ticks;
-    v->per_tick = unit_attoseconds((int)unit);
-    return v->per_tick != 0;
+    return unit != NPY_FR_Y && unit != NPY_FR_M && sf_time_from_ticks(ticks, (int)unit, 1, v);
 }
 
 /* A datetime.datetime as microseconds from the epoch (an aware one, with `tz`,
  * as its instant: the wall time less utcoffset(), as Python reads it). Python
  * refuses an aware one on naive data and a naive one on aware data. */
-static int datetime_value(PyObject *obj, int aware, tval *v) {
+static int datetime_value(PyObject *obj, int aware, sf_time *v) {
     const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
     if (has_tz != aware)
         return 0;
-    const wide months = (wide)(PyDateTime_GET_YEAR(obj) - 1970) * 12 + PyDateTime_GET_MONTH(obj) - 1;
-    const wide days = days_from_months(months) + PyDateTime_GET_DAY(obj) - 1;
-    const wide secs = days * 86400 + PyDateTime_DATE_GET_HOUR(obj) * 3600 +
-                      PyDateTime_DATE_GET_MINUTE(obj) * 60 + PyDateTime_DATE_GET_SECOND(obj);
-    wide us = secs * 1000000 + PyDateTime_DATE_GET_MICROSECOND(obj);
     /* timezone.utc, the commonest tzinfo of an aware bound, needs no call. Any
      * other is asked tzinfo.utcoffset(dt) itself, which is what dt.utcoffset()
      * returns once it has checked the answer: a ZoneInfo answers in ~15 ns
@@ -332,6 +153,7 @@ static int datetime_value(PyObject *obj, int aware, tval *v) {
      * check is made here: anything but a timedelta strictly within a day
      * (None, or what Python would refuse) goes to the Python path. */
     PyObject *tz = ((PyDateTime_DateTime *)obj)->tzinfo;
+    int64_t offset_us = 0;
     if (aware && tz != PyDateTime_TimeZone_UTC) {
         PyObject *off = PyObject_CallMethodOneArg(tz, str_utcoffset, obj);
         if (!off || !PyDelta_Check(off) || PyDateTime_DELTA_GET_DAYS(off) < -1 ||
@@ -342,174 +164,47 @@ static int datetime_value(PyObject *obj, int aware, tval *v) {
             PyErr_Clear();
             return 0;
         }
-        us -= ((wide)PyDateTime_DELTA_GET_DAYS(off) * 86400 + PyDateTime_DELTA_GET_SECONDS(off)) *
-                  1000000 + PyDateTime_DELTA_GET_MICROSECONDS(off);
+        offset_us = ((int64_t)PyDateTime_DELTA_GET_DAYS(off) * 86400 +
+                     PyDateTime_DELTA_GET_SECONDS(off)) * 1000000 +
+                    PyDateTime_DELTA_GET_MICROSECONDS(off);
         Py_DECREF(off);
     }
-    v->calendar = 0;
-    v->ticks = us;
-    v->per_tick = E18 / 1000000;
+    sf_time_from_datetime(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj),
+                          PyDateTime_GET_DAY(obj), PyDateTime_DATE_GET_HOUR(obj),
+                          PyDateTime_DATE_GET_MINUTE(obj), PyDateTime_DATE_GET_SECOND(obj),
+                          PyDateTime_DATE_GET_MICROSECOND(obj), offset_us, v);
     return 1;
 }
 
 /* An np.datetime64 / np.timedelta64 scalar: 1, or 2 for NaT, 0 for generic. */
-static int numpy_time_value(PyObject *obj, tval *v) {
+static int numpy_time_value(PyObject *obj, sf_time *v) {
     /* Both scalar structs hold the value, then the unit, the same way. */
     const PyDatetimeScalarObject *s = (const PyDatetimeScalarObject *)obj;
     if (s->obval == NPY_DATETIME_NAT)
         return 2;
-    const int unit = (int)s->obmeta.base;
-    v->calendar = unit == NPY_FR_Y || unit == NPY_FR_M;
-    v->ticks = (wide)s->obval * s->obmeta.num * (unit == NPY_FR_Y ? 12 : 1);
-    v->per_tick = unit_attoseconds(unit);
-    return v->calendar || v->per_tick ? 1 : 0;
+    return sf_time_from_ticks(s->obval, (int)s->obmeta.base, s->obmeta.num, v);
 }
 
 /* A duration (datetime.timedelta exactly) in microseconds, where NumPy's
  * np.timedelta64(td, "us") does not wrap around (Python keeps the others). */
-static int timedelta_value(PyObject *obj, tval *v) {
-    const wide us = ((wide)PyDateTime_DELTA_GET_DAYS(obj) * 86400 +
-                     PyDateTime_DELTA_GET_SECONDS(obj)) * 1000000 +
-                    PyDateTime_DELTA_GET_MICROSECONDS(obj);
-    if (us > INT64_MAX || us <= INT64_MIN)
-        return 0;
-    v->calendar = 0;
-    v->ticks = us;
-    v->per_tick = E18 / 1000000;
-    return 1;
-}
-
-/* `n` ASCII digits at s as a number; -1 if any is no digit. */
-static int64_t digits(const char *s, int n) {
-    int64_t v = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
-}
-
-/* The time of day after an ISO date ("THH:MM", ":SS", a fraction), added to
- * v's days: 1, or 0 if it is not of that form. */
-static int iso_time(const char *s, Py_ssize_t len, tval *v) {
-    if ((s[0] != 'T' && s[0] != ' ') || len < 6 || s[3] != ':')
-        return 0;
-    const int64_t hour = digits(s + 1, 2), minute = digits(s + 4, 2);
-    if (hour < 0 || hour > 23 || minute < 0 || minute > 59)
-        return 0;
-    v->ticks = v->ticks * 1440 + hour * 60 + minute;
-    v->per_tick = (wide)60 * E18;
-    if (len == 6)
-        return 1;
-    const int64_t second = len >= 9 && s[6] == ':' ? digits(s + 7, 2) : -1;
-    if (second < 0 || second > 59)
-        return 0;
-    v->ticks = v->ticks * 60 + second;
-    v->per_tick = E18;
-    if (len == 9)
-        return 1;
-    const int frac_len = (int)(len - 10);
-    const int64_t frac = (s[9] == '.' || s[9] == ',') && frac_len >= 1 && frac_len <= 18
-                             ? digits(s + 10, frac_len) : -1;
-    if (frac < 0)
-        return 0;
-    for (int i = 0; i < frac_len; i++) {
-        v->ticks *= 10;
-        v->per_tick /= 10;
-    }
-    v->ticks += frac;
-    return 1;
-}
-
-/* An ISO wall time of the forms users write, read as np.datetime64(text)
- * reads it plus the fraction of a second exactly (_bounds._parse_wall):
- * "YYYY", "YYYY-MM", "YYYY-MM-DD", then "T" or " ", "HH:MM", ":SS", and "."
- * or "," with 1-18 digits. Anything else (a zone, whitespace, an hour alone, a
- * sign, a day out of range, finer digits: what NumPy refuses or reads
- * otherwise) goes to Python, whose message an error keeps. Python's path costs
- * ~20 us a bound in Fraction arithmetic and warnings.catch_warnings. */
-static int iso_wall(const char *s, Py_ssize_t len, tval *v) {
-    const int64_t year = len >= 4 ? digits(s, 4) : -1;
-    if (year < 0 || (len != 4 && len != 7 && len < 10))
-        return 0;
-    if (len == 4 || len == 7) { /* a year or a month: NumPy's Y and M units */
-        const int64_t month = len == 4 ? 1 : s[4] == '-' ? digits(s + 5, 2) : -1;
-        if (month < 1 || month > 12)
-            return 0;
-        v->calendar = 1;
-        v->ticks = (year - 1970) * 12 + month - 1;
-        v->per_tick = 0;
-        return 1;
-    }
-    const int64_t month = s[4] == '-' ? digits(s + 5, 2) : -1;
-    const int64_t day = s[7] == '-' ? digits(s + 8, 2) : -1;
-    if (month < 1 || month > 12 || day < 1)
-        return 0;
-    const wide first = days_from_months((year - 1970) * 12 + month - 1);
-    if (day > days_from_months((year - 1970) * 12 + month) - first)
-        return 0;
-    v->calendar = 0;
-    v->ticks = first + day - 1;
-    v->per_tick = DAY_AS;
-    return len == 10 || iso_time(s + 10, len - 10, v);
-}
-
-/* The UTC offset that ends an ISO string on tz-aware data, as
- * _bounds._ISO_OFFSET reads it: "Z" or "z", or a sign and two digits of hours,
- * then optionally two of minutes, with or without a colon (any digits: Python
- * checks no range either). Its length, 0 for none; *seconds east of UTC. */
-static Py_ssize_t iso_offset(const char *s, Py_ssize_t len, int64_t *seconds) {
-    if (len >= 1 && (s[len - 1] == 'Z' || s[len - 1] == 'z')) {
-        *seconds = 0;
-        return 1;
-    }
-    static const struct { int len, colon; } forms[] = {{3, 0}, {5, 0}, {6, 1}}; /* +HH +HHMM +HH:MM */
-    for (int f = 0; f < 3; f++) {
-        const Py_ssize_t at = len - forms[f].len;
-        if (at < 0 || (s[at] != '+' && s[at] != '-') || (forms[f].colon && s[at + 3] != ':'))
-            continue;
-        const int64_t h = digits(s + at + 1, 2);
-        const int64_t m = forms[f].len == 3 ? 0 : digits(s + at + 3 + forms[f].colon, 2);
-        if (h < 0 || m < 0)
-            continue;
-        *seconds = (s[at] == '-' ? -1 : 1) * (h * 3600 + m * 60);
-        return forms[f].len;
-    }
-    return 0;
+static int timedelta_value(PyObject *obj, sf_time *v) {
+    return sf_time_from_duration(PyDateTime_DELTA_GET_DAYS(obj), PyDateTime_DELTA_GET_SECONDS(obj),
+                                 PyDateTime_DELTA_GET_MICROSECONDS(obj), v);
 }
 
 /* An ISO string as a bound: on naive data its wall time; on tz-aware data the
  * instant of a wall time with a UTC offset after its time of day (one without
  * is a wall time in the data's zone: Python's, with the zone's rules). */
-static int iso_value(PyObject *obj, int aware, tval *v) {
+static int iso_value(PyObject *obj, int aware, sf_time *v) {
     if (!PyUnicode_IS_ASCII(obj))
         return 0;
-    const char *s = (const char *)PyUnicode_1BYTE_DATA(obj);
-    const Py_ssize_t len = PyUnicode_GET_LENGTH(obj);
-    if (!aware)
-        return iso_wall(s, len, v);
-    int64_t seconds;
-    const Py_ssize_t wall = len - iso_offset(s, len, &seconds);
-    if (wall == len || wall < 16 || !iso_wall(s, wall, v)) /* no offset, or no time of day */
-        return 0;
-    /* In the wall time's own unit where the offset is whole ones (minutes,
-     * seconds, fractions of them): the data's unit is then reached in 64-bit
-     * arithmetic, where attoseconds would take int128 divisions (~600 more
-     * instructions a bound). */
-    const wide offset_as = (wide)seconds * E18;
-    if (offset_as % v->per_tick == 0) {
-        v->ticks -= offset_as / v->per_tick;
-    } else {
-        v->ticks = v->ticks * v->per_tick - offset_as;
-        v->per_tick = 1;
-    }
-    return 1;
+    return sf_time_parse_iso((const char *)PyUnicode_1BYTE_DATA(obj),
+                             (size_t)PyUnicode_GET_LENGTH(obj), aware, v);
 }
 
 /* A bound on datetime data as Python's _time_value/_aware_value read it: 1
  * with *v, 2 for NaT, 0 for Python. */
-static int datetime_bound(PyObject *obj, int aware, tval *v) {
+static int datetime_bound(PyObject *obj, int aware, sf_time *v) {
     if (PyArray_IsScalar(obj, Datetime)) {
         const int got = numpy_time_value(obj, v);
         return aware && got == 1 ? 0 : got; /* an aware bound is needed */
@@ -519,11 +214,8 @@ static int datetime_bound(PyObject *obj, int aware, tval *v) {
     if (PyUnicode_CheckExact(obj))
         return iso_value(obj, aware, v);
     if (PyDate_CheckExact(obj) && !aware) {
-        v->calendar = 0;
-        v->ticks = days_from_months((wide)(PyDateTime_GET_YEAR(obj) - 1970) * 12 +
-                                    PyDateTime_GET_MONTH(obj) - 1) +
-                   PyDateTime_GET_DAY(obj) - 1;
-        v->per_tick = DAY_AS;
+        sf_time_from_date(PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj),
+                          PyDateTime_GET_DAY(obj), v);
         return 1;
     }
     switch (pandas_type(obj)) {
@@ -538,7 +230,7 @@ static int datetime_bound(PyObject *obj, int aware, tval *v) {
 
 /* A bound on timedelta data (_time_value): 1 with *v, 3 with an int in *ticks
  * (ticks of the data's unit), 2 for NaT, 0 for Python. */
-static int timedelta_bound(PyObject *obj, tval *v, sf_bound *ticks) {
+static int timedelta_bound(PyObject *obj, sf_time *v, sf_bound *ticks) {
     if (PyArray_IsScalar(obj, Timedelta))
         return numpy_time_value(obj, v);
     if (PyDelta_CheckExact(obj))
@@ -563,6 +255,20 @@ static int timedelta_bound(PyObject *obj, tval *v, sf_bound *ticks) {
     }
 }
 
+/* A bound on time-of-day data: a naive datetime.time, as the time since
+ * midnight (1 with *v); anything else is Python's (0), which refuses what
+ * pandas and Polars refuse there (a timedelta among them). */
+static int time_of_day_bound(PyObject *obj, sf_time *v) {
+    if (!PyTime_CheckExact(obj) || (_PyDateTime_HAS_TZINFO(obj) &&
+                                    ((PyDateTime_Time *)obj)->tzinfo != Py_None))
+        return 0;
+    return sf_time_from_duration(0,
+                                 PyDateTime_TIME_GET_HOUR(obj) * 3600 +
+                                     PyDateTime_TIME_GET_MINUTE(obj) * 60 +
+                                     PyDateTime_TIME_GET_SECOND(obj),
+                                 PyDateTime_TIME_GET_MICROSECOND(obj), v);
+}
+
 /* The data's unit, from its dtype's datetime metadata. */
 static void data_unit(PyArray_Descr *descr, int *unit, int *num) {
     const PyArray_DatetimeMetaData *meta =
@@ -579,30 +285,15 @@ int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int 
         return 1;
     if (c->tz && !is_dt)
         return 0; /* a zone on timedelta data: Python's error */
-    tval v;
-    const int got = is_dt ? datetime_bound(obj, c->tz != NULL, &v) : timedelta_bound(obj, &v, b);
+    sf_time v;
+    const int got = sfpy_time_of_day(c) ? time_of_day_bound(obj, &v)
+                    : is_dt             ? datetime_bound(obj, c->tz != NULL, &v)
+                                        : timedelta_bound(obj, &v, b);
     if (got == 2)
         *nat = 1; /* matches nothing */
     if (got != 1)
         return got ? 1 : 0;
-    int unit, num, exact;
-    wide floor;
+    int unit, num;
     data_unit(c->descr, &unit, &num);
-    if (!data_ticks(&v, is_dt, unit, num, &floor, &exact))
-        return 0;
-    /* Between two ticks: "at least" is "at least the next tick", "at most" is
-     * "at most this one", closed either way (as _int_at_least/_int_at_most on
-     * floor + 1/2). */
-    if (!exact) {
-        floor += lower;
-        *closed = 1;
-    }
-    if (floor > INT64_MAX || floor < INT64_MIN) {
-        b->kind = SF_BOUND_HUGE;
-        b->i = floor < 0 ? -1 : 1;
-    } else {
-        b->kind = SF_BOUND_INT;
-        b->i = (int64_t)floor;
-    }
-    return 1;
+    return sf_time_bound(&v, is_dt, unit, num, lower, b, closed);
 }

@@ -82,20 +82,15 @@ static int from_package(PyObject *values, const char *package) {
 }
 
 static int arrow_or_array(PyObject *values, column *c);
-static PyObject *unwrap_pandas, *unwrap_masked;
 
 /* pandas columns and masked arrays: their buffers, as simdfilter._columns'
- * unwrap_pandas or unwrap_masked (`finder`, imported when first needed) finds
+ * unwrap_pandas or unwrap_masked (`which`, registered by the package) finds
  * them. */
-static int unwrapped_column(PyObject *values, PyObject **finder, const char *name, column *c) {
-    if (!*finder) {
-        PyObject *module = PyImport_ImportModule("simdfilter._columns");
-        *finder = module ? PyObject_GetAttrString(module, name) : NULL;
-        Py_XDECREF(module);
-        if (!*finder)
-            return -1;
-    }
-    PyObject *got = PyObject_CallOneArg(*finder, values);
+static int unwrapped_column(PyObject *values, sfpy_helper which, column *c) {
+    PyObject *finder = sfpy_helper_get(which);
+    if (!finder)
+        return -1;
+    PyObject *got = PyObject_CallOneArg(finder, values);
     if (!got)
         return -1;
     int rc;
@@ -161,10 +156,10 @@ int sfpy_column_from(PyObject *values, column *c) {
             Py_INCREF(values);
             return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
         }
-        return unwrapped_column(values, &unwrap_masked, "unwrap_masked", c);
+        return unwrapped_column(values, SFPY_UNWRAP_MASKED, c);
     }
     if (from_package(values, "pandas"))
-        return unwrapped_column(values, &unwrap_pandas, "unwrap_pandas", c);
+        return unwrapped_column(values, SFPY_UNWRAP_PANDAS, c);
     return arrow_or_array(values, c);
 }
 

@@ -122,7 +122,49 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
     return PyLong_FromLong(threads < SF_MAX_THREADS ? threads : SF_MAX_THREADS);
 }
 
+/* ---- The package's helpers --------------------------------------------------- */
+
+static const char *const helper_names[SFPY_HELPER_COUNT] = {
+    "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint"};
+static PyObject *helpers[SFPY_HELPER_COUNT];
+
+PyObject *sfpy_helper_get(sfpy_helper h) {
+    if (!helpers[h])
+        PyErr_Format(PyExc_RuntimeError,
+                     "simdfilter._core needs the Python helper %s, which `import simdfilter` "
+                     "registers (_core._register): import simdfilter, not simdfilter._core alone",
+                     helper_names[h]);
+    return helpers[h];
+}
+
+/* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=):
+ * the helpers given (each a callable) replace those registered before. */
+static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"resolve", "unwrap_pandas", "unwrap_masked",
+                               "stream_failure_hint", NULL};
+    PyObject *got[SFPY_HELPER_COUNT] = {NULL};
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO:_register", keywords, &got[0],
+                                     &got[1], &got[2], &got[3]))
+        return NULL;
+    for (int i = 0; i < SFPY_HELPER_COUNT; i++)
+        if (got[i] && !PyCallable_Check(got[i]))
+            return PyErr_Format(PyExc_TypeError, "_register: %s must be callable",
+                                helper_names[i]);
+    for (int i = 0; i < SFPY_HELPER_COUNT; i++) {
+        if (!got[i])
+            continue;
+        Py_INCREF(got[i]);
+        Py_XSETREF(helpers[i], got[i]);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef filter_methods[] = {
+    {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
+     "_register(*, resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=)\n--\n\n"
+     "Called by `import simdfilter`: the package's Python helpers that the C binding calls "
+     "(bounds it does not read, pandas and masked columns, a failed Arrow stream's hint)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,

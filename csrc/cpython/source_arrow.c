@@ -162,10 +162,8 @@ static int from_array_capsules(PyObject *pair, column *c) {
  * temporal streams fail in Polars itself): a str, "" if nothing. Asked only when
  * a stream has failed, so no call pays for it. */
 static PyObject *failure_hint(PyObject *values) {
-    PyObject *module = PyImport_ImportModule("simdfilter._columns");
-    PyObject *hint = module ? PyObject_CallMethod(module, "stream_failure_hint", "O", values)
-                            : NULL;
-    Py_XDECREF(module);
+    PyObject *helper = sfpy_helper_get(SFPY_STREAM_FAILURE_HINT);
+    PyObject *hint = helper ? PyObject_CallOneArg(helper, values) : NULL;
     if (!hint || !PyUnicode_Check(hint)) {
         PyErr_Clear(); /* the producer's own message is the error; a hint is extra */
         Py_XDECREF(hint);

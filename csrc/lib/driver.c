@@ -8,91 +8,13 @@
  *
  * A run on several threads (how many: lib/threads.c) is handed to a team
  * (lib/team.c), which cuts it into blocks its threads claim from a shared
- * counter. One spawn per run, not per cancel block.
+ * counter. One spawn per run, not per cancel block. A block on one thread,
+ * here or in a team, is lib/serial.c's: the driver calls the team and both
+ * call serial.c, never the other way.
  */
 #include "library.h"
 
 #include <string.h>
-
-static size_t run_kernel(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
-                         uint64_t base, void *out) {
-    const sf_kernel *k = p->kernel;
-    if (valid) {
-        switch (p->op) {
-        case SF_OP_INDEX32:
-            return k->index32_valid[p->elem](x, valid, n, p->range, (uint32_t)base,
-                                             (uint32_t *)out);
-        case SF_OP_INDEX64:
-            return k->index64_valid[p->elem](x, valid, n, p->range, base, (uint64_t *)out);
-        case SF_OP_VALUES:
-            return k->values_valid[p->elem](x, valid, n, p->range, out);
-        case SF_OP_MASK8:
-            return k->mask8_valid[p->elem](x, valid, n, p->range, (uint8_t *)out);
-        case SF_OP_BITS:
-            return k->bits_valid[p->elem](x, valid, n, p->range, (uint8_t *)out);
-        default:
-            return k->count_valid[p->elem](x, valid, n, p->range);
-        }
-    }
-    switch (p->op) {
-    case SF_OP_INDEX32:
-        return k->index32[p->elem](x, n, p->range, (uint32_t)base, (uint32_t *)out);
-    case SF_OP_INDEX64:
-        return k->index64[p->elem](x, n, p->range, base, (uint64_t *)out);
-    case SF_OP_VALUES:
-        return k->values[p->elem](x, n, p->range, out);
-    case SF_OP_MASK8:
-        return k->mask8[p->elem](x, n, p->range, (uint8_t *)out);
-    case SF_OP_BITS:
-        return k->bits[p->elem](x, n, p->range, (uint8_t *)out);
-    default:
-        return k->count[p->elem](x, n, p->range);
-    }
-}
-
-/* sf_run_serial (library.h). A validity that is not a byte-aligned bitmap is
- * made in small blocks too. The masks write a result per element: the cursor
- * moves by the block (whose length is a multiple of 8 but for the last). */
-size_t sf_run_serial(const sf_plan *p, const sf_run *block, void *out) {
-    const int direct = sf_run_is_direct(block, p->elem);
-    const uint8_t *valid = sf_run_validity_in_place(block);
-    if (direct && (valid || block->null_form == SF_NULLS_NONE))
-        return run_kernel(p, block->data, valid, block->n, block->base, out);
-    uint64_t buf[SF_GATHER_BLOCK]; /* 64-bit words: aligned for every kind */
-    uint8_t bits[SF_VALIDITY_BLOCK / 8];
-    unsigned char *cursor = (unsigned char *)out;
-    size_t total = 0;
-    sf_run g;
-    for (sf_blocks b = SF_BLOCKS(block, direct ? SF_VALIDITY_BLOCK : SF_GATHER_BLOCK);
-         sf_blocks_next(&b, &g);) {
-        const void *x = g.data;
-        if (!direct) {
-            sf_gather(&g, p->elem, buf);
-            x = buf;
-        }
-        const uint8_t *v = sf_run_validity_in_place(&g);
-        if (!v && g.null_form != SF_NULLS_NONE) {
-            sf_validity_bits(&g, p->kernel->mask_to_valid, bits);
-            v = bits;
-        }
-        size_t got = run_kernel(p, x, v, g.n, g.base, cursor);
-        if (cursor) /* count passes no output: no arithmetic on NULL */
-            cursor += sf_op_is_mask(p->op) ? sf_output_bytes(p->op, p->elem, g.n)
-                                           : got * p->rsize;
-        total += got;
-    }
-    return total;
-}
-
-/* sf_team_size (library.h). */
-int sf_team_size(size_t n, int threads) {
-    size_t want = threads > 1 ? (size_t)threads : 1;
-    if (want > SF_MAX_THREADS)
-        want = SF_MAX_THREADS;
-    if (want > n / SF_MIN_ELEMENTS_PER_THREAD)
-        want = n / SF_MIN_ELEMENTS_PER_THREAD;
-    return want > 1 ? (int)want : 1;
-}
 
 /* A block into an output with room for `room` results: straight in when that
  * is enough for the block's worst case, else staged through a small buffer so
@@ -174,7 +96,7 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
         valid = bits;
     }
     const sf_plan lanes = {p->kernel, SF_OP_INDEX32, p->elem, p->range, 4};
-    const size_t kept = run_kernel(&lanes, buf, valid, m, 0, stage);
+    const size_t kept = sf_run_kernel(&lanes, buf, valid, m, 0, stage);
     if (p->op == SF_OP_COUNT)
         return kept;
     for (size_t i = 0; i < kept; i++) {
@@ -185,21 +107,6 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
             ((uint32_t *)(void *)out)[i] = (uint32_t)position;
     }
     return kept;
-}
-
-/* sf_next_run (library.h). */
-int sf_next_run(sf_source *src, sf_run *run) {
-    memset(run, 0, sizeof *run);
-    return src->next(src, run);
-}
-
-/* sf_cancel_due (library.h). */
-int sf_cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
-    *since_cancel += n;
-    if (*since_cancel < SF_CANCEL_BLOCK)
-        return 0;
-    *since_cancel = 0;
-    return x->cancel && x->cancel(x->cancel_ctx);
 }
 
 /* A stopped call found what it wrote (and, for count, what it counted). */
@@ -258,7 +165,7 @@ static int execute_one_call(const sf_plan *p, sf_source *src, unsigned char *out
     if (!one || !is_one_call(p, &one->run, capacity))
         return 0;
     one->taken = 1;
-    *found = run_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
+    *found = sf_run_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
     return 1;
 }
 
@@ -285,7 +192,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
         /* Past the capacity nothing is written (room 0), only counted. */
         size_t written = total < capacity ? total : capacity;
         if (is_one_call(&p, &run, capacity - written)) {
-            total += run_kernel(&p, run.data, NULL, run.n, run.base,
+            total += sf_run_kernel(&p, run.data, NULL, run.n, run.base,
                                 dst ? dst + written * p.rsize : NULL);
             if (sf_cancel_due(x, &since_cancel, run.n))
                 return cancelled(&p, total, capacity, found);

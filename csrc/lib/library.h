@@ -58,7 +58,7 @@ void sf_validity_bits(const sf_run *run, sf_mask_to_valid_fn mask_to_valid, uint
 void sf_gather_at(const sf_run *run, sf_elem elem, const uint64_t *idx, size_t m, void *dst);
 void sf_validity_bits_at(const sf_run *run, const uint64_t *idx, size_t m, uint8_t *dst);
 
-/* ---- driver.c: a query as the kernels see it, and one thread's work ---- */
+/* ---- driver.c -> team.c -> serial.c: a query as the kernels see it ---- */
 
 typedef struct sf_plan {
     const sf_kernel *kernel;
@@ -67,6 +67,47 @@ typedef struct sf_plan {
     const sf_range *range;
     size_t rsize; /* bytes of one result */
 } sf_plan;
+
+/* The plan's kernel function on n elements at x read in place (valid: their
+ * validity bitmap, or NULL), positions from `base`. Inline: the driver's
+ * one-call paths and serial.c's blocks both make this call, per call. */
+static inline size_t sf_run_kernel(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
+                                    uint64_t base, void *out) {
+    const sf_kernel *k = p->kernel;
+    if (valid) {
+        switch (p->op) {
+        case SF_OP_INDEX32:
+            return k->index32_valid[p->elem](x, valid, n, p->range, (uint32_t)base,
+                                             (uint32_t *)out);
+        case SF_OP_INDEX64:
+            return k->index64_valid[p->elem](x, valid, n, p->range, base, (uint64_t *)out);
+        case SF_OP_VALUES:
+            return k->values_valid[p->elem](x, valid, n, p->range, out);
+        case SF_OP_MASK8:
+            return k->mask8_valid[p->elem](x, valid, n, p->range, (uint8_t *)out);
+        case SF_OP_BITS:
+            return k->bits_valid[p->elem](x, valid, n, p->range, (uint8_t *)out);
+        default:
+            return k->count_valid[p->elem](x, valid, n, p->range);
+        }
+    }
+    switch (p->op) {
+    case SF_OP_INDEX32:
+        return k->index32[p->elem](x, n, p->range, (uint32_t)base, (uint32_t *)out);
+    case SF_OP_INDEX64:
+        return k->index64[p->elem](x, n, p->range, base, (uint64_t *)out);
+    case SF_OP_VALUES:
+        return k->values[p->elem](x, n, p->range, out);
+    case SF_OP_MASK8:
+        return k->mask8[p->elem](x, n, p->range, (uint8_t *)out);
+    case SF_OP_BITS:
+        return k->bits[p->elem](x, n, p->range, (uint8_t *)out);
+    default:
+        return k->count[p->elem](x, n, p->range);
+    }
+}
+
+/* ---- serial.c: one block on the calling thread (the driver's and a team's) ---- */
 
 /* A block on the calling thread, with room for block->n results in out (NULL
  * for a count): read in place where a kernel can, else in small native

@@ -1,5 +1,8 @@
-/* Runs and the simplest source: slicing a run into blocks, one run as a source. */
+/* Runs and the simplest source: slicing a run into blocks, one run as a source;
+ * reading a source run by run, and the cancel poll every path makes. */
 #include "library.h"
+
+#include <string.h>
 
 sf_run sf_run_slice(const sf_run *run, size_t start, size_t n) {
     sf_run s = *run;
@@ -44,4 +47,19 @@ sf_source *sf_run_source_init(sf_run_source *s, const sf_run *run) {
 sf_run_source *sf_run_source_unread(sf_source *src) {
     sf_run_source *s = (sf_run_source *)src;
     return src->next == run_source_next && !s->taken ? s : NULL;
+}
+
+/* sf_next_run (library.h). */
+int sf_next_run(sf_source *src, sf_run *run) {
+    memset(run, 0, sizeof *run);
+    return src->next(src, run);
+}
+
+/* sf_cancel_due (library.h). */
+int sf_cancel_due(const sf_exec *x, size_t *since_cancel, size_t n) {
+    *since_cancel += n;
+    if (*since_cancel < SF_CANCEL_BLOCK)
+        return 0;
+    *since_cancel = 0;
+    return x->cancel && x->cancel(x->cancel_ctx);
 }

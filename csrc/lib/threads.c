@@ -190,3 +190,14 @@ void sf_parallel_for(size_t n, void (*task)(void *ctx, size_t i), void *ctx) {
         if (started[i])
             pthread_join(tids[i], NULL);
 }
+
+/* sf_team_size (library.h): never more than one thread per
+ * SF_MIN_ELEMENTS_PER_THREAD elements. */
+int sf_team_size(size_t n, int threads) {
+    size_t want = threads > 1 ? (size_t)threads : 1;
+    if (want > SF_MAX_THREADS)
+        want = SF_MAX_THREADS;
+    if (want > n / SF_MIN_ELEMENTS_PER_THREAD)
+        want = n / SF_MIN_ELEMENTS_PER_THREAD;
+    return want > 1 ? (int)want : 1;
+}

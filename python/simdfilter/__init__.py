@@ -45,6 +45,29 @@ from ._core import (
 
 __version__: str = _core.__version__
 
+
+# The Python helpers the C binding calls: registered here, so that the
+# extension never imports the package it sits below. Each stands in for its
+# module until first called (an import of simdfilter does not load _bounds'
+# Fraction and Decimal arithmetic, nor _columns), then registers the real one.
+def _first_call(module: str, name: str):
+    def load(*args):
+        import importlib
+
+        helper = getattr(importlib.import_module(module, __name__), name)
+        _core._register(**{name: helper})
+        return helper(*args)
+
+    return load
+
+
+_core._register(
+    resolve=_first_call("._bounds", "resolve"),
+    unwrap_pandas=_first_call("._columns", "unwrap_pandas"),
+    unwrap_masked=_first_call("._columns", "unwrap_masked"),
+    stream_failure_hint=_first_call("._columns", "stream_failure_hint"),
+)
+
 __all__ = [
     "filter_indexes",
     "filter_values",

@@ -16,7 +16,7 @@ integer on float data as a double, and on int64/uint64 data a float bound is
 compared as NumPy compares it, with the data's values rounded to doubles. Where
 NumPy raises or warns instead (an int beyond every double, a float32 overflow),
 and for every other bound (Fractions, Decimals, strings), the number is exact.
-See ``_numpy_rule``; the C path follows the same rule (bounds_py.c, numpy_rule).
+See ``_numpy_rule.numpy_rule``; the C path follows the same rule (bounds_py.c, numpy_rule).
 
 ``resolve`` returns ``None`` for an empty range, or ``(lo, hi)``: the inclusive
 bounds as Python ints (integer, bool and time data; NaT excluded) or as floats
@@ -37,25 +37,17 @@ import functools
 import math
 import numbers
 import re
-import struct
 import warnings
 from fractions import Fraction
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-Number = Union[int, float]
+from ._numpy_rule import Number, numpy_rule as _numpy_rule, scalar as _scalar
 
 # A bound after reading: None (unbounded), NaN (matches nothing), +-inf, or an
 # exact rational. Fractions stand in for ints too.
 _NAN = float("nan")
-
-
-def _scalar(value: Any) -> Any:
-    """0-d arrays stand for their element, as they do in NumPy comparisons."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return value[()]
-    return value
 
 
 def _is_pandas_nat(value: Any) -> bool:
@@ -484,73 +476,6 @@ def _time_real(
     return Fraction(floor) if exact else Fraction(2 * floor + 1, 2)
 
 
-# The least double a float32 cast overflows at: FLT_MAX plus half an ulp (ties go
-# to infinity, FLT_MAX being odd). NumPy warns there.
-_F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
-
-
-def _as_float32(d: float) -> Optional[float]:
-    """A double as NumPy casts it to float32, or None where the cast overflows."""
-    if math.isfinite(d) and abs(d) >= _F32_OVERFLOW:
-        return None
-    # struct's float packing is C's (float)d, as NumPy 2 and bounds_py.c cast;
-    # np.float32(d) is not that in NumPy 1.x at the top of float32's range.
-    return struct.unpack("f", struct.pack("f", d))[0]
-
-
-def _rounded_data_bound(f: float, lower: bool, closed: bool) -> Number:
-    """A float bound on int64/uint64 data, which NumPy compares as float(x) with f,
-    as an int bound with the same answer (same closedness). float(x) is monotone:
-    float(x) >= f from the least x whose double is f or above (t), float(x) <= f up
-    to the greatest whose double is f or below (u); x >= t, x > u, x <= u, x < t
-    for lower closed, lower open, upper closed, upper open. Below 2**53 f compares
-    exactly, beyond 2**65 no value reaches it, NaN and infinities stay."""
-    if not 2.0**53 <= abs(f) <= 2.0**65:
-        return f
-    least = lower == closed  # t, else u
-    g = math.nextafter(f, -math.inf if least else math.inf)
-    # The integers between f and g round to f past their midpoint m, to g before
-    # it, and at m to the one of even mantissa (float() rounds ints as C does).
-    m = (int(f) + int(g)) // 2
-    if float(m) == f:
-        return m
-    return m + 1 if least else m - 1
-
-
-def _numpy_rule(dtype: np.dtype, value: Any, lower: bool, closed: bool) -> Any:
-    """`value` as the number NumPy 2 compares numeric data of `dtype` with (NEP 50):
-    see the module's docstring. Other bounds come back as they are."""
-    value = _scalar(value)
-    kind = dtype.kind
-    if value is None or kind not in "fiu":
-        return value
-    if kind == "f":
-        if type(value) is float:  # weak: the data's precision
-            r = _as_float32(value) if dtype == np.float32 else value
-            return value if r is None else r
-        if type(value) in (int, bool):  # weak: a double, then the data's precision
-            try:
-                d = float(value)
-            except OverflowError:  # NumPy raises: the number is kept
-                return value
-            r = _as_float32(d) if dtype == np.float32 else d
-            return value if r is None else r
-        if isinstance(value, (np.timedelta64, np.datetime64)):
-            return value
-        if isinstance(value, np.integer):  # int64/uint64 promote with floats to float64
-            return float(value) if value.dtype.itemsize == 8 else value
-        if isinstance(value, int) and -(2**63) <= value < 2**64:  # NumPy reads it as (u)int64
-            return float(value)
-        return value
-    if (
-        dtype.itemsize == 8
-        and isinstance(value, (float, np.floating))
-        and not (isinstance(value, np.longdouble) and np.finfo(np.longdouble).nmant >= 63)
-    ):
-        return _rounded_data_bound(float(value), lower, closed)
-    return value
-
-
 def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:
     if dtype.kind == "b":
         return 0, 1
@@ -615,8 +540,28 @@ def _int_at_most(q, strict: bool) -> Optional[Number]:
     return math.ceil(q) - 1 if strict else math.floor(q)
 
 
+def _since_midnight(value: Any) -> Any:
+    """A bound on time-of-day data: a naive datetime.time as the time since midnight."""
+    if value is None:
+        return None
+    if type(value) is not _dt.time or value.tzinfo is not None:
+        # pandas raises TypeError comparing times with timedeltas (Polars refuses too).
+        raise TypeError(
+            "bounds on time-of-day data must be naive datetime.time or None, not "
+            f"{type(value).__name__}"
+        )
+    return _dt.timedelta(
+        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
+    )
+
+
 def resolve(
-    dtype: np.dtype, lo: Any, hi: Any, inclusive: str, tz: Optional[str] = None
+    dtype: np.dtype,
+    lo: Any,
+    hi: Any,
+    inclusive: str,
+    tz: Optional[str] = None,
+    time_of_day: bool = False,
 ) -> Optional[Tuple[Number, Number]]:
     """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty.
 
@@ -632,12 +577,17 @@ def resolve(
         For datetime64 data with a time zone: its name ("UTC", "Europe/Paris",
         "+01:00", "UTC+01:00"). The data's ticks are UTC; the bounds become UTC
         ticks. None for naive data.
+    time_of_day : bool
+        timedelta64 `dtype` holding times of day (Arrow time32/time64, Polars
+        Time): the bounds are naive ``datetime.time`` (or None).
     """
     dtype = np.dtype(dtype)
     left_closed = inclusive in ("both", "left")
     right_closed = inclusive in ("both", "right")
     if tz is not None and dtype.kind != "M":
         raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
+    if time_of_day:
+        lo, hi = _since_midnight(lo), _since_midnight(hi)
     if dtype.kind in "mM":
         qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
     else:

@@ -208,6 +208,9 @@ def _time_bound(dtype: np.dtype, b: Any):
         return np.datetime64(b)
     if isinstance(b, np.timedelta64):  # before np.integer: it is a subclass
         return b
+    if isinstance(b, _dt.time):  # on time-of-day data (held as timedeltas): since midnight
+        secs = (b.hour * 60 + b.minute) * 60 + b.second
+        return np.timedelta64(secs * 10**6 + b.microsecond, "us")
     if type(b).__name__ == "Timedelta":
         return b.to_timedelta64()
     if isinstance(b, _dt.timedelta):

@@ -1,0 +1,51 @@
+"""The C binding calls the package's Python helpers only as the package
+registered them at import (_core._register); it never imports the package."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simdfilter import _core
+
+SRC = Path(__file__).resolve().parents[1] / "csrc" / "cpython"
+
+
+def test_binding_imports_no_simdfilter_module():
+    for path in sorted(SRC.glob("*.c")):
+        text = path.read_text()
+        assert 'PyImport_ImportModule("simdfilter' not in text, path.name
+
+
+def test_register_refuses_what_cannot_be_called():
+    with pytest.raises(TypeError, match="resolve must be callable"):
+        _core._register(resolve=1, unwrap_pandas=len, unwrap_masked=len, stream_failure_hint=len)
+    with pytest.raises(TypeError):
+        _core._register(len)  # by keyword only
+
+
+def test_unregistered_helper_is_a_clear_error():
+    # The extension loaded on its own, without the package that registers its helpers.
+    code = (
+        "import importlib.machinery, importlib.util, sys\n"
+        "from fractions import Fraction\n"
+        "import numpy as np\n"
+        "loader = importlib.machinery.ExtensionFileLoader('simdfilter._core', sys.argv[1])\n"
+        "spec = importlib.util.spec_from_loader('simdfilter._core', loader)\n"
+        "core = importlib.util.module_from_spec(spec)\n"
+        "loader.exec_module(core)\n"
+        "print(core.filter_indexes(np.arange(4), 1, 2).tolist())\n"
+        "try:\n"
+        "    core.filter_indexes(np.arange(4), Fraction(1, 2), 2)\n"
+        "except RuntimeError as e:\n"
+        "    print('RuntimeError:', e)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, _core.__file__], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "[1, 2]"
+    assert lines[1].startswith("RuntimeError: simdfilter._core needs the Python helper resolve")
+    assert "import simdfilter" in lines[1]
