@@ -220,3 +220,42 @@ def test_other_errors():
 def test_backward_compatible_signature():
     assert resolve(np.dtype("int32"), 1.5, 9, "both") == (2, 9)
     assert resolve("M8[D]", "2013-01-01", "2013-01-02", "left") == (15706, 15706)
+
+
+@pytest.mark.parametrize("tz", ["UTC", "America/New_York", "Asia/Kolkata"])
+def test_filter_values_keeps_the_zone_as_each_host_filter(tz):
+    """filter_values on a zoned column gives what the host's own filter gives: the
+    values with their zone (local midnight stays midnight), in the host's kind."""
+    import simdfilter
+
+    s = pd.Series(pd.date_range("2024-03-09 22:00", periods=8, freq="h", tz=tz))
+    s.iloc[2] = pd.NaT
+    lo, hi = s.iloc[1], s.iloc[6]
+    want = s[s.between(lo, hi)]
+    for column in (s, pd.DatetimeIndex(s), s.array):
+        got = simdfilter.filter_values(column, lo, hi)
+        assert got.dtype == s.dtype
+        pd.testing.assert_extension_array_equal(got, want.array)
+    pa = pytest.importorskip("pyarrow", reason="the Arrow columns")
+    arrow = pa.array(s)
+    got = simdfilter.filter_values(arrow, lo, hi)
+    assert got.type == arrow.type and got.equals(arrow.filter(pa.array(s.between(lo, hi))))
+    got = simdfilter.filter_values(pd.Series(pd.arrays.ArrowExtensionArray(arrow)), lo, hi)
+    assert got.dtype == pd.ArrowDtype(arrow.type)
+    assert got.tolist() == want.tolist()
+    pl = pytest.importorskip("polars", reason="the Polars column")
+    column = pl.Series("t", s)
+    got = simdfilter.filter_values(column, lo, hi)
+    assert got.dtype == column.dtype
+    assert got.to_list() == column.filter(column.is_between(lo, hi)).to_list()
+
+
+def test_filter_values_into_out_stays_utc_instants():
+    """out= is the caller's NumPy array: the UTC instants are written there."""
+    import simdfilter
+
+    s = pd.Series(pd.date_range("2024-01-01", periods=3, freq="D", tz="America/New_York"))
+    out = np.empty(3, dtype=s.dtype.base)
+    got = simdfilter.filter_values(s, None, None, out=out)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, s.dt.tz_convert(None).to_numpy())

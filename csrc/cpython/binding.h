@@ -53,6 +53,7 @@ typedef enum sfpy_helper {
     SFPY_UNWRAP_PANDAS,       /* simdfilter._columns.unwrap_pandas */
     SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
     SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
+    SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
     SFPY_HELPER_COUNT
 } sfpy_helper;
 /* The registered helper (borrowed), or NULL with a RuntimeError saying that

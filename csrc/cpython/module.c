@@ -59,6 +59,17 @@ static int prepare_call(call *c, sf_op op) {
     return 0;
 }
 
+/* filter_values on tz-aware data: the kernels wrote UTC instants (datetime64,
+ * which has no zone); the package's helper gives them back the column's zone,
+ * in the column's own kind (pandas, Polars, Arrow). Steals `values`. */
+static PyObject *zoned(PyObject *values, PyObject *column, PyObject *tz) {
+    PyObject *helper = sfpy_helper_get(SFPY_ZONED_VALUES);
+    PyObject *result = helper ? PyObject_CallFunctionObjArgs(helper, values, column, tz, NULL)
+                              : NULL;
+    Py_DECREF(values);
+    return result;
+}
+
 static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
     call c;
@@ -70,6 +81,8 @@ static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
             sfpy_resolve_bounds(&c.column, c.args.lo, c.args.hi, &c.inclusive, &c.query.range);
         if (nonempty >= 0)
             result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
+        if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)
+            result = zoned(result, c.args.values, c.column.tz);
     }
     release_call(&c);
     return result;
@@ -125,7 +138,7 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
 /* ---- The package's helpers --------------------------------------------------- */
 
 static const char *const helper_names[SFPY_HELPER_COUNT] = {
-    "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint"};
+    "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint", "zoned_values"};
 static PyObject *helpers[SFPY_HELPER_COUNT];
 
 PyObject *sfpy_helper_get(sfpy_helper h) {
@@ -137,15 +150,15 @@ PyObject *sfpy_helper_get(sfpy_helper h) {
     return helpers[h];
 }
 
-/* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=):
+/* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, zoned_values=):
  * the helpers given (each a callable) replace those registered before. */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"resolve", "unwrap_pandas", "unwrap_masked",
-                               "stream_failure_hint", NULL};
+                               "stream_failure_hint", "zoned_values", NULL};
     PyObject *got[SFPY_HELPER_COUNT] = {NULL};
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO:_register", keywords, &got[0],
-                                     &got[1], &got[2], &got[3]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOO:_register", keywords, &got[0],
+                                     &got[1], &got[2], &got[3], &got[4]))
         return NULL;
     for (int i = 0; i < SFPY_HELPER_COUNT; i++)
         if (got[i] && !PyCallable_Check(got[i]))
@@ -162,9 +175,11 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 static PyMethodDef filter_methods[] = {
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
-     "_register(*, resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=)\n--\n\n"
+     "_register(*, resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, "
+     "zoned_values=)\n--\n\n"
      "Called by `import simdfilter`: the package's Python helpers that the C binding calls "
-     "(bounds it does not read, pandas and masked columns, a failed Arrow stream's hint)."},
+     "(bounds it does not read, pandas and masked columns, a failed Arrow stream's hint, "
+     "tz-aware values given back their zone)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,

@@ -66,6 +66,7 @@ _core._register(
     unwrap_pandas=_first_call("._columns", "unwrap_pandas"),
     unwrap_masked=_first_call("._columns", "unwrap_masked"),
     stream_failure_hint=_first_call("._columns", "stream_failure_hint"),
+    zoned_values=_first_call("._columns", "zoned_values"),
 )
 
 __all__ = [

@@ -28,7 +28,7 @@ def filter_values(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
-) -> np.ndarray: ...
+) -> Any: ...  # numpy.ndarray; on a tz-aware column, the column's own kind with its zone
 def count_in_range(
     values: npt.ArrayLike,
     lo: _Bound,
