@@ -335,3 +335,21 @@ def test_dask_between_is_pandas(dtype, data):
         warnings.simplefilter("ignore")  # pandas' own warnings where Dask falls back
         got = d.sf.between(lo, hi, inclusive=inclusive).compute(scheduler="sync")
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("lo, hi", [(0.0, 2**63), (-(2**63) - 1, 5.0), (0.0, 2**64 + 3)])
+def test_polars_expression_int_past_int64_beside_a_float(lo, hi):
+    # Found by hypothesis: with a float beside it, an int that fits Int64 makes the
+    # expression compare in Float64, one past Int64 is compared exactly.
+    pl = pytest.importorskip("polars")
+    importlib.import_module("simdfilter.polars")
+    s = pl.Series("x", _data("i8", lo, hi))
+    for closed in ("both", "left", "right", "none"):
+        try:
+            want = _polars_want(pl, s, lo, hi, closed, expr=True)
+        except (TypeError, OverflowError, pl.exceptions.PolarsError) as exc:
+            with pytest.raises(type(exc)):
+                s.to_frame().select(pl.col("x").sf.between(lo, hi, closed))
+            continue
+        got = s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series()
+        assert got.to_list() == want, closed

@@ -158,9 +158,14 @@ def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -
 def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     """The bounds as a Polars expression compares integer data with them: a float
     and an int bound make ``is_between`` compare all three in Float64 (the Series
-    methods, as NumPy, compare each bound alone), so the int is its double."""
+    methods, as NumPy, compare each bound alone), so the int is its double. An
+    int past Int64 is another literal type, which Polars compares exactly: that
+    answer is Polars' own (OverflowError sends it there)."""
     if lo is None or hi is None or not s.dtype.is_integer():
         return lo, hi
+    for bound in (lo, hi):
+        if type(bound) is int and not -(2**63) <= bound < 2**63:
+            raise OverflowError("an int past Int64: Polars' own comparison")
     if type(lo) is float and type(hi) is int:
         return lo, float(hi)
     if type(hi) is float and type(lo) is int:
