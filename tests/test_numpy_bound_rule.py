@@ -275,14 +275,15 @@ def _polars_want(pl, s, lo, hi, closed, expr):
 
 @needs_numpy2
 @pytest.mark.parametrize("dtype", ["Float32", "Float64", "Int64"])
-@pytest.mark.parametrize("face", ["series", "expr"])
+@pytest.mark.parametrize("face", ["series", "expr", "frame"])
 @SETTINGS
 @given(data=st.data())
 def test_polars_between_is_polars(dtype, face, data):
     # Float32 with Python ints beyond 2**53 included: the Series methods round such
     # an int as NumPy does (to a double, then to float32); Polars' expressions
     # cast it once, or compare in Float64, depending on the other bound. Each face
-    # gives its own host's answer.
+    # gives its own host's answer (a frame's host is df.filter(expression)), and
+    # raises the exception type its host raises.
     pl = pytest.importorskip("polars")
     if int(pl.__version__.split(".")[0]) < 2:
         pytest.skip(
@@ -296,18 +297,25 @@ def test_polars_between_is_polars(dtype, face, data):
     base = {"Float32": "f4", "Float64": "f8", "Int64": "i8"}[dtype]
     s = pl.Series("x", _data(base, lo, hi))
     closed = "none" if inclusive == "neither" else inclusive
-    expr = face == "expr"
+
+    def host():
+        m = _polars_want(pl, s, lo, hi, closed, face != "series")
+        return [i for i, v in enumerate(m) if v] if face == "frame" else m
+
+    def ours():
+        if face == "expr":
+            return s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series().to_list()
+        if face == "frame":
+            return s.to_frame().sf.indexes({"x": (lo, hi)}, closed=closed).to_list()
+        return s.sf.between(lo, hi, closed).to_list()
+
     try:
-        want = _polars_want(pl, s, lo, hi, closed, expr)
-    except (TypeError, OverflowError, pl.exceptions.PolarsError):
-        # Polars refuses the bound (an int past Int64 or past every double): the
-        # face compares the number exactly, as filter_indexes does.
+        want = host()
+    except (TypeError, OverflowError, pl.exceptions.PolarsError) as exc:
+        with pytest.raises(type(exc)):
+            ours()
         return
-    if expr:
-        got = s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series()
-    else:
-        got = s.sf.between(lo, hi, closed)
-    assert got.to_list() == want
+    assert ours() == want
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])

@@ -131,6 +131,9 @@ def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -
     closed = _face.TO_POLARS[inclusive]
     if expr:  # every comparison an expression's: Polars' casts are the expression's own
         x = pl.col("x")
+        # A str here is a value (a frame's range), not the column name an
+        # expression would read it as.
+        lo, hi = (pl.lit(b) if isinstance(b, str) else b for b in (lo, hi))
         m = _face.host_mask(
             x,
             lo,
@@ -190,6 +193,8 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
     # Python time bound Polars compares at another precision (see _unit_rounds).
     if _is_nan(lo) or _is_nan(hi):
         return True
+    if _past_int64(lo) or _past_int64(hi):
+        return True  # Polars' Series methods raise OverflowError, its expressions compare
     if _f32_overflow(s, lo) or _f32_overflow(s, hi):
         return True
     if _unit_rounds(s, lo, expr) or _unit_rounds(s, hi, expr):
@@ -197,6 +202,12 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
     if expr and s.dtype == pl.Boolean and not (_is_bool(lo) and _is_bool(hi)):
         return True  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
     return expr and (_f32_wide_int(s, lo) or _f32_wide_int(s, hi))
+
+
+def _past_int64(bound: Any) -> bool:
+    # A Python int outside Int64: Polars' own business (its Series methods raise
+    # OverflowError, its expressions compare it as a wider literal or raise).
+    return type(bound) is int and not -(2**63) <= bound < 2**63
 
 
 def _is_bool(bound: Any) -> bool:
@@ -408,16 +419,24 @@ def _rows(
     def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
         if at is not None:
             col = col.gather(at)
-        return _polars_mask(col, lo, hi, inclusive, False).fill_null(False).to_numpy()
+        return _polars_mask(col, lo, hi, inclusive, True).fill_null(False).to_numpy()
+
+    def positions(col: "pl.Series", lo: Any, hi: Any, within: Optional[np.ndarray]) -> Any:
+        # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
+        try:
+            lo, hi = _expression_bounds(col, lo, hi)
+        except OverflowError:
+            return None
+        if _delegate(lo, hi, col, True):
+            return None
+        return _positions(col, lo, hi, inclusive, within=within)
 
     return _face.frame_rows(
         plan,
         len(df),
         inclusive,
         wide=np.uint64,
-        positions=lambda col, lo, hi, within: (
-            None if _delegate(lo, hi, col) else _positions(col, lo, hi, inclusive, within=within)
-        ),
+        positions=positions,
         mask=mask,
         host_fallback=host_fallback,
     )
