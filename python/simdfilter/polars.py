@@ -129,33 +129,22 @@ def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -
     comparison an unbounded end leaves (NaN excluded there, as the kernels
     exclude it: Polars orders NaN above +inf)."""
     closed = _face.TO_POLARS[inclusive]
-    if expr:  # every comparison an expression's: Polars' casts are the expression's own
-        x = pl.col("x")
-        # A str here is a value (a frame's range), not the column name an
-        # expression would read it as.
+    # In an expression every comparison is the expression's (Polars' casts are its
+    # own), and a str is a value (a frame's range), not the column it would name.
+    x = pl.col("x") if expr else s
+    if expr:
         lo, hi = (pl.lit(b) if isinstance(b, str) else b for b in (lo, hi))
-        m = _face.host_mask(
-            x,
-            lo,
-            hi,
-            inclusive,
-            between=lambda c, a, b: c.is_between(a, b, closed=closed),
-            everything=lambda: x == x,
-        )
-        if (lo is None or hi is None) and s.dtype.is_float():
-            m = m & ~x.is_nan()
-        return pl.DataFrame([s.alias("x")]).select(m).to_series().alias(s.name)
     m = _face.host_mask(
-        s,
+        x,
         lo,
         hi,
         inclusive,
         between=lambda c, a, b: c.is_between(a, b, closed=closed),
-        everything=lambda: s == s,
+        everything=lambda: x == x,
     )
     if (lo is None or hi is None) and s.dtype.is_float():
-        m = m & ~s.is_nan()
-    return m
+        m = m & ~x.is_nan()
+    return pl.DataFrame([s.alias("x")]).select(m).to_series().alias(s.name) if expr else m
 
 
 def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
