@@ -19,6 +19,7 @@ def filter_indexes(
     index_dtype: Optional[npt.DTypeLike] = None,
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
+    assume_sorted: bool = False,
 ) -> np.ndarray: ...
 def filter_values(
     values: npt.ArrayLike,
@@ -28,6 +29,7 @@ def filter_values(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
+    assume_sorted: bool = False,
 ) -> np.ndarray: ...
 def count_in_range(
     values: npt.ArrayLike,
@@ -37,6 +39,7 @@ def count_in_range(
     inclusive: _Inclusive = "both",
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
+    assume_sorted: bool = False,
 ) -> int: ...
 def in_range(
     values: npt.ArrayLike,
