@@ -50,6 +50,41 @@ def in_range(
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
 ) -> npt.NDArray[np.bool_]: ...
+
+class ZoneMap:
+    values: np.ndarray
+    block: int
+    def __init__(self, values: np.ndarray, block: int = 4096) -> None: ...
+    @property
+    def nbytes(self) -> int: ...
+    def filter_indexes(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        out: Optional[np.ndarray] = None,
+        index_dtype: Optional[npt.DTypeLike] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def filter_values(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        out: Optional[np.ndarray] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def count_in_range(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        threads: Optional[int] = None,
+    ) -> int: ...
+
 def available_kernels() -> Tuple[str, ...]: ...
 def compiled_kernels() -> Tuple[str, ...]: ...
 def active_kernel() -> str: ...
