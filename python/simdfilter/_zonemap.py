@@ -268,3 +268,6 @@ class ZoneMap:
         for start, stop in self._stretches(touched & ~inside):
             total += count_in_range(flat[start:stop], lo, hi, inclusive=inclusive, threads=threads)
         return total
+
+
+ZoneMap.__module__ = __name__.rpartition(".")[0]  # help() and repr name simdfilter.ZoneMap
