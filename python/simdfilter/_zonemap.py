@@ -169,16 +169,20 @@ class ZoneMap:
 
     # ---- which blocks ----------------------------------------------------------
 
-    def _blocks(self, lo: Any, hi: Any, inclusive: str) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-        """(touched, inside) block masks for the range, or None when it is empty."""
+    def _blocks(
+        self, lo: Any, hi: Any, inclusive: str, inside: bool = False
+    ) -> Optional[Tuple[np.ndarray, Optional[np.ndarray]]]:
+        """The mask of the blocks that meet the range and (`inside`) of those
+        wholly in it, or None when the range is empty."""
         rng = _core._resolve_bounds(self._flat[:0], lo, hi, inclusive)[1]
         if rng is None:
             return None
         mins, maxs = self._keys
         rlo, rhi = mins.dtype.type(rng[0]), mins.dtype.type(rng[1])
         touched = (maxs >= rlo) & (mins <= rhi)
-        inside = touched & self._clean & (mins >= rlo) & (maxs <= rhi)
-        return touched, inside
+        if not inside:
+            return touched, None
+        return touched, touched & self._clean & (mins >= rlo) & (maxs <= rhi)
 
     def _stretches(self, blocks: np.ndarray) -> List[Tuple[int, int]]:
         """The element ranges [start, stop) of the runs of `blocks` (a mask)."""
@@ -209,6 +213,8 @@ class ZoneMap:
                 pieces.append(got)
         if out is not None:
             return out[:done]
+        if len(pieces) == 1:  # one stretch (every block, on data in random order): no copy
+            return pieces[0]
         return np.concatenate(pieces) if pieces else empty
 
     def filter_indexes(
@@ -260,7 +266,7 @@ class ZoneMap:
 
         flat = self._flat
         count_in_range(flat[:0], lo, hi, inclusive=inclusive, threads=threads)  # argument errors
-        blocks = self._blocks(lo, hi, inclusive)
+        blocks = self._blocks(lo, hi, inclusive, inside=True)
         if blocks is None:
             return 0
         touched, inside = blocks
