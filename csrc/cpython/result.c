@@ -154,7 +154,10 @@ typedef struct call_run {
 sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
                              sf_sorted_source *sorted) {
     sf_source *src = sfpy_column_source(c, s);
-    return c->sorted && src ? sf_sorted_source_init(sorted, src, c->type, &q->range) : src;
+    /* A mask has a result for every element: never narrowed. */
+    return c->sorted && src && !sf_op_is_mask(q->op)
+               ? sf_sorted_source_init(sorted, src, c->type, &q->range)
+               : src;
 }
 
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
