@@ -13,6 +13,7 @@ MODES = {
     # dask_quick: the dask_cluster section at 8 Mi elements (else 256 Mi in 64 MiB chunks).
     # selectivity_sizes/_sels: the selectivity section (filter vs count, sparse loop vs dense);
     # store_form_sizes/_sels: the store_form section (the two AVX-512 store forms and avx2).
+    # skip_sorted_n, skip_zone_n: the skipping section (assume_sorted, ZoneMap) sizes.
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -37,6 +38,8 @@ MODES = {
         selectivity_sels=[0.001, 0.5],
         store_form_sizes=[64 * Ki],
         store_form_sels=[0.01, 0.5],
+        skip_sorted_n=Mi,
+        skip_zone_n=Mi,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -61,6 +64,8 @@ MODES = {
         selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
         store_form_sizes=[64 * Ki, Mi, 16 * Mi],
         store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
+        skip_sorted_n=50_000_000,
+        skip_zone_n=20_000_000,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -85,6 +90,8 @@ MODES = {
         selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
         store_form_sizes=[64 * Ki, Mi, 16 * Mi],
         store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
+        skip_sorted_n=50_000_000,
+        skip_zone_n=20_000_000,
     ),
 }
 THREADED_FROM = (

@@ -7,15 +7,17 @@
 
 enum {
     ARG_VALUES, ARG_LO, ARG_HI, ARG_INCLUSIVE, ARG_OUT, ARG_INDEX_DTYPE, ARG_THREADS, ARG_WITHIN,
-    ARG_COUNT
+    ARG_ASSUME_SORTED, ARG_COUNT
 };
 
 static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive", "out",
-                                                "index_dtype", "threads", "within"};
+                                                "index_dtype", "threads", "within",
+                                                "assume_sorted"};
 static const size_t SLOTS[ARG_COUNT] = {
     offsetof(call_args, values), offsetof(call_args, lo),          offsetof(call_args, hi),
     offsetof(call_args, inclusive), offsetof(call_args, out),     offsetof(call_args, index_dtype),
-    offsetof(call_args, threads), offsetof(call_args, within)};
+    offsetof(call_args, threads), offsetof(call_args, within),
+    offsetof(call_args, assume_sorted)};
 /* The keywords as interned str: a call's keyword names are interned (the
  * compiler interns identifiers), so most are found by identity. */
 static PyObject *interned[ARG_COUNT];
@@ -49,6 +51,8 @@ static int takes_keyword(sf_op op, int k) {
         return op == SF_OP_INDEX32 || op == SF_OP_INDEX64;
     if (k == ARG_WITHIN)
         return op != SF_OP_VALUES && !sf_op_is_mask(op);
+    if (k == ARG_ASSUME_SORTED)
+        return !sf_op_is_mask(op);
     return 1;
 }
 
@@ -104,7 +108,7 @@ int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject 
         }
     }
     /* None is "not given" for these; not for inclusive, which pandas refuses too. */
-    for (int k = ARG_OUT; k <= ARG_WITHIN; k++)
+    for (int k = ARG_OUT; k <= ARG_ASSUME_SORTED; k++)
         if (*slot(a, k) == Py_None)
             *slot(a, k) = NULL;
     return 0;
@@ -152,4 +156,22 @@ int sfpy_parse_threads(PyObject *obj) {
         return -1;
     }
     return t > SF_MAX_THREADS ? SF_MAX_THREADS : (int)t;
+}
+
+int sfpy_parse_assume_sorted(const call_args *a) {
+    if (!a->assume_sorted)
+        return 0;
+    if (!PyBool_Check(a->assume_sorted) && !PyArray_IsScalar(a->assume_sorted, Bool)) {
+        PyErr_Format(PyExc_TypeError, "assume_sorted must be True or False, not %R",
+                     a->assume_sorted);
+        return -1;
+    }
+    const int sorted = PyObject_IsTrue(a->assume_sorted);
+    if (sorted && a->within) {
+        PyErr_SetString(PyExc_ValueError,
+                        "assume_sorted=True and within= cannot be combined: within already "
+                        "names the positions to read");
+        return -1;
+    }
+    return sorted;
 }

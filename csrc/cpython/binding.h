@@ -26,7 +26,7 @@ typedef struct column column; /* column.c, below */
 /* ---- args.c: the arguments of filter_indexes, filter_values, count_in_range ---- */
 
 typedef struct call_args {
-    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within;
+    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within, *assume_sorted;
 } call_args;
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */
@@ -43,6 +43,9 @@ typedef struct inclusive_mode {
 int sfpy_parse_inclusive(PyObject *obj, inclusive_mode *m);
 /* NULL (not given) or None: 0, automatic. Else 1..SF_MAX_THREADS; -1 on error. */
 int sfpy_parse_threads(PyObject *obj);
+/* assume_sorted: 0 (not given, None, False) or 1 (True); -1 with a TypeError
+ * for anything but a bool, a ValueError beside within=. */
+int sfpy_parse_assume_sorted(const call_args *a);
 
 /* ---- module.c: the package's Python helpers ---- */
 
@@ -93,6 +96,9 @@ struct column {
     PyArray_Descr *storage_descr; /* what the kernels write for filter_values */
     PyObject *tz;                 /* tz-aware data: the zone (str); else NULL */
     size_t n;
+    /* The caller's promise (assume_sorted=True) that the values ascend in
+     * NumPy's sort order: queries read them through sf_sorted_source. */
+    int sorted;
     /* COLUMN_NUMPY */
     PyArrayObject *arr;
     PyArrayObject *mask; /* nonzero bytes are nulls; NULL: none */
@@ -155,6 +161,10 @@ typedef union column_source {
     sf_arrow_source arrow;
 } column_source;
 sf_source *sfpy_column_source(const column *c, column_source *s);
+/* The source a query `q` reads: the column's, narrowed by binary search
+ * (`sorted`, with its room) when the column is marked sorted. */
+sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
+                             sf_sorted_source *sorted);
 void sfpy_column_source_free(const column *c, column_source *s);
 
 /* ---- gil.c: running a query with the GIL released and Ctrl-C honoured ---- */

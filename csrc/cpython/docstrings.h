@@ -6,7 +6,7 @@
 
 PyDoc_STRVAR(filter_indexes_doc,
 /* One line: help() and inspect read the signature up to "--", newlines included. */
-"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None)\n"
+"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None, assume_sorted=False)\n"
 "--\n"
 "\n"
 "Positions of the elements of `values` that lie between `lo` and `hi`.\n"
@@ -62,6 +62,16 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    positions of `within` whose values are in range, the refinement step of a\n"
 "    conjunction. Positions come out as `within` holds them: uint32 stays uint32,\n"
 "    any other integer dtype gives int64. Runs on one thread.\n"
+"assume_sorted : bool, default False\n"
+"    The caller's promise, as ``np.searchsorted`` takes it, that `values` is\n"
+"    sorted ascending as ``np.sort`` sorts it (NaN and NaT last). The answer\n"
+"    is then found by binary search and only the k elements in range are\n"
+"    read: O(log n + k) rather than a pass over all n. The result is the\n"
+"    scan's, exactly (same bounds, same `inclusive`). Unsorted data gives an\n"
+"    unspecified subset of the scan's result: never a crash, never a position\n"
+"    whose value is out of range, but some may be missing. Arrow chunks with\n"
+"    nulls (and pandas columns with a mask) are scanned whole, wherever the\n"
+"    sort put the nulls. Not with `within`.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -76,7 +86,8 @@ PyDoc_STRVAR(filter_indexes_doc,
 "ValueError\n"
 "    Bad `inclusive` (None included), `out` too small, read-only,\n"
 "    non-contiguous or sharing memory with `values`, uint32 positions for\n"
-"    2**32 elements or more, `within` not strictly ascending.\n"
+"    2**32 elements or more, `within` not strictly ascending,\n"
+"    ``assume_sorted=True`` with `within`.\n"
 "IndexError\n"
 "    A position of `within` is negative or past the end of `values` (checked\n"
 "    before any value at it is read).\n"
@@ -94,10 +105,12 @@ PyDoc_STRVAR(filter_indexes_doc,
 ">>> simdfilter.filter_indexes(years, 1982, 2000)\n"
 "array([0, 5, 7], dtype=uint32)\n"
 ">>> simdfilter.filter_indexes(years, 1982, 2000, inclusive='neither', index_dtype=np.int64)\n"
-"array([0, 5, 7])\n");
+"array([0, 5, 7])\n"
+">>> simdfilter.filter_indexes(np.sort(years), 1982, 2000, assume_sorted=True)\n"
+"array([2, 3, 4], dtype=uint32)\n");
 
 PyDoc_STRVAR(filter_values_doc,
-"filter_values(values, lo, hi, *, inclusive='both', out=None, threads=None)\n"
+"filter_values(values, lo, hi, *, inclusive='both', out=None, threads=None, assume_sorted=False)\n"
 "--\n"
 "\n"
 "The elements of `values` that lie between `lo` and `hi`, in flat C order.\n"
@@ -120,6 +133,8 @@ PyDoc_STRVAR(filter_values_doc,
 "    page faults of a fresh result (see `filter_indexes`).\n"
 "threads : int, optional\n"
 "    As in `filter_indexes`.\n"
+"assume_sorted : bool, default False\n"
+"    As in `filter_indexes`: binary search on data sorted ascending.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -141,13 +156,14 @@ PyDoc_STRVAR(filter_values_doc,
 "array([5, 7], dtype=int16)\n");
 
 PyDoc_STRVAR(count_in_range_doc,
-"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None)\n"
+"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None, assume_sorted=False)\n"
 "--\n"
 "\n"
 "How many elements of `values` lie between `lo` and `hi`.\n"
 "\n"
 "Same semantics as `filter_indexes` (``within=`` included: how many of those\n"
-"positions hold a value in range); allocates nothing.\n"
+"positions hold a value in range; ``assume_sorted=True``: binary search on\n"
+"data sorted ascending); allocates nothing.\n"
 "\n"
 "Returns\n"
 "-------\n"

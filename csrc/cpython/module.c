@@ -46,6 +46,8 @@ static int prepare_call(call *c, sf_op op) {
     memset(&c->query, 0, sizeof c->query);
     if (sfpy_column_from(c->args.values, &c->column) < 0)
         return -1;
+    if ((c->column.sorted = sfpy_parse_assume_sorted(&c->args)) < 0)
+        return -1;
     if (c->args.within &&
         !(c->within = sfpy_within(c->args.within, c->column.n, &c->query)))
         return -1;

@@ -151,10 +151,20 @@ typedef struct call_run {
     int fresh_out; /* out is an array allocated for this call */
 } call_run;
 
+sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
+                             sf_sorted_source *sorted) {
+    sf_source *src = sfpy_column_source(c, s);
+    /* A mask has a result for every element: never narrowed. */
+    return c->sorted && src && !sf_op_is_mask(q->op)
+               ? sf_sorted_source_init(sorted, src, c->type, &q->range)
+               : src;
+}
+
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
                            int threads, int fresh_out) {
     column_source storage;
-    sf_source *src = sfpy_column_source(col, &storage);
+    sf_sorted_source sorted;
+    sf_source *src = sfpy_query_source(col, q, &storage, &sorted);
     const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, col->n);
     sfpy_column_source_free(col, &storage);
     return k;
@@ -162,7 +172,8 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
 
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
     column_source storage;
-    sf_source *src = sfpy_column_source(c->column, &storage);
+    sf_sorted_source sorted;
+    sf_source *src = sfpy_query_source(c->column, c->q, &storage, &sorted);
     const Py_ssize_t k = sfpy_execute(c->q, src, out, capacity, c->threads, c->fresh_out,
                                       c->column->n);
     sfpy_column_source_free(c->column, &storage);
@@ -220,7 +231,9 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * has the figures). */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     const size_t n = sfpy_most_results(c->q, c->column);
-    if (!addressable(descr, n)) /* a huge logical array (a broadcast view, say) */
+    /* Sorted: the count reads O(log n + k) elements, and the result is made at
+     * its size rather than as a worst case of n. */
+    if (!addressable(descr, n) || c->column->sorted)
         return count_then_fill(c, descr);
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
     if (!res) {

@@ -489,6 +489,41 @@ int sf_auto_threads_fresh(size_t nbytes);
 /* The CPUs this process may run on (its affinity mask where the OS has one). */
 int sf_available_cpus(void);
 
+/* ---- Sorted data -------------------------------------------------------------- */
+
+/*
+ * Data the caller promises is sorted ascending in the order NumPy's sort gives
+ * type `t` (as np.searchsorted takes it): NaN last on float data, NaT
+ * (INT64_MIN) last on SF_T_TIME64, signed or unsigned by the type.
+ *
+ * sf_sorted_span: the stretch [*first, *first + *len) of `run` whose values
+ * lie in r, by two binary searches (O(log n) elements read, at the run's
+ * stride and byte order). The run's nulls are not looked at; a bit-packed run
+ * gives an empty stretch. On unsorted data, some stretch of the run, never an
+ * element outside it read.
+ */
+void sf_sorted_span(sf_type t, const sf_range *r, const sf_run *run, size_t *first, size_t *len);
+
+/*
+ * A source whose runs are those of `inner`, each narrowed to its
+ * sf_sorted_span and left out when that is empty; once a run holds a value
+ * after the range, the later runs are not read. sf_execute over it reads
+ * O(log n + k) elements for k results, and still tests every element it
+ * reads: on unsorted data its results are a subset of the scan's. A run with
+ * nulls (which a sort puts first or last, over values of any kind) or
+ * bit-packed is passed whole, and scanned. `inner` and `r` are read during
+ * the calls only; `within` queries need the whole source (SF_EUNSORTED).
+ */
+typedef struct sf_sorted_source {
+    sf_source source;
+    sf_source *inner;
+    sf_type type;
+    sf_range range;
+    int done;
+} sf_sorted_source;
+sf_source *sf_sorted_source_init(sf_sorted_source *s, sf_source *inner, sf_type t,
+                                 const sf_range *r);
+
 /* ---- Convenience: run the process default kernel --------------------------- */
 
 /* Positions of the x[i] with lo <= x[i] <= hi (inclusive; lo > hi gives 0).

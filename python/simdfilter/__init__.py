@@ -14,6 +14,7 @@ filter_indexes      positions of the values in [lo, hi]
 filter_values       the values in [lo, hi] themselves
 count_in_range      how many values are in [lo, hi]
 in_range            a bool array: True where the value is in [lo, hi]
+ZoneMap             min and max per block: repeated queries skip the blocks out of range
 available_kernels   kernels this machine can run, slowest first
 compiled_kernels    kernels compiled into this build, slowest first
 active_kernel       the kernel a call made here runs
@@ -42,6 +43,7 @@ from ._core import (
     filter_values,
     in_range,
 )
+from ._zonemap import ZoneMap
 
 __version__: str = _core.__version__
 
@@ -74,6 +76,7 @@ __all__ = [
     "filter_values",
     "count_in_range",
     "in_range",
+    "ZoneMap",
     "available_kernels",
     "compiled_kernels",
     "active_kernel",

@@ -19,6 +19,7 @@ def filter_indexes(
     index_dtype: Optional[npt.DTypeLike] = None,
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
+    assume_sorted: bool = False,
 ) -> np.ndarray: ...
 def filter_values(
     values: npt.ArrayLike,
@@ -28,6 +29,7 @@ def filter_values(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
+    assume_sorted: bool = False,
 ) -> Any: ...  # numpy.ndarray; on a tz-aware column, the column's own kind with its zone
 def count_in_range(
     values: npt.ArrayLike,
@@ -37,6 +39,7 @@ def count_in_range(
     inclusive: _Inclusive = "both",
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
+    assume_sorted: bool = False,
 ) -> int: ...
 def in_range(
     values: npt.ArrayLike,
@@ -47,6 +50,41 @@ def in_range(
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
 ) -> npt.NDArray[np.bool_]: ...
+
+class ZoneMap:
+    values: np.ndarray
+    block: int
+    def __init__(self, values: np.ndarray, block: int = 4096) -> None: ...
+    @property
+    def nbytes(self) -> int: ...
+    def filter_indexes(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        out: Optional[np.ndarray] = None,
+        index_dtype: Optional[npt.DTypeLike] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def filter_values(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        out: Optional[np.ndarray] = None,
+        threads: Optional[int] = None,
+    ) -> np.ndarray: ...
+    def count_in_range(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        threads: Optional[int] = None,
+    ) -> int: ...
+
 def available_kernels() -> Tuple[str, ...]: ...
 def compiled_kernels() -> Tuple[str, ...]: ...
 def active_kernel() -> str: ...

@@ -165,12 +165,22 @@ def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     return lo, hi
 
 
+def _sorted(s: "pl.Series") -> bool:
+    """Whether Polars knows the Series is sorted ascending (its own flag, set by
+    ``sort()`` or ``set_sorted()``): then the kernels binary-search it
+    (``assume_sorted=True``). Polars sorts NaN last, as NumPy does; nulls,
+    first or last, make the chunk that holds them a scan."""
+    return bool(s.flags.get("SORTED_ASC", False))
+
+
 def _positions(
     s: "pl.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray] = None
 ) -> np.ndarray:
     kw: Dict[str, Any] = dict(inclusive=inclusive, index_dtype=_face.index_dtype(len(s), np.uint64))
     if within is not None:
         kw["within"] = within
+    elif _sorted(s):
+        kw["assume_sorted"] = True
     return _sf.filter_indexes(s, lo, hi, **kw)
 
 
@@ -232,7 +242,7 @@ def _count(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> int:
             return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
     if not _delegate(lo, hi, s, expr):
         try:
-            return _sf.count_in_range(s, lo, hi, inclusive=inclusive)
+            return _sf.count_in_range(s, lo, hi, inclusive=inclusive, assume_sorted=_sorted(s))
         except (TypeError, ValueError):
             pass
     return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
