@@ -7,15 +7,15 @@
 
 enum {
     ARG_VALUES, ARG_LO, ARG_HI, ARG_INCLUSIVE, ARG_OUT, ARG_INDEX_DTYPE, ARG_THREADS, ARG_WITHIN,
-    ARG_COUNT
+    ARG_INVERT, ARG_COUNT
 };
 
 static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive", "out",
-                                                "index_dtype", "threads", "within"};
+                                                "index_dtype", "threads", "within", "invert"};
 static const size_t SLOTS[ARG_COUNT] = {
     offsetof(call_args, values), offsetof(call_args, lo),          offsetof(call_args, hi),
     offsetof(call_args, inclusive), offsetof(call_args, out),     offsetof(call_args, index_dtype),
-    offsetof(call_args, threads), offsetof(call_args, within)};
+    offsetof(call_args, threads), offsetof(call_args, within), offsetof(call_args, invert)};
 /* The keywords as interned str: a call's keyword names are interned (the
  * compiler interns identifiers), so most are found by identity. */
 static PyObject *interned[ARG_COUNT];
@@ -152,4 +152,15 @@ int sfpy_parse_threads(PyObject *obj) {
         return -1;
     }
     return t > SF_MAX_THREADS ? SF_MAX_THREADS : (int)t;
+}
+
+int sfpy_parse_invert(PyObject *obj) {
+    if (!obj || obj == Py_False)
+        return 0;
+    if (obj == Py_True)
+        return 1;
+    if (PyArray_IsScalar(obj, Bool))
+        return obj == PyArrayScalar_True ? 1 : 0;
+    PyErr_Format(PyExc_TypeError, "invert must be True or False, not %R", obj);
+    return -1;
 }

@@ -26,7 +26,7 @@ typedef struct column column; /* column.c, below */
 /* ---- args.c: the arguments of filter_indexes, filter_values, count_in_range ---- */
 
 typedef struct call_args {
-    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within;
+    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within, *invert;
 } call_args;
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */
@@ -43,6 +43,9 @@ typedef struct inclusive_mode {
 int sfpy_parse_inclusive(PyObject *obj, inclusive_mode *m);
 /* NULL (not given) or None: 0, automatic. Else 1..SF_MAX_THREADS; -1 on error. */
 int sfpy_parse_threads(PyObject *obj);
+/* NULL (not given), False or numpy.False_: 0; True or numpy.True_: 1; else a
+ * TypeError and -1. */
+int sfpy_parse_invert(PyObject *obj);
 
 /* ---- module.c: the package's Python helpers ---- */
 
