@@ -6,7 +6,7 @@
 
 PyDoc_STRVAR(filter_indexes_doc,
 /* One line: help() and inspect read the signature up to "--", newlines included. */
-"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None)\n"
+"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None, invert=False)\n"
 "--\n"
 "\n"
 "Positions of the elements of `values` that lie between `lo` and `hi`.\n"
@@ -62,6 +62,13 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    positions of `within` whose values are in range, the refinement step of a\n"
 "    conjunction. Positions come out as `within` holds them: uint32 stays uint32,\n"
 "    any other integer dtype gives int64. Runs on one thread.\n"
+"invert : bool, default False\n"
+"    True: the positions of the elements *outside* the range instead, in the\n"
+"    same single pass: ``np.flatnonzero(~((values >= lo) & (values <= hi)))``,\n"
+"    so NaN and NaT, outside every range, are kept, and an empty range (``lo >\n"
+"    hi``, a NaN bound) keeps everything. Nulls (the NA of a pandas nullable or\n"
+"    Arrow column, masked elements) are never kept. With `within`: the positions\n"
+"    of `within` whose values are outside.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -83,7 +90,7 @@ PyDoc_STRVAR(filter_indexes_doc,
 "\n"
 "Notes\n"
 "-----\n"
-"NaN and NaT never match. -0.0 equals 0.0. The GIL is released while the kernel\n"
+"NaN and NaT never match (``invert=True`` keeps them). -0.0 equals 0.0. The GIL is released while the kernel\n"
 "runs, and Ctrl-C interrupts a long call. The kernel is the one `active_kernel()`\n"
 "names in the calling thread or task (see `use_kernel`).\n"
 "\n"
@@ -94,10 +101,12 @@ PyDoc_STRVAR(filter_indexes_doc,
 ">>> simdfilter.filter_indexes(years, 1982, 2000)\n"
 "array([0, 5, 7], dtype=uint32)\n"
 ">>> simdfilter.filter_indexes(years, 1982, 2000, inclusive='neither', index_dtype=np.int64)\n"
-"array([0, 5, 7])\n");
+"array([0, 5, 7])\n"
+">>> simdfilter.filter_indexes(years, 1982, 2000, invert=True)  # the others\n"
+"array([1, 2, 3, 4, 6], dtype=uint32)\n");
 
 PyDoc_STRVAR(filter_values_doc,
-"filter_values(values, lo, hi, *, inclusive='both', out=None, threads=None)\n"
+"filter_values(values, lo, hi, *, inclusive='both', out=None, threads=None, invert=False)\n"
 "--\n"
 "\n"
 "The elements of `values` that lie between `lo` and `hi`, in flat C order.\n"
@@ -120,6 +129,9 @@ PyDoc_STRVAR(filter_values_doc,
 "    page faults of a fresh result (see `filter_indexes`).\n"
 "threads : int, optional\n"
 "    As in `filter_indexes`.\n"
+"invert : bool, default False\n"
+"    True: the elements outside the range (NaN included), as\n"
+"    ``values[~((values >= lo) & (values <= hi))]``; see `filter_indexes`.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -138,13 +150,14 @@ PyDoc_STRVAR(filter_values_doc,
 "array([5, 7], dtype=int16)\n");
 
 PyDoc_STRVAR(count_in_range_doc,
-"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None)\n"
+"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None, invert=False)\n"
 "--\n"
 "\n"
 "How many elements of `values` lie between `lo` and `hi`.\n"
 "\n"
 "Same semantics as `filter_indexes` (``within=`` included: how many of those\n"
-"positions hold a value in range); allocates nothing.\n"
+"positions hold a value in range; ``invert=True``: how many lie outside it,\n"
+"NaN included, nulls not); allocates nothing.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -157,7 +170,7 @@ PyDoc_STRVAR(count_in_range_doc,
 "10\n");
 
 PyDoc_STRVAR(in_range_doc,
-"in_range(values, lo, hi, *, inclusive='both', out=None, threads=None)\n"
+"in_range(values, lo, hi, *, inclusive='both', out=None, threads=None, invert=False)\n"
 "--\n"
 "\n"
 "A bool array: True where the element of `values` lies between `lo` and `hi`.\n"
@@ -182,6 +195,9 @@ PyDoc_STRVAR(in_range_doc,
 "    result is then ``out[:values.size]``.\n"
 "threads : int, optional\n"
 "    As for filter_indexes.\n"
+"invert : bool, default False\n"
+"    True: True where the element lies outside the range,\n"
+"    ``~((values >= lo) & (values <= hi))`` (NaN and NaT True), nulls still False.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -194,7 +210,7 @@ PyDoc_STRVAR(in_range_doc,
 "    As filter_indexes raises them.\n");
 
 PyDoc_STRVAR(in_range_arrow_doc,
-"_in_range_arrow(values, lo, hi, *, inclusive='both', threads=None)\n"
+"_in_range_arrow(values, lo, hi, *, inclusive='both', threads=None, invert=False)\n"
 "--\n"
 "\n"
 "in_range as an Arrow boolean array: the pair of PyCapsules (schema, array)\n"

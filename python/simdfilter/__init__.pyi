@@ -19,6 +19,7 @@ def filter_indexes(
     index_dtype: Optional[npt.DTypeLike] = None,
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
+    invert: bool = False,
 ) -> np.ndarray: ...
 def filter_values(
     values: npt.ArrayLike,
@@ -28,6 +29,7 @@ def filter_values(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
+    invert: bool = False,
 ) -> np.ndarray: ...
 def count_in_range(
     values: npt.ArrayLike,
@@ -37,6 +39,7 @@ def count_in_range(
     inclusive: _Inclusive = "both",
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
+    invert: bool = False,
 ) -> int: ...
 def in_range(
     values: npt.ArrayLike,
@@ -46,6 +49,7 @@ def in_range(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
+    invert: bool = False,
 ) -> npt.NDArray[np.bool_]: ...
 def available_kernels() -> Tuple[str, ...]: ...
 def compiled_kernels() -> Tuple[str, ...]: ...
