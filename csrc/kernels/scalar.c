@@ -128,8 +128,8 @@ SF_INLINE size_t scalar_mask_any(sf_op op, sf_elem elem, const void *x, const ui
     size_t k = 0;
     unsigned byte = 0;
     for (size_t i = 0; i < n; i++) {
-        const unsigned keep =
-            (unsigned)scalar_keep(elem, x, i, lo, span, flo, fhi, finv) & (unsigned)scalar_valid(valid, i);
+        const unsigned keep = (unsigned)scalar_keep(elem, x, i, lo, span, flo, fhi, finv) &
+                              (unsigned)scalar_valid(valid, i);
         k += keep;
         if (op == SF_OP_MASK8) {
             out[i] = (uint8_t)keep;

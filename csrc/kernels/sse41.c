@@ -29,7 +29,8 @@
 #define X86_SI(f) _mm_##f##_si128
 
 /* All-ones lanes where x hits (see sse41_hits_outside), for the bounds a and b
- * of sse41_setup; float lanes XORed with flip (all ones: an inverted range); no u64 (see the top). */
+ * of sse41_setup; float lanes XORed with flip (all ones: an inverted range); no
+ * u64 (see the top). */
 SF_INLINE __m128i sse41_hits(sf_elem elem, __m128i a, __m128i b, __m128i flip, __m128i x) {
     switch (elem) {
     case SF_U8: return _mm_cmpgt_epi8(_mm_sub_epi8(x, a), b);

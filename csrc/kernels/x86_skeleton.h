@@ -79,7 +79,8 @@ SF_INLINE uint32_t X86_FN(keep)(sf_elem elem, const X86_FN(bounds) *c, const uns
     const size_t lanes = X86_FN(lanes)(elem), nbits = nvec * lanes;
     uint32_t m = 0;
     for (size_t v = 0; v < nvec; v++)
-        m |= X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p + X86_BYTES * v)))
+        m |= X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, c->flip,
+                                             X86_FN(load)(p + X86_BYTES * v)))
              << (v * lanes);
     if (X86_FN(hits_outside)(elem))
         m ^= nbits >= 32 ? 0xffffffffu : (1u << nbits) - 1u;
@@ -223,7 +224,8 @@ SF_INLINE int X86_FN(none_kept)(sf_elem elem, const X86_FN(bounds) *c, const uns
     X86_VEC h = X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p));
     if (X86_FN(hits_outside)(elem)) {
         for (size_t v = 1; v < nvec; v++)
-            h = X86_SI(and)(h, X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p + X86_BYTES * v)));
+            h = X86_SI(and)(h, X86_FN(hits)(elem, c->a, c->b, c->flip,
+                                            X86_FN(load)(p + X86_BYTES * v)));
         return X86_SI(testc)(h, X86_MM(set1_epi32)(-1)); /* every lane outside */
     }
     for (size_t v = 1; v < nvec; v++)
@@ -397,7 +399,8 @@ SF_INLINE size_t X86_FN(count)(sf_elem elem, const void *x, size_t n, const sf_r
             acc0 = X86_FN(count_lanes)(
                 elem, acc0, X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * v)));
             acc1 = X86_FN(count_lanes)(
-                elem, acc1, X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * (v + 1))));
+                elem, acc1,
+                X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * (v + 1))));
         }
         if (v < nvec)
             acc0 = X86_FN(count_lanes)(
