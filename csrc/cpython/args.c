@@ -7,17 +7,17 @@
 
 enum {
     ARG_VALUES, ARG_LO, ARG_HI, ARG_INCLUSIVE, ARG_OUT, ARG_INDEX_DTYPE, ARG_THREADS, ARG_WITHIN,
-    ARG_ASSUME_SORTED, ARG_COUNT
+    ARG_ASSUME_SORTED, ARG_INVERT, ARG_COUNT
 };
 
 static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive", "out",
                                                 "index_dtype", "threads", "within",
-                                                "assume_sorted"};
+                                                "assume_sorted", "invert"};
 static const size_t SLOTS[ARG_COUNT] = {
     offsetof(call_args, values), offsetof(call_args, lo),          offsetof(call_args, hi),
     offsetof(call_args, inclusive), offsetof(call_args, out),     offsetof(call_args, index_dtype),
     offsetof(call_args, threads), offsetof(call_args, within),
-    offsetof(call_args, assume_sorted)};
+    offsetof(call_args, assume_sorted), offsetof(call_args, invert)};
 /* The keywords as interned str: a call's keyword names are interned (the
  * compiler interns identifiers), so most are found by identity. */
 static PyObject *interned[ARG_COUNT];
@@ -174,4 +174,15 @@ int sfpy_parse_assume_sorted(const call_args *a) {
         return -1;
     }
     return sorted;
+}
+
+int sfpy_parse_invert(PyObject *obj) {
+    if (!obj || obj == Py_False)
+        return 0;
+    if (obj == Py_True)
+        return 1;
+    if (PyArray_IsScalar(obj, Bool))
+        return obj == PyArrayScalar_True ? 1 : 0;
+    PyErr_Format(PyExc_TypeError, "invert must be True or False, not %R", obj);
+    return -1;
 }

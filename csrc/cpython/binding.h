@@ -26,7 +26,8 @@ typedef struct column column; /* column.c, below */
 /* ---- args.c: the arguments of filter_indexes, filter_values, count_in_range ---- */
 
 typedef struct call_args {
-    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within, *assume_sorted;
+    PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within, *assume_sorted,
+        *invert;
 } call_args;
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */
@@ -46,6 +47,9 @@ int sfpy_parse_threads(PyObject *obj);
 /* assume_sorted: 0 (not given, None, False) or 1 (True); -1 with a TypeError
  * for anything but a bool, a ValueError beside within=. */
 int sfpy_parse_assume_sorted(const call_args *a);
+/* NULL (not given), False or numpy.False_: 0; True or numpy.True_: 1; else a
+ * TypeError and -1. */
+int sfpy_parse_invert(PyObject *obj);
 
 /* ---- module.c: the package's Python helpers ---- */
 

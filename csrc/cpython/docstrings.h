@@ -6,7 +6,7 @@
 
 PyDoc_STRVAR(filter_indexes_doc,
 /* One line: help() and inspect read the signature up to "--", newlines included. */
-"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None, assume_sorted=False)\n"
+"filter_indexes(values, lo, hi, *, inclusive='both', out=None, index_dtype=None, threads=None, within=None, assume_sorted=False, invert=False)\n"
 "--\n"
 "\n"
 "Positions of the elements of `values` that lie between `lo` and `hi`.\n"
@@ -71,7 +71,15 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    unspecified subset of the scan's result: never a crash, never a position\n"
 "    whose value is out of range, but some may be missing. Arrow chunks with\n"
 "    nulls (and pandas columns with a mask) are scanned whole, wherever the\n"
-"    sort put the nulls. Not with `within`.\n"
+"    sort put the nulls. Not with `within`; with ``invert=True`` the column\n"
+"    is scanned.\n"
+"invert : bool, default False\n"
+"    True: the positions of the elements *outside* the range instead, in the\n"
+"    same single pass: ``np.flatnonzero(~((values >= lo) & (values <= hi)))``,\n"
+"    so NaN and NaT, outside every range, are kept, and an empty range (``lo >\n"
+"    hi``, a NaN bound) keeps everything. Nulls (the NA of a pandas nullable or\n"
+"    Arrow column, masked elements) are never kept. With `within`: the positions\n"
+"    of `within` whose values are outside.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -94,7 +102,7 @@ PyDoc_STRVAR(filter_indexes_doc,
 "\n"
 "Notes\n"
 "-----\n"
-"NaN and NaT never match. -0.0 equals 0.0. The GIL is released while the kernel\n"
+"NaN and NaT never match (``invert=True`` keeps them). -0.0 equals 0.0. The GIL is released while the kernel\n"
 "runs, and Ctrl-C interrupts a long call. The kernel is the one `active_kernel()`\n"
 "names in the calling thread or task (see `use_kernel`).\n"
 "\n"
@@ -106,11 +114,13 @@ PyDoc_STRVAR(filter_indexes_doc,
 "array([0, 5, 7], dtype=uint32)\n"
 ">>> simdfilter.filter_indexes(years, 1982, 2000, inclusive='neither', index_dtype=np.int64)\n"
 "array([0, 5, 7])\n"
+">>> simdfilter.filter_indexes(years, 1982, 2000, invert=True)  # the others\n"
+"array([1, 2, 3, 4, 6], dtype=uint32)\n"
 ">>> simdfilter.filter_indexes(np.sort(years), 1982, 2000, assume_sorted=True)\n"
 "array([2, 3, 4], dtype=uint32)\n");
 
 PyDoc_STRVAR(filter_values_doc,
-"filter_values(values, lo, hi, *, inclusive='both', out=None, threads=None, assume_sorted=False)\n"
+"filter_values(values, lo, hi, *, inclusive='both', out=None, threads=None, assume_sorted=False, invert=False)\n"
 "--\n"
 "\n"
 "The elements of `values` that lie between `lo` and `hi`, in flat C order.\n"
@@ -135,6 +145,9 @@ PyDoc_STRVAR(filter_values_doc,
 "    As in `filter_indexes`.\n"
 "assume_sorted : bool, default False\n"
 "    As in `filter_indexes`: binary search on data sorted ascending.\n"
+"invert : bool, default False\n"
+"    True: the elements outside the range (NaN included), as\n"
+"    ``values[~((values >= lo) & (values <= hi))]``; see `filter_indexes`.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -156,14 +169,15 @@ PyDoc_STRVAR(filter_values_doc,
 "array([5, 7], dtype=int16)\n");
 
 PyDoc_STRVAR(count_in_range_doc,
-"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None, assume_sorted=False)\n"
+"count_in_range(values, lo, hi, *, inclusive='both', threads=None, within=None, assume_sorted=False, invert=False)\n"
 "--\n"
 "\n"
 "How many elements of `values` lie between `lo` and `hi`.\n"
 "\n"
 "Same semantics as `filter_indexes` (``within=`` included: how many of those\n"
 "positions hold a value in range; ``assume_sorted=True``: binary search on\n"
-"data sorted ascending); allocates nothing.\n"
+"data sorted ascending; ``invert=True``: how many lie outside it, NaN\n"
+"included, nulls not); allocates nothing.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -176,7 +190,7 @@ PyDoc_STRVAR(count_in_range_doc,
 "10\n");
 
 PyDoc_STRVAR(in_range_doc,
-"in_range(values, lo, hi, *, inclusive='both', out=None, threads=None)\n"
+"in_range(values, lo, hi, *, inclusive='both', out=None, threads=None, invert=False)\n"
 "--\n"
 "\n"
 "A bool array: True where the element of `values` lies between `lo` and `hi`.\n"
@@ -201,6 +215,9 @@ PyDoc_STRVAR(in_range_doc,
 "    result is then ``out[:values.size]``.\n"
 "threads : int, optional\n"
 "    As for filter_indexes.\n"
+"invert : bool, default False\n"
+"    True: True where the element lies outside the range,\n"
+"    ``~((values >= lo) & (values <= hi))`` (NaN and NaT True), nulls still False.\n"
 "\n"
 "Returns\n"
 "-------\n"
@@ -213,7 +230,7 @@ PyDoc_STRVAR(in_range_doc,
 "    As filter_indexes raises them.\n");
 
 PyDoc_STRVAR(in_range_arrow_doc,
-"_in_range_arrow(values, lo, hi, *, inclusive='both', threads=None)\n"
+"_in_range_arrow(values, lo, hi, *, inclusive='both', threads=None, invert=False)\n"
 "--\n"
 "\n"
 "in_range as an Arrow boolean array: the pair of PyCapsules (schema, array)\n"

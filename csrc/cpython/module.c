@@ -16,6 +16,7 @@ typedef struct call {
     call_args args;
     inclusive_mode inclusive;
     int threads;
+    int invert;
     column column;
     PyArray_Descr *descr; /* of the results; NULL for count */
     PyArrayObject *within; /* the positions q.within points into, or NULL */
@@ -33,7 +34,8 @@ static int parse_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs
                       PyObject *kwnames) {
     if (sfpy_parse_args(op, args, nargs, kwnames, &c->args) < 0 ||
         sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
-        (c->threads = sfpy_parse_threads(c->args.threads)) < 0)
+        (c->threads = sfpy_parse_threads(c->args.threads)) < 0 ||
+        (c->invert = sfpy_parse_invert(c->args.invert)) < 0)
         return -1;
     return 0;
 }
@@ -48,6 +50,8 @@ static int prepare_call(call *c, sf_op op) {
         return -1;
     if ((c->column.sorted = sfpy_parse_assume_sorted(&c->args)) < 0)
         return -1;
+    if (c->invert) /* the outside of a sorted stretch is two stretches: scanned, for now */
+        c->column.sorted = 0;
     if (c->args.within &&
         !(c->within = sfpy_within(c->args.within, c->column.n, &c->query)))
         return -1;
@@ -79,8 +83,13 @@ static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
         return NULL;
     PyObject *result = NULL;
     if (prepare_call(&c, op) == 0) {
-        const int nonempty =
+        int nonempty =
             sfpy_resolve_bounds(&c.column, c.args.lo, c.args.hi, &c.inclusive, &c.query.range);
+        /* Inverted after every shortcut of the bounds: an empty range keeps
+         * everything, a whole integer width nothing (sf_invert_range). */
+        if (nonempty >= 0 && c.invert)
+            nonempty = sf_invert_range(c.query.elem, nonempty ? SF_RANGE_OK : SF_RANGE_EMPTY,
+                                       &c.query.range) == SF_RANGE_OK;
         if (nonempty >= 0)
             result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)

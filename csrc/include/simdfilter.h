@@ -130,11 +130,21 @@ static inline size_t sf_output_bytes(sf_op op, sf_elem e, size_t n) {
  *
  * Float kinds use `flo` and `fhi`: a kernel keeps x when flo <= x && x <= fhi
  * with IEEE ordered compares, so NaN never matches and -0.0 == 0.0. For SF_F32
- * both bounds must be exactly representable as float.
+ * both bounds must be exactly representable as float. A NaN bound is allowed:
+ * nothing is in such a range (inverted, every element is outside it).
+ *
+ * `invert` nonzero: a kernel keeps x when it is NOT in the range, in the same
+ * pass (NaN is then kept: NumPy's ~((a >= lo) & (a <= hi))); a null is still
+ * never kept. For integer kinds the range must then leave some value of the
+ * element width out (hi - lo != 2^w - 1 mod 2^w): nothing would be outside,
+ * and the caller answers that without a kernel, as it does an empty range.
+ * Integer kernels test the complement [hi + 1, lo - 1] (mod 2^w), itself a
+ * range; float kernels negate their compare. Zero-initialised: not inverted.
  */
 typedef struct sf_range {
     uint64_t lo, hi;
     double flo, fhi;
+    int invert;
 } sf_range;
 
 /* One end of a range as the caller has it, in the data's units. */
@@ -167,6 +177,17 @@ typedef struct sf_bound {
  */
 int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_bound *hi,
                      int hi_closed, sf_range *out);
+
+/*
+ * The values outside a range of elements of kind `e`, as a kernel takes them:
+ * `verdict` is what sf_resolve_range returned (SF_RANGE_OK with *r, or
+ * SF_RANGE_EMPTY). Returns SF_RANGE_OK with *r set to the complement (invert
+ * toggled; outside an empty range, everything: an integer width's every value,
+ * or for floats an inverted range of NaN bounds, NaN included), SF_RANGE_EMPTY
+ * when nothing is outside (an integer range over the whole width), or
+ * SF_RANGE_EINVAL. A null is never kept, inverted or not: nulls are not values.
+ */
+int sf_invert_range(sf_elem e, int verdict, sf_range *r);
 
 /* ---- The kernel contract -------------------------------------------------- */
 

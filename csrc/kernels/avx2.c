@@ -17,8 +17,8 @@
 #define X86_SI(f) _mm256_##f##_si256
 
 /* All-ones lanes where x hits (see avx2_hits_outside), for the bounds a and b
- * of avx2_setup. */
-SF_INLINE __m256i avx2_hits(sf_elem elem, __m256i a, __m256i b, __m256i x) {
+ * of avx2_setup; float lanes XORed with flip (all ones: an inverted range). */
+SF_INLINE __m256i avx2_hits(sf_elem elem, __m256i a, __m256i b, __m256i flip, __m256i x) {
     switch (elem) {
     case SF_U8: return _mm256_cmpgt_epi8(_mm256_sub_epi8(x, a), b);
     case SF_U16: return _mm256_cmpgt_epi16(_mm256_sub_epi16(x, a), b);
@@ -26,15 +26,17 @@ SF_INLINE __m256i avx2_hits(sf_elem elem, __m256i a, __m256i b, __m256i x) {
     case SF_U64: return _mm256_cmpgt_epi64(_mm256_sub_epi64(x, a), b);
     case SF_F32: {
         const __m256 v = _mm256_castsi256_ps(x);
-        return _mm256_castps_si256(
-            _mm256_and_ps(_mm256_cmp_ps(v, _mm256_castsi256_ps(a), _CMP_GE_OQ),
-                          _mm256_cmp_ps(v, _mm256_castsi256_ps(b), _CMP_LE_OQ)));
+        return _mm256_xor_si256(
+            flip, _mm256_castps_si256(
+                      _mm256_and_ps(_mm256_cmp_ps(v, _mm256_castsi256_ps(a), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(v, _mm256_castsi256_ps(b), _CMP_LE_OQ))));
     }
     default: {
         const __m256d v = _mm256_castsi256_pd(x);
-        return _mm256_castpd_si256(
-            _mm256_and_pd(_mm256_cmp_pd(v, _mm256_castsi256_pd(a), _CMP_GE_OQ),
-                          _mm256_cmp_pd(v, _mm256_castsi256_pd(b), _CMP_LE_OQ)));
+        return _mm256_xor_si256(
+            flip, _mm256_castpd_si256(
+                      _mm256_and_pd(_mm256_cmp_pd(v, _mm256_castsi256_pd(a), _CMP_GE_OQ),
+                                    _mm256_cmp_pd(v, _mm256_castsi256_pd(b), _CMP_LE_OQ))));
     }
     }
 }

@@ -112,7 +112,9 @@ SF_INLINE __m512i avx512_load(sf_elem elem, const unsigned char *p, int partial,
  * unsigned compare of x - lo against hi - lo, wrapping at the lane width, so
  * the whole value range works with no sign flip. Floats: ordered quiet
  * compares, so NaN is never kept and raises nothing; the second compare is
- * masked by the first instead of and-ing two masks. */
+ * masked by the first instead of and-ing two masks. An inverted float range
+ * XORs the lanes' bits (and only theirs) with all ones: outside, NaN included.
+ * Callers AND the result with their live lanes, as zeroed lanes may hit. */
 SF_INLINE uint64_t avx512_in_range(sf_elem elem, __m512i v, avx512_bounds b) {
     switch (elem) {
     case SF_U8:
@@ -127,13 +129,15 @@ SF_INLINE uint64_t avx512_in_range(sf_elem elem, __m512i v, avx512_bounds b) {
         const __m512 f = _mm512_castsi512_ps(v);
         const __mmask16 ge = _mm512_cmp_ps_mask(f, _mm512_castsi512_ps(b.a), _CMP_GE_OQ);
         return _cvtmask16_u32(
-            _mm512_mask_cmp_ps_mask(ge, f, _mm512_castsi512_ps(b.b), _CMP_LE_OQ));
+                   _mm512_mask_cmp_ps_mask(ge, f, _mm512_castsi512_ps(b.b), _CMP_LE_OQ)) ^
+               (b.fmask & 0xffffu);
     }
     default: {
         const __m512d d = _mm512_castsi512_pd(v);
         const __mmask8 ge = _mm512_cmp_pd_mask(d, _mm512_castsi512_pd(b.a), _CMP_GE_OQ);
         return _cvtmask8_u32(
-            _mm512_mask_cmp_pd_mask(ge, d, _mm512_castsi512_pd(b.b), _CMP_LE_OQ));
+                   _mm512_mask_cmp_pd_mask(ge, d, _mm512_castsi512_pd(b.b), _CMP_LE_OQ)) ^
+               (b.fmask & 0xffu);
     }
     }
 }

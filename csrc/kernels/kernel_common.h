@@ -214,11 +214,23 @@ SF_INLINE unsigned SF_CTZ32(uint32_t m) {
 
 /* ---- The range, as kernels compare with it ------------------------------------ */
 
-/* Unsigned bounds of an integer range, truncated to the element width:
- * x is kept when (x - lo) <= span, both computed modulo 2^width. */
-SF_INLINE uint64_t sf_span(const sf_range *r) { return r->hi - r->lo; }
+/* Unsigned bounds of the integer range a kernel tests, truncated to the
+ * element width by the kernel: x is kept when (x - lo) <= span, both computed
+ * modulo 2^width. Inverted, that range is the complement [hi + 1, lo - 1]: lo
+ * becomes hi + 1 and span (lo - 1) - (hi + 1), which is exact modulo 2^width
+ * for every width, as both ends are (the contract excludes the full range,
+ * whose complement is empty). Integer kernels read the range only through
+ * these two and so honour `invert` with no work per element. */
+SF_INLINE uint64_t sf_lo(const sf_range *r) { return r->invert ? r->hi + 1u : r->lo; }
+SF_INLINE uint64_t sf_span(const sf_range *r) {
+    return r->invert ? r->lo - r->hi - 2u : r->hi - r->lo;
+}
 
 SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F64; }
+
+/* Float kernels keep what their ordered compares call inside, XORed with this
+ * (all ones when inverted: NaN, outside every ordered compare, is then kept). */
+SF_INLINE uint64_t sf_float_flip(const sf_range *r) { return r->invert ? ~(uint64_t)0 : 0u; }
 
 /*
  * The one switch on the element kind that turns a range into the two vectors a
@@ -236,7 +248,7 @@ SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F6
     do {                                                                                 \
         const uint64_t sf_flip_ =                                                        \
             (FLIP) ? (uint64_t)1 << (8 * sf_elem_size(elem) - 1) : 0u;                   \
-        const uint64_t sf_lo_ = (r)->lo ^ sf_flip_, sf_span_ = sf_span(r) ^ sf_flip_;   \
+        const uint64_t sf_lo_ = sf_lo(r) ^ sf_flip_, sf_span_ = sf_span(r) ^ sf_flip_;  \
         switch (elem) {                                                                  \
         case SF_U8:                                                                      \
             (A) = SF_CAT(P, _dup8)((uint8_t)sf_lo_);                                     \
@@ -265,15 +277,20 @@ SF_INLINE int sf_is_float(sf_elem elem) { return elem == SF_F32 || elem == SF_F6
         }                                                                                \
     } while (0)
 
-/* The type P_bounds (the two vectors a and b above, of type VEC) and
- * P_setup(elem, r), which builds them. */
+/* The type P_bounds (the two vectors a and b above, of type VEC; `flip`, all
+ * ones in every lane for an inverted float range, else 0, which the float
+ * compare XORs with; `fmask`, the same as a scalar, for ISAs whose compares
+ * give bit masks) and P_setup(elem, r), which builds them. */
 #define SF_DEFINE_BOUNDS(P, VEC, FLIP)                                                   \
     typedef struct SF_CAT(P, _bounds) {                                                  \
-        VEC a, b;                                                                        \
+        VEC a, b, flip;                                                                  \
+        uint64_t fmask;                                                                  \
     } SF_CAT(P, _bounds);                                                                \
     SF_INLINE SF_CAT(P, _bounds) SF_CAT(P, _setup)(sf_elem elem, const sf_range *r) {    \
         SF_CAT(P, _bounds) c;                                                            \
         SF_BROADCAST_RANGE(P, elem, r, FLIP, c.a, c.b);                                  \
+        c.fmask = sf_is_float(elem) ? sf_float_flip(r) : 0u;                             \
+        c.flip = SF_CAT(P, _dup64)(c.fmask);                                             \
         return c;                                                                        \
     }
 

@@ -90,7 +90,9 @@ SF_DEFINE_BOUNDS(neon, uint8x16_t, 0)
 
 /* All-ones lanes where the element is in range, at the element width. Integer
  * kinds use one unsigned compare (CMHS) of x - lo against hi - lo; float kinds
- * use ordered compares (FCMGE), which are false for NaN and treat -0.0 as 0.0. */
+ * use ordered compares (FCMGE), which are false for NaN and treat -0.0 as 0.0,
+ * XORed with the bounds' flip (all ones for an inverted range: outside, NaN
+ * included). An inverted integer range is its complement already (sf_lo). */
 SF_INLINE uint8x16_t neon_inside(sf_elem elem, uint8x16_t v, const neon_bounds *b) {
     switch (elem) {
     case SF_U8:
@@ -109,13 +111,15 @@ SF_INLINE uint8x16_t neon_inside(sf_elem elem, uint8x16_t v, const neon_bounds *
                       vreinterpretq_u64_u8(b->b)));
     case SF_F32: {
         float32x4_t f = vreinterpretq_f32_u8(v);
-        return vreinterpretq_u8_u32(vandq_u32(vcgeq_f32(f, vreinterpretq_f32_u8(b->a)),
-                                               vcleq_f32(f, vreinterpretq_f32_u8(b->b))));
+        return veorq_u8(b->flip, vreinterpretq_u8_u32(
+                                     vandq_u32(vcgeq_f32(f, vreinterpretq_f32_u8(b->a)),
+                                               vcleq_f32(f, vreinterpretq_f32_u8(b->b)))));
     }
     case SF_F64: {
         float64x2_t f = vreinterpretq_f64_u8(v);
-        return vreinterpretq_u8_u64(vandq_u64(vcgeq_f64(f, vreinterpretq_f64_u8(b->a)),
-                                               vcleq_f64(f, vreinterpretq_f64_u8(b->b))));
+        return veorq_u8(b->flip, vreinterpretq_u8_u64(
+                                     vandq_u64(vcgeq_f64(f, vreinterpretq_f64_u8(b->a)),
+                                               vcleq_f64(f, vreinterpretq_f64_u8(b->b)))));
     }
     default:
         return vdupq_n_u8(0);

@@ -10,9 +10,11 @@
  */
 #include "kernel_common.h"
 
-/* The range test for element i, for one element kind (a compile-time constant). */
+/* The range test for element i, for one element kind (a compile-time constant):
+ * lo and span from sf_lo and sf_span (an inverted integer range is already its
+ * complement), finv 1 for an inverted float range. */
 SF_INLINE int scalar_keep(sf_elem elem, const void *x, size_t i, uint64_t lo, uint64_t span,
-                          double flo, double fhi) {
+                          double flo, double fhi, int finv) {
     switch (elem) {
     case SF_U8:
         return (uint8_t)(((const uint8_t *)x)[i] - (uint8_t)lo) <= (uint8_t)span;
@@ -24,11 +26,11 @@ SF_INLINE int scalar_keep(sf_elem elem, const void *x, size_t i, uint64_t lo, ui
         return (uint64_t)(((const uint64_t *)x)[i] - lo) <= span;
     case SF_F32: {
         float v = ((const float *)x)[i];
-        return (v >= (float)flo) & (v <= (float)fhi);
+        return ((v >= (float)flo) & (v <= (float)fhi)) ^ finv;
     }
     case SF_F64: {
         double v = ((const double *)x)[i];
-        return (v >= flo) & (v <= fhi);
+        return ((v >= flo) & (v <= fhi)) ^ finv;
     }
     default:
         return 0;
@@ -47,15 +49,16 @@ SF_INLINE size_t scalar_valid(const uint8_t *valid, size_t i) {
  * after the store (one instruction per element more for u64). */
 SF_INLINE size_t scalar_filter_valid(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
                                      size_t n, const sf_range *r, uint64_t base, void *out) {
-    const uint64_t lo = r->lo, span = sf_span(r);
+    const uint64_t lo = sf_lo(r), span = sf_span(r);
     const double flo = r->flo, fhi = r->fhi;
+    const int finv = r->invert != 0;
     const size_t size = sf_elem_size(elem);
     const unsigned char *src = (const unsigned char *)x;
     unsigned char *dst = (unsigned char *)out;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (op == SF_OP_VALUES) {
-            const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) &
+            const size_t keep = (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi, finv) &
                                 scalar_valid(valid, i);
             memcpy(dst + k * size, src + i * size, size);
             k += keep;
@@ -67,18 +70,19 @@ SF_INLINE size_t scalar_filter_valid(sf_op op, sf_elem elem, const void *x, cons
             ((uint32_t *)out)[k] = (uint32_t)base + (uint32_t)i;
         else
             ((uint64_t *)out)[k] = base + (uint64_t)i;
-        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) & scalar_valid(valid, i);
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi, finv) & scalar_valid(valid, i);
     }
     return k;
 }
 
 SF_INLINE size_t scalar_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
                                     const sf_range *r) {
-    const uint64_t lo = r->lo, span = sf_span(r);
+    const uint64_t lo = sf_lo(r), span = sf_span(r);
     const double flo = r->flo, fhi = r->fhi;
+    const int finv = r->invert != 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi) & scalar_valid(valid, i);
+        k += (size_t)scalar_keep(elem, x, i, lo, span, flo, fhi, finv) & scalar_valid(valid, i);
     return k;
 }
 
@@ -94,8 +98,9 @@ SF_INLINE size_t scalar_count(sf_elem elem, const void *x, size_t n, const sf_ra
 /* Positions given: the value at each, tested; the position kept or not. */
 SF_INLINE size_t scalar_within(sf_op op, sf_elem elem, const void *x, uint64_t base,
                                const void *pos, size_t m, const sf_range *r, void *out) {
-    const uint64_t lo = r->lo, span = sf_span(r);
+    const uint64_t lo = sf_lo(r), span = sf_span(r);
     const double flo = r->flo, fhi = r->fhi;
+    const int finv = r->invert != 0;
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         const uint64_t p = op == SF_OP_INDEX32 ? ((const uint32_t *)pos)[i]
@@ -104,7 +109,7 @@ SF_INLINE size_t scalar_within(sf_op op, sf_elem elem, const void *x, uint64_t b
             ((uint32_t *)out)[k] = (uint32_t)p;
         else
             ((uint64_t *)out)[k] = p;
-        k += (size_t)scalar_keep(elem, x, (size_t)(p - base), lo, span, flo, fhi);
+        k += (size_t)scalar_keep(elem, x, (size_t)(p - base), lo, span, flo, fhi, finv);
     }
     return k;
 }
@@ -117,13 +122,14 @@ static void scalar_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) 
  * byte being built, which is stored once whole (its bits past n 0). */
 SF_INLINE size_t scalar_mask_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
                                  size_t n, const sf_range *r, uint8_t *out) {
-    const uint64_t lo = r->lo, span = sf_span(r);
+    const uint64_t lo = sf_lo(r), span = sf_span(r);
     const double flo = r->flo, fhi = r->fhi;
+    const int finv = r->invert != 0;
     size_t k = 0;
     unsigned byte = 0;
     for (size_t i = 0; i < n; i++) {
-        const unsigned keep =
-            (unsigned)scalar_keep(elem, x, i, lo, span, flo, fhi) & (unsigned)scalar_valid(valid, i);
+        const unsigned keep = (unsigned)scalar_keep(elem, x, i, lo, span, flo, fhi, finv) &
+                              (unsigned)scalar_valid(valid, i);
         k += keep;
         if (op == SF_OP_MASK8) {
             out[i] = (uint8_t)keep;

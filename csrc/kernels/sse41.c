@@ -29,21 +29,24 @@
 #define X86_SI(f) _mm_##f##_si128
 
 /* All-ones lanes where x hits (see sse41_hits_outside), for the bounds a and b
- * of sse41_setup; no u64 (see the top). */
-SF_INLINE __m128i sse41_hits(sf_elem elem, __m128i a, __m128i b, __m128i x) {
+ * of sse41_setup; float lanes XORed with flip (all ones: an inverted range); no
+ * u64 (see the top). */
+SF_INLINE __m128i sse41_hits(sf_elem elem, __m128i a, __m128i b, __m128i flip, __m128i x) {
     switch (elem) {
     case SF_U8: return _mm_cmpgt_epi8(_mm_sub_epi8(x, a), b);
     case SF_U16: return _mm_cmpgt_epi16(_mm_sub_epi16(x, a), b);
     case SF_U32: return _mm_cmpgt_epi32(_mm_sub_epi32(x, a), b);
     case SF_F32: {
         const __m128 v = _mm_castsi128_ps(x);
-        return _mm_castps_si128(_mm_and_ps(_mm_cmpge_ps(v, _mm_castsi128_ps(a)),
-                                           _mm_cmple_ps(v, _mm_castsi128_ps(b))));
+        return _mm_xor_si128(flip,
+                             _mm_castps_si128(_mm_and_ps(_mm_cmpge_ps(v, _mm_castsi128_ps(a)),
+                                                         _mm_cmple_ps(v, _mm_castsi128_ps(b)))));
     }
     default: {
         const __m128d v = _mm_castsi128_pd(x);
-        return _mm_castpd_si128(_mm_and_pd(_mm_cmpge_pd(v, _mm_castsi128_pd(a)),
-                                           _mm_cmple_pd(v, _mm_castsi128_pd(b))));
+        return _mm_xor_si128(flip,
+                             _mm_castpd_si128(_mm_and_pd(_mm_cmpge_pd(v, _mm_castsi128_pd(a)),
+                                                         _mm_cmple_pd(v, _mm_castsi128_pd(b)))));
     }
     }
 }

@@ -65,16 +65,24 @@ SF_INLINE svuint8_t sve_load(sf_elem elem, svbool_t pg, const unsigned char *p) 
 typedef struct sve_bounds {
     uint64_t lo, span;
     double flo, fhi;
+    int finv; /* an inverted float range (an integer one is its complement: sf_lo) */
 } sve_bounds;
 
 SF_INLINE sve_bounds sve_setup(const sf_range *r) {
-    sve_bounds b = {r->lo, sf_span(r), r->flo, r->fhi};
+    sve_bounds b = {sf_lo(r), sf_span(r), r->flo, r->fhi, r->invert != 0};
     return b;
+}
+
+/* The float compare's lanes among pg, or (inverted) the other lanes of pg:
+ * outside the range, NaN included. */
+SF_INLINE svbool_t sve_float_keep(svbool_t pg, svbool_t inside, const sve_bounds *b) {
+    return b->finv ? svnot_b_z(pg, inside) : inside;
 }
 
 /* The in-range lanes among pg. Integer kinds: one unsigned compare (CMPLS) of
  * x - lo against hi - lo at the element width. Floats: ordered FCMGE then FCMLE
- * governed by the first result (the AND is free), false for NaN. */
+ * governed by the first result (the AND is free), false for NaN; inverted,
+ * sve_float_keep. */
 SF_INLINE svbool_t sve_inside(sf_elem elem, svbool_t pg, svuint8_t v, const sve_bounds *b) {
     switch (elem) {
     case SF_U8:
@@ -93,11 +101,12 @@ SF_INLINE svbool_t sve_inside(sf_elem elem, svbool_t pg, svuint8_t v, const sve_
     }
     case SF_F32: {
         svfloat32_t f = svreinterpret_f32_u8(v);
-        return svcmple_n_f32(svcmpge_n_f32(pg, f, (float)b->flo), f, (float)b->fhi);
+        return sve_float_keep(
+            pg, svcmple_n_f32(svcmpge_n_f32(pg, f, (float)b->flo), f, (float)b->fhi), b);
     }
     case SF_F64: {
         svfloat64_t f = svreinterpret_f64_u8(v);
-        return svcmple_n_f64(svcmpge_n_f64(pg, f, b->flo), f, b->fhi);
+        return sve_float_keep(pg, svcmple_n_f64(svcmpge_n_f64(pg, f, b->flo), f, b->fhi), b);
     }
     default:
         return svpfalse_b();
@@ -259,7 +268,8 @@ SF_INLINE size_t sve_within(sf_op op, sf_elem elem, const void *x, uint64_t base
                 v = svld1_gather_u32index_u32(pg, x32, idx);
             if (elem == SF_F32) {
                 const svfloat32_t f = svreinterpret_f32_u32(v);
-                in = svcmple_n_f32(svcmpge_n_f32(pg, f, (float)b.flo), f, (float)b.fhi);
+                in = sve_float_keep(
+                    pg, svcmple_n_f32(svcmpge_n_f32(pg, f, (float)b.flo), f, (float)b.fhi), &b);
             } else {
                 const svuint32_t d = svand_n_u32_x(pg, svsub_n_u32_x(pg, v, (uint32_t)b.lo),
                                                    (uint32_t)mask);
@@ -293,7 +303,7 @@ SF_INLINE size_t sve_within(sf_op op, sf_elem elem, const void *x, uint64_t base
             const svfloat64_t f = elem == SF_F64
                                       ? svreinterpret_f64_u64(v)
                                       : svcvt_f64_f32_x(pg, svreinterpret_f32_u64(v));
-            in = svcmple_n_f64(svcmpge_n_f64(pg, f, b.flo), f, b.fhi);
+            in = sve_float_keep(pg, svcmple_n_f64(svcmpge_n_f64(pg, f, b.flo), f, b.fhi), &b);
         } else {
             const svuint64_t d = svand_n_u64_x(pg, svsub_n_u64_x(pg, v, b.lo), mask);
             in = svcmple_n_u64(pg, d, b.span & mask);

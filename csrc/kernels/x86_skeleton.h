@@ -28,8 +28,8 @@
  *   X86_MM(f)    an intrinsic of that width (X86_MM(sub_epi8): _mm_sub_epi8 ...)
  *   X86_SI(f)    a whole-register one (X86_SI(loadu): _mm_loadu_si128 ...)
  * and the SF_INLINE functions
- *   P_hits(elem, a, b, x)         all-ones lanes where x hits (see P_hits_outside),
- *                                 for the bounds a, b of P_setup
+ *   P_hits(elem, a, b, flip, x)   all-ones lanes where x hits (see P_hits_outside),
+ *                                 for the bounds a, b and flip of P_setup
  *   P_bits(elem, h)               one bit per element of a hit vector
  *   P_popcount(m)                 the bits set in m (at most 32)
  *   P_emit_ids(w, out, k, ids, m) append the positions (w-byte lanes of ids)
@@ -64,7 +64,9 @@ SF_INLINE size_t X86_FN(lanes)(sf_elem elem) { return X86_BYTES / sf_elem_size(e
 
 /* Integer kinds compare for "outside": the signed greater-than is one
  * instruction, while "inside" would need span + 1, which wraps for the full
- * range. Float kinds compare for "inside" with ordered compares (NaN fails). */
+ * range. Float kinds compare for "inside" with ordered compares (NaN fails),
+ * XORed with P_bounds' flip: for an inverted range a float hit is a lane
+ * outside it (NaN included), and every loop below keeps the hits as they are. */
 SF_INLINE int X86_FN(hits_outside)(sf_elem elem) { return !sf_is_float(elem); }
 
 SF_INLINE X86_VEC X86_FN(load)(const unsigned char *p) {
@@ -77,7 +79,8 @@ SF_INLINE uint32_t X86_FN(keep)(sf_elem elem, const X86_FN(bounds) *c, const uns
     const size_t lanes = X86_FN(lanes)(elem), nbits = nvec * lanes;
     uint32_t m = 0;
     for (size_t v = 0; v < nvec; v++)
-        m |= X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, X86_FN(load)(p + X86_BYTES * v)))
+        m |= X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, c->flip,
+                                             X86_FN(load)(p + X86_BYTES * v)))
              << (v * lanes);
     if (X86_FN(hits_outside)(elem))
         m ^= nbits >= 32 ? 0xffffffffu : (1u << nbits) - 1u;
@@ -102,7 +105,7 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
                               size_t k, uint32_t valid) {
     if (op == SF_OP_VALUES) {
         const X86_VEC x = X86_FN(load)(p);
-        uint32_t m = X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, x));
+        uint32_t m = X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, c->flip, x));
         if (X86_FN(hits_outside)(elem))
             m = ~m;
         return X86_FN(emit_values)(elem, out, k, x, m & valid);
@@ -218,14 +221,15 @@ SF_INLINE int X86_FN(none_kept)(sf_elem elem, const X86_FN(bounds) *c, const uns
                                                  : X86_MM(cmpgt_epi32)(m, c->b);
         return X86_SI(testc)(outside, X86_MM(set1_epi32)(-1)); /* every lane outside */
     }
-    X86_VEC h = X86_FN(hits)(elem, c->a, c->b, X86_FN(load)(p));
+    X86_VEC h = X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p));
     if (X86_FN(hits_outside)(elem)) {
         for (size_t v = 1; v < nvec; v++)
-            h = X86_SI(and)(h, X86_FN(hits)(elem, c->a, c->b, X86_FN(load)(p + X86_BYTES * v)));
+            h = X86_SI(and)(h, X86_FN(hits)(elem, c->a, c->b, c->flip,
+                                            X86_FN(load)(p + X86_BYTES * v)));
         return X86_SI(testc)(h, X86_MM(set1_epi32)(-1)); /* every lane outside */
     }
     for (size_t v = 1; v < nvec; v++)
-        h = X86_SI(or)(h, X86_FN(hits)(elem, c->a, c->b, X86_FN(load)(p + X86_BYTES * v)));
+        h = X86_SI(or)(h, X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p + X86_BYTES * v)));
     return X86_SI(testz)(h, h); /* no lane inside */
 }
 
@@ -393,13 +397,14 @@ SF_INLINE size_t X86_FN(count)(sf_elem elem, const void *x, size_t n, const sf_r
         size_t v = 0;
         for (; v + 2 <= nvec; v += 2) {
             acc0 = X86_FN(count_lanes)(
-                elem, acc0, X86_FN(hits)(elem, c.a, c.b, X86_FN(load)(p + X86_BYTES * v)));
+                elem, acc0, X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * v)));
             acc1 = X86_FN(count_lanes)(
-                elem, acc1, X86_FN(hits)(elem, c.a, c.b, X86_FN(load)(p + X86_BYTES * (v + 1))));
+                elem, acc1,
+                X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * (v + 1))));
         }
         if (v < nvec)
             acc0 = X86_FN(count_lanes)(
-                elem, acc0, X86_FN(hits)(elem, c.a, c.b, X86_FN(load)(p + X86_BYTES * v)));
+                elem, acc0, X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * v)));
         hits += X86_FN(sum_lanes)(elem, acc0) + X86_FN(sum_lanes)(elem, acc1);
         p += X86_BYTES * nvec;
         i += lanes * nvec;

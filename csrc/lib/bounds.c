@@ -199,3 +199,28 @@ int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_boun
         return SF_RANGE_EMPTY;
     return SF_RANGE_OK;
 }
+
+int sf_invert_range(sf_elem e, int verdict, sf_range *r) {
+    const size_t size = sf_elem_size(e);
+    if (!size || !r || (verdict != SF_RANGE_OK && verdict != SF_RANGE_EMPTY))
+        return SF_RANGE_EINVAL;
+    const int is_float = e == SF_F32 || e == SF_F64;
+    const uint64_t width = size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * size)) - 1u;
+    if (verdict == SF_RANGE_EMPTY) {
+        /* Outside an empty range is everything: every value of an integer
+         * width, plain; for floats, outside a range no value is in (NaN
+         * bounds), so NaN too. */
+        memset(r, 0, sizeof *r);
+        if (is_float) {
+            r->flo = r->fhi = NAN;
+            r->invert = 1;
+        } else {
+            r->hi = width;
+        }
+        return SF_RANGE_OK;
+    }
+    if (!is_float && ((r->hi - r->lo) & width) == width)
+        return SF_RANGE_EMPTY; /* the whole width: nothing is outside */
+    r->invert = !r->invert;
+    return SF_RANGE_OK;
+}

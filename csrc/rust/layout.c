@@ -12,7 +12,7 @@
 
 static const size_t layout[] = {
     sizeof(sf_range), FIELD(sf_range, lo), FIELD(sf_range, hi), FIELD(sf_range, flo),
-    FIELD(sf_range, fhi),
+    FIELD(sf_range, fhi), FIELD(sf_range, invert),
 
     sizeof(sf_bound), FIELD(sf_bound, kind), FIELD(sf_bound, i), FIELD(sf_bound, u),
     FIELD(sf_bound, f),

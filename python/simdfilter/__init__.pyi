@@ -20,6 +20,7 @@ def filter_indexes(
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
+    invert: bool = False,
 ) -> np.ndarray: ...
 def filter_values(
     values: npt.ArrayLike,
@@ -30,6 +31,7 @@ def filter_values(
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
     assume_sorted: bool = False,
+    invert: bool = False,
 ) -> Any: ...  # numpy.ndarray; on a tz-aware column, the column's own kind with its zone
 def count_in_range(
     values: npt.ArrayLike,
@@ -40,6 +42,7 @@ def count_in_range(
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
+    invert: bool = False,
 ) -> int: ...
 def in_range(
     values: npt.ArrayLike,
@@ -49,6 +52,7 @@ def in_range(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
+    invert: bool = False,
 ) -> npt.NDArray[np.bool_]: ...
 
 class ZoneMap:

@@ -30,10 +30,11 @@ def _as_dask_array(x: Any) -> "da.Array":
     return x.reshape((1,)) if x.ndim == 0 else x
 
 
-def _validate(x: "da.Array", lo: Any, hi: Any, inclusive: str) -> None:
+def _validate(x: "da.Array", lo: Any, hi: Any, inclusive: str, invert: bool = False) -> None:
     """Raise now, not at compute time, for what every chunk would reject:
-    an unsupported dtype, bounds of the wrong kind, a bad `inclusive`."""
-    simdfilter.count_in_range(np.empty(0, dtype=x.dtype), lo, hi, inclusive=inclusive)
+    an unsupported dtype, bounds of the wrong kind, a bad `inclusive` or `invert`."""
+    empty = np.empty(0, dtype=x.dtype)
+    simdfilter.count_in_range(empty, lo, hi, inclusive=inclusive, invert=invert)
 
 
 def _c_strides(shape: Sequence[int]) -> List[int]:
@@ -63,7 +64,7 @@ def _known_sizes(x: "da.Array", what: str) -> None:
         )
 
 
-def _chunk_indexes(block, lo, hi, inclusive, offsets, shape, out_dtype):
+def _chunk_indexes(block, lo, hi, inclusive, offsets, shape, out_dtype, invert=False):
     """Global positions of the matches of one chunk, in `out_dtype`."""
     strides = _c_strides(shape)
     start = sum(o * s for o, s in zip(offsets, strides))
@@ -74,11 +75,15 @@ def _chunk_indexes(block, lo, hi, inclusive, offsets, shape, out_dtype):
         # The chunk is one run of the flat order (every 1-d chunk, and N-d chunks
         # spanning all trailing axes): positions straight in the result dtype,
         # shifted in place.
-        local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive, index_dtype=out_dtype)
+        local = simdfilter.filter_indexes(
+            block, lo, hi, inclusive=inclusive, index_dtype=out_dtype, invert=invert
+        )
         if start:
             local += start
         return local
-    local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive, index_dtype=np.int64)
+    local = simdfilter.filter_indexes(
+        block, lo, hi, inclusive=inclusive, index_dtype=np.int64, invert=invert
+    )
     return _unravel_to_global(local, block.shape, offsets, shape).astype(out_dtype, copy=False)
 
 
@@ -87,15 +92,17 @@ def _unravel_to_global(local, chunk_shape, offsets, shape):
     return np.ravel_multi_index(tuple(r + o for r, o in zip(rows, offsets)), shape)
 
 
-def _chunk_values(block, lo, hi, inclusive):
-    return simdfilter.filter_values(block, lo, hi, inclusive=inclusive)
+def _chunk_values(block, lo, hi, inclusive, invert=False):
+    return simdfilter.filter_values(block, lo, hi, inclusive=inclusive, invert=invert)
 
 
-def _chunk_positions_and_values(block, lo, hi, inclusive, offsets, shape):
+def _chunk_positions_and_values(block, lo, hi, inclusive, offsets, shape, invert=False):
     # Positions are needed to put the values of chunks that interleave in C
     # order back in order; the values are gathered from the positions, so the
     # chunk is still read by one simdfilter call.
-    local = simdfilter.filter_indexes(block, lo, hi, inclusive=inclusive, index_dtype=np.int64)
+    local = simdfilter.filter_indexes(
+        block, lo, hi, inclusive=inclusive, index_dtype=np.int64, invert=invert
+    )
     values = block[np.unravel_index(local, block.shape)]
     values = values.astype(values.dtype.newbyteorder("="), copy=False)
     return _unravel_to_global(local, block.shape, offsets, shape), values
@@ -140,6 +147,7 @@ def filter_indexes(
     *,
     inclusive: str = "both",
     index_dtype: Optional[Any] = None,
+    invert: bool = False,
 ) -> "da.Array":
     """Lazy global positions of the elements of a Dask array in [lo, hi].
 
@@ -162,6 +170,10 @@ def filter_indexes(
     index_dtype : dtype, optional
         int64 (the default: Dask arrays routinely pass 2**32 elements),
         uint64, or uint32 when ``x.size <= 2**32``.
+    invert : bool, default False
+        True: the positions outside the range instead,
+        ``np.flatnonzero(~((a >= lo) & (a <= hi)))`` (NaN and NaT kept), in
+        the same one call per chunk.
 
     Returns
     -------
@@ -193,14 +205,14 @@ def filter_indexes(
     array([0, 2, 3, 5])
     """
     x = _as_dask_array(x)
-    _validate(x, lo, hi, inclusive)
+    _validate(x, lo, hi, inclusive, invert)
     out_dtype = np.dtype(np.int64 if index_dtype is None else index_dtype)
     if out_dtype not in _INDEX_DTYPES:
         raise ValueError(f"index_dtype must be one of int64, uint64, uint32, not {out_dtype!r}")
     _known_sizes(x, "filter_indexes")
     if x.size > int(np.iinfo(out_dtype).max) + 1:
         raise ValueError(f"{x.size} elements do not fit {out_dtype} positions; use int64")
-    token = tokenize(x, lo, hi, inclusive, out_dtype)
+    token = tokenize(x, lo, hi, inclusive, out_dtype, invert)
     name = "sf-filter-indexes-" + token
     chunk_name = "sf-chunk-indexes-" + token
     offsets = _offsets(x.chunks)
@@ -223,6 +235,7 @@ def filter_indexes(
                 offs,
                 x.shape,
                 out_dtype,
+                invert,
             )
             keys.append(key)
         if merge:
@@ -236,6 +249,7 @@ def filter_values(
     hi: Any,
     *,
     inclusive: str = "both",
+    invert: bool = False,
 ) -> "da.Array":
     """Lazy values of a Dask array that lie in [lo, hi], in flat C order.
 
@@ -251,6 +265,8 @@ def filter_values(
         The bounds, as for ``simdfilter.filter_values``.
     inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         Which bounds belong to the range.
+    invert : bool, default False
+        True: the values outside the range, ``a[~((a >= lo) & (a <= hi))]``.
 
     Returns
     -------
@@ -270,15 +286,15 @@ def filter_values(
     array([5., 3.])
     """
     x = _as_dask_array(x)
-    _validate(x, lo, hi, inclusive)
+    _validate(x, lo, hi, inclusive, invert)
     out_dtype = x.dtype.newbyteorder("=")
-    token = tokenize(x, lo, hi, inclusive)
+    token = tokenize(x, lo, hi, inclusive, invert)
     name = "sf-filter-values-" + token
     bands = _band_layout(x)
     layer: Dict[Any, Any] = {}
     if len(bands[0]) == 1:
         for i, band in enumerate(bands):
-            layer[(name, i)] = (_chunk_values, (x.name,) + band[0], lo, hi, inclusive)
+            layer[(name, i)] = (_chunk_values, (x.name,) + band[0], lo, hi, inclusive, invert)
     else:
         _known_sizes(x, "filter_values on an array chunked along a trailing axis")
         chunk_name = "sf-chunk-values-" + token
@@ -296,6 +312,7 @@ def filter_values(
                     inclusive,
                     offs,
                     x.shape,
+                    invert,
                 )
                 keys.append((chunk_name, n))
                 n += 1
@@ -303,8 +320,8 @@ def filter_values(
     return _result(layer, name, len(bands), out_dtype, [x])
 
 
-def _chunk_count(block, axis=None, keepdims=True, *, lo, hi, inclusive):
-    n = simdfilter.count_in_range(block, lo, hi, inclusive=inclusive)
+def _chunk_count(block, axis=None, keepdims=True, *, lo, hi, inclusive, invert=False):
+    n = simdfilter.count_in_range(block, lo, hi, inclusive=inclusive, invert=invert)
     return np.full((1,) * block.ndim, n, dtype=np.int64)
 
 
@@ -319,6 +336,7 @@ def count_in_range(
     *,
     inclusive: str = "both",
     split_every: Optional[int] = None,
+    invert: bool = False,
 ) -> "da.Array":
     """Lazy number of elements of a Dask array in [lo, hi].
 
@@ -335,6 +353,8 @@ def count_in_range(
         Which bounds belong to the range.
     split_every : int, optional
         Fan-in of the reduction tree (Dask's default when None).
+    invert : bool, default False
+        True: how many lie outside the range (NaN and NaT included).
 
     Returns
     -------
@@ -348,8 +368,8 @@ def count_in_range(
     np.int64(10)
     """
     x = _as_dask_array(x)
-    _validate(x, lo, hi, inclusive)
-    chunk = functools.partial(_chunk_count, lo=lo, hi=hi, inclusive=inclusive)
+    _validate(x, lo, hi, inclusive, invert)
+    chunk = functools.partial(_chunk_count, lo=lo, hi=hi, inclusive=inclusive, invert=invert)
     return da.reduction(
         x,
         chunk,

@@ -30,12 +30,12 @@ def _partition_between(s, lo, hi, inclusive):
     return _pandas_face().SeriesAccessor(s).between(lo, hi, inclusive)
 
 
-def _partition_filter(s, lo, hi, inclusive):
-    return _pandas_face().SeriesAccessor(s).filter(lo, hi, inclusive)
+def _partition_filter(s, lo, hi, inclusive, invert=False):
+    return _pandas_face().SeriesAccessor(s).filter(lo, hi, inclusive, invert=invert)
 
 
-def _partition_count(s, lo, hi, inclusive) -> int:
-    return _pandas_face().SeriesAccessor(s).count(lo, hi, inclusive)
+def _partition_count(s, lo, hi, inclusive, invert=False) -> int:
+    return _pandas_face().SeriesAccessor(s).count(lo, hi, inclusive, invert=invert)
 
 
 def _frame_positions(df, ranges, inclusive) -> np.ndarray:
@@ -94,7 +94,7 @@ class SeriesAccessor:
         meta = _partition_between(s._meta, lo, hi, inclusive)  # raises what pandas raises
         return s.map_partitions(_partition_between, lo, hi, inclusive, meta=meta)
 
-    def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> Any:
+    def filter(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> Any:
         """The elements in range, as ``ds[ds.between(lo, hi, inclusive)]`` (index kept).
 
         Parameters
@@ -102,16 +102,18 @@ class SeriesAccessor:
         lo, hi : scalar or None
             The bounds; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        invert : bool, default False
+            True: the elements outside the range (NaN and NaT kept, NA never).
 
         Returns
         -------
         dask.dataframe.Series
         """
         s = self._s
-        _partition_filter(s._meta, lo, hi, inclusive)
-        return s.map_partitions(_partition_filter, lo, hi, inclusive, meta=s._meta)
+        _partition_filter(s._meta, lo, hi, inclusive, invert)
+        return s.map_partitions(_partition_filter, lo, hi, inclusive, invert, meta=s._meta)
 
-    def count(self, lo: Any, hi: Any, inclusive: str = "both") -> Any:
+    def count(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> Any:
         """How many elements are in range (lazy scalar, a tree reduction).
 
         Parameters
@@ -119,6 +121,8 @@ class SeriesAccessor:
         lo, hi : scalar or None
             The bounds; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        invert : bool, default False
+            True: how many lie outside it (NA not counted).
 
         Returns
         -------
@@ -126,11 +130,11 @@ class SeriesAccessor:
             Computes to an int64.
         """
         s = self._s
-        _partition_count(s._meta, lo, hi, inclusive)
+        _partition_count(s._meta, lo, hi, inclusive, invert)
         return s.reduction(
             chunk=_partition_count,
             aggregate=_sum_partition_counts,
-            chunk_kwargs=dict(lo=lo, hi=hi, inclusive=inclusive),
+            chunk_kwargs=dict(lo=lo, hi=hi, inclusive=inclusive, invert=invert),
             meta=np.int64(0),
         )
 

@@ -104,13 +104,18 @@ def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
 
 
 def _positions(
-    s: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray] = None
+    s: "pd.Series",
+    lo: Any,
+    hi: Any,
+    inclusive: str,
+    within: Optional[np.ndarray] = None,
+    invert: bool = False,
 ) -> np.ndarray:
     """filter_indexes on the column; TypeError/ValueError as the kernel raises them."""
     lo, hi = _host_bounds(s, lo, hi)
     if within is None:
-        return _sf.filter_indexes(s, lo, hi, inclusive=inclusive)
-    return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within)
+        return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, invert=invert)
+    return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within, invert=invert)
 
 
 def _kernel_between(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
@@ -131,9 +136,14 @@ def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
     )
 
 
-def _host_bool(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> np.ndarray:
-    """pandas' own answer as a NumPy bool array, NA False."""
+def _host_bool(
+    s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: bool = False
+) -> np.ndarray:
+    """pandas' own answer as a NumPy bool array, NA False; `invert`: its ``~``
+    (NaN and NaT, False in ``between``, become True; NA stays NA, so False)."""
     m = _host(s, lo, hi, inclusive)
+    if invert:
+        m = ~m
     return np.asarray(m.to_numpy(dtype=bool, na_value=False), dtype=bool)
 
 
@@ -168,7 +178,9 @@ class SeriesAccessor:
     def __init__(self, series: "pd.Series") -> None:
         self._s = series
 
-    def indexes(self, lo: Any, hi: Any, inclusive: str = "both") -> np.ndarray:
+    def indexes(
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+    ) -> np.ndarray:
         """Positions (``iloc``) of the elements in range, ascending.
 
         Parameters
@@ -177,6 +189,10 @@ class SeriesAccessor:
             Bounds; None is unbounded. On datetime columns: datetime-likes or
             strings, read as pandas reads them (in the column's zone if tz-aware).
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        invert : bool, default False
+            True: the elements outside the range instead, as
+            ``np.flatnonzero(~s.between(lo, hi, inclusive))`` with NA dropped:
+            NaN and NaT are kept, NA never.
 
         Returns
         -------
@@ -194,9 +210,9 @@ class SeriesAccessor:
         inclusive = _check_inclusive(inclusive)
         s = self._s
         try:
-            return _positions(s, lo, hi, inclusive)
+            return _positions(s, lo, hi, inclusive, invert=invert)
         except _AskPandas:
-            idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive))
+            idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
     def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
@@ -217,24 +233,32 @@ class SeriesAccessor:
             return _host(s, lo, hi, inclusive)  # pandas' answer, or its error
         return _series_like(result, s)
 
-    def filter(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
-        """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``."""
+    def filter(
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+    ) -> "pd.Series":
+        """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``.
+
+        `invert` True: the elements outside it, ``s[~s.between(...)]`` with NA
+        dropped (the outliers; NaN and NaT kept)."""
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            idx = _positions(s, lo, hi, inclusive)
+            idx = _positions(s, lo, hi, inclusive, invert=invert)
         except (TypeError, ValueError):
-            return s[_host_bool(s, lo, hi, inclusive)]
+            return s[_host_bool(s, lo, hi, inclusive, invert)]
         return s.iloc[idx]
 
-    def count(self, lo: Any, hi: Any, inclusive: str = "both") -> int:
-        """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``."""
+    def count(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> int:
+        """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``;
+        `invert` True: how many lie outside it (NA not counted)."""
         s = self._s
         inclusive = _check_inclusive(inclusive)
         try:
-            return _sf.count_in_range(s, *_host_bounds(s, lo, hi), inclusive=inclusive)
+            return _sf.count_in_range(
+                s, *_host_bounds(s, lo, hi), inclusive=inclusive, invert=invert
+            )
         except (TypeError, ValueError):
-            return int(np.count_nonzero(_host_bool(s, lo, hi, inclusive)))
+            return int(np.count_nonzero(_host_bool(s, lo, hi, inclusive, invert)))
 
 
 def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":

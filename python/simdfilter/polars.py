@@ -174,9 +174,16 @@ def _sorted(s: "pl.Series") -> bool:
 
 
 def _positions(
-    s: "pl.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray] = None
+    s: "pl.Series",
+    lo: Any,
+    hi: Any,
+    inclusive: str,
+    within: Optional[np.ndarray] = None,
+    invert: bool = False,
 ) -> np.ndarray:
-    kw: Dict[str, Any] = dict(inclusive=inclusive, index_dtype=_face.index_dtype(len(s), np.uint64))
+    kw: Dict[str, Any] = dict(
+        inclusive=inclusive, index_dtype=_face.index_dtype(len(s), np.uint64), invert=invert
+    )
     if within is not None:
         kw["within"] = within
     elif _sorted(s):
@@ -234,18 +241,26 @@ def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "p
     return _polars_mask(s, lo, hi, inclusive, expr)
 
 
-def _count(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> int:
+def _count(
+    s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool, invert: bool = False
+) -> int:
+    def polars_count() -> int:
+        m = _polars_mask(s, lo, hi, inclusive, expr)
+        return int((~m if invert else m).sum() or 0)
+
     if expr:
         try:
             lo, hi = _expression_bounds(s, lo, hi)
         except OverflowError:
-            return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
+            return polars_count()
     if not _delegate(lo, hi, s, expr):
         try:
-            return _sf.count_in_range(s, lo, hi, inclusive=inclusive, assume_sorted=_sorted(s))
+            return _sf.count_in_range(
+                s, lo, hi, inclusive=inclusive, invert=invert, assume_sorted=_sorted(s)
+            )
         except (TypeError, ValueError):
             pass
-    return int(_polars_mask(s, lo, hi, inclusive, expr).sum() or 0)
+    return polars_count()
 
 
 class SeriesNamespace:
@@ -260,7 +275,9 @@ class SeriesNamespace:
     def __init__(self, series: "pl.Series") -> None:
         self._s = series
 
-    def indexes(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
+    def indexes(
+        self, lower_bound: Any, upper_bound: Any, closed: str = "both", *, invert: bool = False
+    ) -> "pl.Series":
         """Positions of the elements in range, ascending.
 
         Parameters
@@ -269,6 +286,9 @@ class SeriesNamespace:
             Bounds; None is unbounded.
         closed : {'both', 'left', 'right', 'none'}, default 'both'
             Which ends are in range, as in Polars' ``is_between``.
+        invert : bool, default False
+            True: the elements outside the range instead, as
+            ``(~s.is_between(...)).arg_true()``: NaN kept, nulls never.
 
         Returns
         -------
@@ -285,29 +305,38 @@ class SeriesNamespace:
         inclusive = _check(closed)
         s, lo, hi = self._s, lower_bound, upper_bound
         if _delegate(lo, hi, s):
-            idx = _polars_mask(s, lo, hi, inclusive, False).fill_null(False).arg_true()
+            m = _polars_mask(s, lo, hi, inclusive, False)
+            idx = (~m if invert else m).fill_null(False).arg_true()
             return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
-        return pl.Series(s.name, _positions(s, lo, hi, inclusive))
+        return pl.Series(s.name, _positions(s, lo, hi, inclusive, invert=invert))
 
     def between(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
         """A drop-in for ``s.is_between(lower_bound, upper_bound, closed)``: Boolean,
         null at the nulls; a None bound is unbounded."""
         return _between(self._s, lower_bound, upper_bound, _check(closed), expr=False)
 
-    def filter(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
-        """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``."""
+    def filter(
+        self, lower_bound: Any, upper_bound: Any, closed: str = "both", *, invert: bool = False
+    ) -> "pl.Series":
+        """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``;
+        `invert` True: those outside it, ``s.filter(~s.is_between(...))`` (NaN
+        kept, nulls dropped)."""
         inclusive = _check(closed)
         s, lo, hi = self._s, lower_bound, upper_bound
         if not _delegate(lo, hi, s):
             try:
-                return s.gather(_positions(s, lo, hi, inclusive))
+                return s.gather(_positions(s, lo, hi, inclusive, invert=invert))
             except (TypeError, ValueError):
                 pass
-        return s.filter(_polars_mask(s, lo, hi, inclusive, False))
+        m = _polars_mask(s, lo, hi, inclusive, False)
+        return s.filter(~m if invert else m)
 
-    def count(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> int:
-        """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``."""
-        return _count(self._s, lower_bound, upper_bound, _check(closed), expr=False)
+    def count(
+        self, lower_bound: Any, upper_bound: Any, closed: str = "both", *, invert: bool = False
+    ) -> int:
+        """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``;
+        `invert` True: how many lie outside it (nulls not counted)."""
+        return _count(self._s, lower_bound, upper_bound, _check(closed), expr=False, invert=invert)
 
 
 # ---- expressions ------------------------------------------------------------------

@@ -20,6 +20,9 @@ compared as NumPy compares them, ``a.astype(np.float64)`` with ``float(b)``. The
   bound far outside the data's unit range is neither wrapped nor rounded (NumPy's
   own comparisons would wrap it); NaT never matches.
 
+``invert=True`` keeps the complement: every element the rules above do not keep,
+NaN and NaT included (NumPy's ``~((a >= lo) & (a <= hi))``), nulls excepted.
+
 Columns of data tools are first turned into a NumPy array of their values and a
 bool array of which elements are valid, by the tools' own public conversions
 (pyarrow for Arrow arrays and streams, Polars and pandas' Arrow dtypes; pandas'
@@ -334,17 +337,29 @@ def _utc_bound(b: Any, tz: str):
     return t.tz_convert("UTC").tz_localize(None).to_datetime64()
 
 
-def in_range_mask(values: Any, lo: Any, hi: Any, inclusive: str = "both") -> np.ndarray:
+def in_range_mask(
+    values: Any, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+) -> np.ndarray:
     """Boolean mask of the elements in the range, same shape as `values`.
 
-    Nulls (Arrow validity 0, pandas NA, masked elements) are False."""
+    `invert`: of the elements outside it instead (NaN and NaT, in no range,
+    included). Nulls (Arrow validity 0, pandas NA, masked elements) are False
+    either way."""
     if inclusive not in _INCLUSIVE:
         raise ValueError(f"inclusive must be one of {_INCLUSIVE}")
     a, valid, tz = _column(values)
     if tz is not None:
         lo, hi = _utc_bound(lo, tz), _utc_bound(hi, tz)
     _check_dtype(a)
-    mask = np.ones(a.shape, dtype=bool) if valid is None else valid.copy()
+    inside = _inside(a, lo, hi, inclusive)
+    if invert:
+        inside = ~inside
+    return inside if valid is None else inside & valid
+
+
+def _inside(a: np.ndarray, lo: Any, hi: Any, inclusive: str) -> np.ndarray:
+    """Where the values of `a` lie in the range, nulls aside."""
+    mask = np.ones(a.shape, dtype=bool)
     if a.dtype.kind == "f":
         mask &= ~np.isnan(a)
     if a.dtype.kind in "mM":
@@ -357,24 +372,34 @@ def in_range_mask(values: Any, lo: Any, hi: Any, inclusive: str = "both") -> np.
 
 
 def filter_indexes(
-    values: Any, lo: Any, hi: Any, *, inclusive: str = "both", index_dtype: Optional[Any] = None
+    values: Any,
+    lo: Any,
+    hi: Any,
+    *,
+    inclusive: str = "both",
+    index_dtype: Optional[Any] = None,
+    invert: bool = False,
 ) -> np.ndarray:
     """Reference for simdfilter.filter_indexes (without out= and threads=)."""
-    mask = in_range_mask(values, lo, hi, inclusive)
+    mask = in_range_mask(values, lo, hi, inclusive, invert=invert)
     if index_dtype is None:
         index_dtype = np.uint32 if mask.size <= 2**32 - 1 else np.int64
     return np.flatnonzero(mask).astype(index_dtype)
 
 
-def filter_values(values: Any, lo: Any, hi: Any, *, inclusive: str = "both") -> np.ndarray:
+def filter_values(
+    values: Any, lo: Any, hi: Any, *, inclusive: str = "both", invert: bool = False
+) -> np.ndarray:
     """Reference for simdfilter.filter_values: matching elements, native byte order.
 
     Timestamps with a time zone give their UTC instants (naive datetime64)."""
     a = _column(values)[0]
-    mask = in_range_mask(values, lo, hi, inclusive)
+    mask = in_range_mask(values, lo, hi, inclusive, invert=invert)
     return a.ravel()[mask.ravel()].astype(a.dtype.newbyteorder("="))
 
 
-def count_in_range(values: Any, lo: Any, hi: Any, *, inclusive: str = "both") -> int:
+def count_in_range(
+    values: Any, lo: Any, hi: Any, *, inclusive: str = "both", invert: bool = False
+) -> int:
     """Reference for simdfilter.count_in_range."""
-    return int(np.count_nonzero(in_range_mask(values, lo, hi, inclusive)))
+    return int(np.count_nonzero(in_range_mask(values, lo, hi, inclusive, invert=invert)))

@@ -111,6 +111,8 @@ static void describe(const call_desc *c) {
         printf("  range:   flo=%a fhi=%a\n", c->range.flo, c->range.fhi);
     else
         printf("  range:   lo=0x%" PRIx64 " hi=0x%" PRIx64 "\n", c->range.lo, c->range.hi);
+    if (c->range.invert)
+        printf("  range:   inverted\n");
 }
 
 static void fail(const call_desc *c, const char *fmt, ...) {

@@ -7,7 +7,8 @@
  *   ./fuzz_kernels -max_total_time=60 corpus/
  *
  * Input layout (short inputs are padded with zero bytes; see tests/c/corpus/):
- *   [0]       element kind, modulo SF_ELEM_COUNT
+ *   [0]       bits 0-6: element kind, modulo SF_ELEM_COUNT; bit 7: the range
+ *             inverted (sf_range.invert: keep what is outside it)
  *   [1]       bits 0-2: start offset in elements (misaligns x from malloc's alignment)
  *             bit 3: index32 base = 2^32 - n - (base32 & 3), the top of the 32-bit range
  *             bit 4: index64 base = 2^32 - (base64 % (n + 1)), positions cross 2^32
@@ -34,7 +35,9 @@
  *
  * Bounds become a non-empty range the way a caller would build one: integer
  * pairs empty in both unsigned and signed order are swapped; a NaN bound becomes
- * the infinity on its side; float bounds in the wrong order are swapped.
+ * the infinity on its side; float bounds in the wrong order are swapped. An
+ * inverted integer range that covers its width (nothing outside it, which the
+ * contract keeps from the kernels) is left plain.
  *
  * Buffers are exact-size heap blocks, so AddressSanitizer reports any read or
  * write past either end. A difference prints a report and aborts, which
@@ -105,9 +108,9 @@ static void report(const char *kernel, int op, const fcase *c, const char *what)
     fprintf(stderr,
             "\nFAIL: kernel %s, op %s, elem %s, n = %zu: %s\n"
             "  range lo=0x%" PRIx64 " hi=0x%" PRIx64 " flo=%.17g fhi=%.17g base32=%" PRIu32
-            " base64=%" PRIu64 "\n",
+            " base64=%" PRIu64 " invert=%d\n",
             kernel, op_names[op], sf_elem_name(c->elem), c->n, what, c->r.lo, c->r.hi, c->r.flo,
-            c->r.fhi, c->base32, c->base64);
+            c->r.fhi, c->base32, c->base64, c->r.invert);
 }
 
 static size_t call(const sf_kernel *k, int op, const fcase *c, void *out) {
@@ -341,6 +344,7 @@ static void range_from_header(fcase *c, const uint8_t *h) {
         c->r.flo = NAN; /* junk an integer kernel must ignore */
         c->r.fhi = -1.0;
     }
+    c->r.invert = (h[0] >> 7) && !spec_full(c->elem, &c->r);
 }
 
 /* The index bases from h[18, 30) and the flags of h[1], kept so that no
@@ -405,7 +409,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     fcase c;
     memset(&c, 0, sizeof c);
-    c.elem = (sf_elem)(h[0] % SF_ELEM_COUNT);
+    c.elem = (sf_elem)((h[0] & 127u) % SF_ELEM_COUNT);
     c.size = sf_elem_size(c.elem);
     const size_t pn = payload_len / c.size, tiles = 1 + (h[30] & 15u);
     c.n = pn * tiles;

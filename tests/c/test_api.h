@@ -165,6 +165,56 @@ static void check_table(void) {
     API_CHECK(sf_kernel_supported(sf_best_kernel()), "the best kernel is not supported");
 }
 
+/* sf_invert_range: an empty verdict keeps everything (every value of an integer
+ * width; an inverted NaN range for floats, NaN included, by spec_keep), a
+ * whole integer width keeps nothing, any other range toggles `invert` only,
+ * and two inversions give the range back; bad kinds and verdicts refused. */
+static void check_invert_range(void) {
+    cur_kernel = "(sf_invert_range)";
+    for (int e = 0; e < SF_ELEM_COUNT; e++) {
+        const sf_elem k = (sf_elem)e;
+        cur_elem = k;
+        sf_range r;
+        memset(&r, 0x5A, sizeof r);
+        API_CHECK(sf_invert_range(k, SF_RANGE_EMPTY, &r) == SF_RANGE_OK,
+                  "sf_invert_range(%s, EMPTY) is not OK", sf_elem_name(k));
+        for (int t = 0; t < 2000; t++) {
+            const uint64_t v = t < 4 ? (t < 2 ? 0 : width_mask(k)) : rnd() & width_mask(k);
+            API_CHECK(spec_keep(k, v, &r), "outside an empty %s range, 0x%" PRIx64 " is not kept",
+                      sf_elem_name(k), v);
+        }
+        if (is_float(k)) {
+            API_CHECK(spec_keep(k, fbits(k, fval(SF_F64, 0x7FF8000000000000ull)), &r), "outside an empty range, NaN is not kept");
+        } else {
+            sf_range full = {0};
+            full.lo = rnd() & width_mask(k);
+            full.hi = (full.lo - 1) & width_mask(k);
+            API_CHECK(sf_invert_range(k, SF_RANGE_OK, &full) == SF_RANGE_EMPTY,
+                      "outside a whole %s width is not empty", sf_elem_name(k));
+        }
+        for (int t = 0; t < 100; t++) {
+            const char *shape;
+            sf_range a, b;
+            make_range(k, &a, &shape);
+            if (spec_full(k, &a))
+                continue;
+            b = a;
+            API_CHECK(sf_invert_range(k, SF_RANGE_OK, &b) == SF_RANGE_OK && b.invert == 1 &&
+                          sf_invert_range(k, SF_RANGE_OK, &b) == SF_RANGE_OK &&
+                          b.invert == 0 && a.lo == b.lo && a.hi == b.hi &&
+                          memcmp(&a.flo, &b.flo, sizeof a.flo) == 0 &&
+                          memcmp(&a.fhi, &b.fhi, sizeof a.fhi) == 0,
+                      "sf_invert_range(%s) twice is not the range (%s)", sf_elem_name(k), shape);
+        }
+    }
+    sf_range r = {0};
+    API_CHECK(sf_invert_range(SF_ELEM_COUNT, SF_RANGE_OK, &r) == SF_RANGE_EINVAL &&
+                  sf_invert_range(SF_U8, SF_RANGE_EINVAL, &r) == SF_RANGE_EINVAL &&
+                  sf_invert_range(SF_U8, SF_RANGE_OK, NULL) == SF_RANGE_EINVAL,
+              "sf_invert_range took a bad kind, verdict or pointer");
+    cur_kernel = "(harness)";
+}
+
 /* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
  * active: the bounds the issue names, lo > hi (nothing, and nothing written),
  * lo == hi, and n too long for 32-bit positions. */
@@ -227,4 +277,5 @@ static void check_convenience(void) {
     API_CHECK(sf_use_kernel(NULL) == SF_OK && sf_active_kernel() == sf_best_kernel(),
               "sf_use_kernel(NULL) did not restore the best kernel");
     check_rule();
+    check_invert_range();
 }

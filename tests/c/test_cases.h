@@ -131,12 +131,30 @@ static inline void make_range(sf_elem k, sf_range *r, const char **shape) {
     r->lo = rnd(); /* junk */
     r->hi = rnd();
     *shape = a == b ? "lo == hi" : "float";
+    if (chance(3)) { /* NaN bounds: nothing inside (everything, inverted) */
+        r->flo = r->fhi = fval(SF_F64, 0x7FF8000000000000ull);
+        *shape = "NaN bounds";
+    }
 }
 
-/* One element that the range keeps (want_in) or rejects, biased toward the
+/* make_range's range, inverted one time in three (not an integer range that
+ * covers its width: nothing is outside it, and the contract keeps it from the
+ * kernels). */
+static inline void make_range_any(sf_elem k, sf_range *r, const char **shape) {
+    make_range(k, r, shape);
+    r->invert = chance(33) && !spec_full(k, r);
+}
+
+/* One element that the range keeps (want_in) or rejects (by spec_keep: an
+ * inverted range keeps what it rejects plain), biased toward the
  * bounds and their neighbours; falls back to the other sort of element only
  * when none exists (an integer range covering everything). */
-static inline uint64_t make_elem(sf_elem k, const sf_range *r, int want_in) {
+static inline uint64_t make_elem(sf_elem k, const sf_range *r_, int want_in) {
+    /* Inverted: an element the plain range rejects. */
+    sf_range plain = *r_;
+    const sf_range *r = &plain;
+    want_in = r_->invert ? !want_in : want_in;
+    plain.invert = 0;
     if (!is_float(k)) {
         const uint64_t m = width_mask(k), span = (r->hi - r->lo) & m;
         if (want_in || span == m) {

@@ -151,15 +151,25 @@ static inline uint64_t fbits(sf_elem k, double v) {
  * Integers keep x when (x - lo) mod 2^w <= (hi - lo) mod 2^w (w = element width
  * in bits); floats when flo <= x && x <= fhi with IEEE ordered compares, so NaN
  * never matches and -0.0 == 0.0 (F32 bounds are exact floats, so comparing the
- * values widened to double is the same compare).
+ * values widened to double is the same compare). With `invert`, a kernel keeps
+ * exactly the elements those rules do not (NaN included).
  */
-static inline int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
+static inline int spec_in(sf_elem k, uint64_t bits, const sf_range *r) {
     if (is_float(k)) {
         const double v = fval(k, bits);
         return r->flo <= v && v <= r->fhi;
     }
     const uint64_t m = width_mask(k);
     return ((bits - r->lo) & m) <= ((r->hi - r->lo) & m);
+}
+static inline int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
+    return r->invert ? !spec_in(k, bits, r) : spec_in(k, bits, r);
+}
+
+/* Whether an integer range covers every value of its width: inverted, it may
+ * not go to a kernel (nothing is outside it). */
+static inline int spec_full(sf_elem k, const sf_range *r) {
+    return !is_float(k) && ((r->hi - r->lo) & width_mask(k)) == width_mask(k);
 }
 
 /* ---- The masks' outputs ------------------------------------------------------- */

@@ -200,8 +200,8 @@ static void print_case(const tcase *c) {
         describe_value(c->elem, c->r.lo, lo, sizeof lo);
         describe_value(c->elem, c->r.hi, hi, sizeof hi);
     }
-    printf("  case #%llu: elem %s, n = %zu, range [%s, %s] (%s)\n", total_cases,
-           sf_elem_name(c->elem), c->n, lo, hi, c->shape);
+    printf("  case #%llu: elem %s, n = %zu, range [%s, %s] (%s)%s\n", total_cases,
+           sf_elem_name(c->elem), c->n, lo, hi, c->shape, c->r.invert ? ", inverted" : "");
     printf("  data: %s; %zu of %zu kept by the specification\n", c->data_desc, c->kept, c->n);
     printf("  input %s, start address %% 64 = %u; output %s; index32 base %" PRIu32
            ", index64 base %" PRIu64 "\n",
@@ -373,7 +373,7 @@ static void run_case(sf_elem elem, size_t n, int clustered) {
     memset(&c, 0, sizeof c);
     c.elem = elem;
     c.n = n;
-    make_range(elem, &c.r, &c.shape);
+    make_range_any(elem, &c.r, &c.shape);
 
     switch (below(4)) {
     case 0: c.base32 = 0; break;

@@ -30,6 +30,7 @@ SECTIONS = [
     "store_form",
     "between",
     "skipping",
+    "invert",
 ]
 
 

@@ -48,6 +48,8 @@ extern "C" {
         out: *mut SfRange,
     ) -> c_int;
 
+    fn sf_invert_range(e: c_int, verdict: c_int, r: *mut SfRange) -> c_int;
+
     fn sf_kernel_count() -> c_int;
     fn sf_kernel_at(i: c_int) -> *const SfKernel;
     fn sf_kernel_supported(k: *const SfKernel) -> c_int;
@@ -139,6 +141,31 @@ pub fn resolve_range(
         other => panic!(
             "simdfilter: sf_resolve_range(type {}, {:?}, {:?}) returned {}",
             ty, lo, hi, other
+        ),
+    }
+}
+
+/// `sf_invert_range`: the range of the values of kind `elem` outside
+/// `range` (`None`: empty), or `None` when nothing is outside it.
+///
+/// # Panics
+/// On a result the crate never asks for (a bad element kind).
+pub fn invert_range(elem: c_int, range: Option<SfRange>) -> Option<SfRange> {
+    let verdict = if range.is_some() {
+        SF_RANGE_OK
+    } else {
+        SF_RANGE_EMPTY
+    };
+    let mut out = range.unwrap_or_default();
+    // SAFETY: `out` is valid for the duration of the call; the function
+    // reads and writes only *out.
+    let rc = unsafe { sf_invert_range(elem, verdict, &mut out) };
+    match rc {
+        SF_RANGE_OK => Some(out),
+        SF_RANGE_EMPTY => None,
+        other => panic!(
+            "simdfilter: sf_invert_range(elem {}) returned {}",
+            elem, other
         ),
     }
 }
@@ -562,6 +589,7 @@ fn layout_from_rust() -> Vec<usize> {
         off(&r, &r.hi),
         off(&r, &r.flo),
         off(&r, &r.fhi),
+        off(&r, &r.invert),
         size_of::<SfBound>(),
         off(&b, &b.kind),
         off(&b, &b.i),

@@ -134,6 +134,7 @@ pub use kernel::{
 pub struct Filter {
     threads: usize,
     kernel: Option<Kernel>,
+    invert: bool,
 }
 
 impl Filter {
@@ -146,6 +147,7 @@ impl Filter {
         Filter {
             threads: 0,
             kernel: None,
+            invert: false,
         }
     }
 
@@ -180,10 +182,37 @@ impl Filter {
         self
     }
 
-    /// The query for `range` on `T`, or `None` when the range is empty.
+    /// Keep the values *outside* the range instead (`true`), in the same one
+    /// pass: NaN, outside every range, is then kept (NumPy's
+    /// `~((a >= lo) & (a <= hi))`), an empty range keeps everything and a
+    /// range over every value of the type keeps nothing.
+    ///
+    /// ```
+    /// use simdfilter::Filter;
+    ///
+    /// let outliers = Filter::new().invert(true);
+    /// let data = [0.5f64, 7.0, f64::NAN, -3.0, 1.0];
+    /// assert_eq!(outliers.indexes(&data, 0.0..=1.0), [1, 2, 3]);
+    /// assert_eq!(outliers.count(&data, 0.0..=1.0), 3);
+    /// assert_eq!(outliers.count(&[1u8, 2, 3], ..), 0);
+    /// #[allow(clippy::reversed_empty_ranges)]
+    /// let empty = 5u8..=1;
+    /// assert_eq!(outliers.count(&[1u8, 2, 3], empty), 3);
+    /// ```
+    pub const fn invert(mut self, invert: bool) -> Filter {
+        self.invert = invert;
+        self
+    }
+
+    /// The query for `range` on `T`, or `None` when nothing can be kept.
     fn query<T: Element, R: RangeBounds<T>>(&self, range: &R) -> Option<ffi::Query> {
         let kernel = self.kernel.map(|k| k.0);
-        let range = element::resolve(range)?;
+        let range = element::resolve(range);
+        let range = if self.invert {
+            ffi::invert_range(T::ELEM, range)?
+        } else {
+            range?
+        };
         Some(ffi::Query {
             kernel,
             elem: T::ELEM,
@@ -479,7 +508,8 @@ mod tests {
             Filter::new(),
             Filter {
                 threads: 0,
-                kernel: None
+                kernel: None,
+                invert: false,
             }
         );
         assert_eq!(Filter::new().threads(3).threads, 3);

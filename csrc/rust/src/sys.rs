@@ -57,7 +57,8 @@ pub const SF_EINVAL: c_int = -7;
 /// The most threads one call uses.
 pub const SF_MAX_THREADS: usize = 256;
 
-/// `sf_range`: an inclusive, non-empty range in the element's own domain.
+/// `sf_range`: an inclusive, non-empty range in the element's own domain;
+/// `invert` nonzero keeps the values outside it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SfRange {
@@ -65,6 +66,7 @@ pub struct SfRange {
     pub(crate) hi: u64,
     pub(crate) flo: f64,
     pub(crate) fhi: f64,
+    pub(crate) invert: c_int,
 }
 
 /// `sf_bound`: one end of a range, in the data's units.
