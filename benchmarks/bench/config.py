@@ -13,6 +13,8 @@ MODES = {
     # dask_quick: the dask_cluster section at 8 Mi elements (else 256 Mi in 64 MiB chunks).
     # selectivity_sizes/_sels: the selectivity section (filter vs count, sparse loop vs dense);
     # store_form_sizes/_sels: the store_form section (the two AVX-512 store forms and avx2).
+    # fresh_sizes/_sels/_calls: the fresh_process section (each cell a new process: its first
+    # calls with fresh results, out= and NumPy); its THP modes come from --thp.
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -37,6 +39,9 @@ MODES = {
         selectivity_sels=[0.001, 0.5],
         store_form_sizes=[64 * Ki],
         store_form_sels=[0.01, 0.5],
+        fresh_sizes=[64 * Ki],
+        fresh_sels=[0.5],
+        fresh_calls=5,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -61,6 +66,9 @@ MODES = {
         selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
         store_form_sizes=[64 * Ki, Mi, 16 * Mi],
         store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
+        fresh_sizes=[64 * Ki, 256 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+        fresh_sels=[0.01, 0.1, 0.5, 0.9, 0.99],
+        fresh_calls=30,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -85,6 +93,9 @@ MODES = {
         selectivity_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
         store_form_sizes=[64 * Ki, Mi, 16 * Mi],
         store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
+        fresh_sizes=[64 * Ki, 256 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+        fresh_sels=[0.01, 0.1, 0.5, 0.9, 0.99],
+        fresh_calls=30,
     ),
 }
 THREADED_FROM = (

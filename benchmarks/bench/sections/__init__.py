@@ -29,6 +29,7 @@ SECTIONS = [
     "selectivity",
     "store_form",
     "between",
+    "fresh_process",
 ]
 
 
