@@ -106,12 +106,13 @@ def fresh_process_rows(
     echo=print,
 ) -> list[dict]:
     """Every cell in a fresh process; each THP mode set in turn and the original put back."""
-    original = read_thp()
+    original, wrote = read_thp(), False
     rows = []
     try:
         for mode in thp_modes:
             if mode is not None and mode != read_thp():
                 write_thp(mode)
+                wrote = True
             thp = read_thp() or "?"
             for op in ops:
                 for n in sizes:
@@ -121,8 +122,8 @@ def fresh_process_rows(
                         rows.append(r)
                         echo(format_row(r))
     finally:
-        if original is not None and read_thp() != original:
-            write_thp(original)
+        if wrote and original is not None and read_thp() != original:
+            write_thp(original)  # only what this call changed: another may have set it since
     return rows
 
 

@@ -1,9 +1,10 @@
-"""Fresh results on both sides of the staged path's edge (result.c's FRESH_STAGED_MAX).
+"""Fresh results on both sides of each edge of result.c's paths.
 
 A fresh result whose worst case fits _core._FRESH_STAGED_MAX bytes is filled into a
-staging buffer and copied into an exact-size array; a larger one is filled into a
-worst-case array and shrunk. Both must give what out= and the reference give: every
-op, result width, thread count and within=, at the edge and one either side of it.
+staging buffer and copied into an exact-size array; up to _core._FRESH_COUNTED_MAX it is
+counted first, then filled exactly; a larger one is filled into a worst-case array and
+shrunk. All must give what out= and the reference give: every op, result width, thread
+count and within=, at each edge and one either side of it.
 """
 
 import numpy as np
@@ -13,6 +14,7 @@ import simdfilter
 from simdfilter import _core
 
 EDGE = _core._FRESH_STAGED_MAX
+COUNTED = _core._FRESH_COUNTED_MAX
 
 
 def _data(n, dtype, seed):
@@ -26,8 +28,28 @@ def _check(got, want):
     np.testing.assert_array_equal(got, want)
 
 
-def test_edge_is_a_few_mib():
-    assert 2**20 <= EDGE <= 64 * 2**20
+def test_edges_are_a_few_mib():
+    assert 2**20 <= EDGE < COUNTED <= 64 * 2**20
+
+
+@pytest.mark.parametrize("op, dtype, size", [("indexes", np.uint8, 4), ("values", np.uint32, 4)])
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_counted_edge(op, dtype, size, delta, threads):
+    n = COUNTED // size + delta
+    a = _data(n, dtype, seed=n)
+    mask = (a >= 40) & (a <= 59)
+    if op == "indexes":
+        want = np.flatnonzero(mask).astype(np.uint32)
+        got = simdfilter.filter_indexes(a, 40, 59, threads=threads)
+    else:
+        want = a[mask]
+        got = simdfilter.filter_values(a, 40, 59, threads=threads)
+    _check(got, want)
+    empty = (simdfilter.filter_indexes if op == "indexes" else simdfilter.filter_values)(
+        a, 200, 300, threads=threads
+    )
+    assert empty.size == 0 and empty.dtype == want.dtype
 
 
 # (op, dtype of the data, index_dtype, bytes per result)
