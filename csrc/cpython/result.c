@@ -262,8 +262,12 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
  * faults per call 2 Mi 50% 1024 -> 136, 4 Mi 50% 2046 -> 272, 4 Mi 90% 3686 ->
  * 491, 8 Mi 50% 4096 -> 546; CPU time against NumPy's in the same process
  * 0.71-0.88x -> 1.65-2.19x at 2-4 Mi 50-90%. The count costs 0.35-0.5 of a
- * fill (1.11-1.31x -> 1.41-1.83x of out= at 1%). Larger worst cases keep the
- * shrunk result: their exact result is mapped afresh anyway. */
+ * fill (1.11-1.31x -> 1.41-1.83x of out= at 1%). With THP madvise (the
+ * system's), same machine and load, 4 Mi: faults per call 154-479 -> 65-80 at
+ * 50-99%, but CPU time against out= 2.3-3.6x -> 3.5-4.1x there (one cell,
+ * 99% positions, 0.83x NumPy's): not explained yet; 10% 2.98x -> 1.89x.
+ * Larger worst cases keep the shrunk result: their exact result is mapped
+ * afresh anyway. */
 #define FRESH_COUNTED_MAX ((size_t)32 << 20)
 
 /* The query into a staging buffer, then an exact-size copy. NULL without an
