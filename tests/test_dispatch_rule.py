@@ -132,3 +132,30 @@ def test_a_variant_of_another_architecture_is_not_built():
     if cbuild.SETUP.normalize_arch() == "aarch64":
         with pytest.raises(ValueError, match="is an x86-64 kernel, not in this aarch64 build"):
             simdfilter.use_kernel("avx2_dense")
+
+
+@pytest.mark.parametrize("name,arch,features,default,runs", KINDS, ids=[k[0] for k in KINDS])
+def test_why_a_kernel_is_not_the_default(name, arch, features, default, runs):
+    """sf_kernel_not_default_reason: None for the default alone, a sentence for
+    every other kernel the CPU runs, and the trait's own reason where a trait
+    keeps the default off a kernel the CPU runs."""
+    for kernel in runs:
+        why = _core._not_default_reason(kernel, arch, features)
+        assert (why is None) == (kernel == default), (kernel, why)
+    if "slow-compress-store" in features.split() and "avx512" in runs:
+        assert "compress store" in _core._not_default_reason("avx512", arch, features)
+    for kernel in set(ISA) - set(runs):
+        assert _core._not_default_reason(kernel, arch, features)
+    for variant in VARIANTS:
+        why = _core._not_default_reason(variant, arch, features)
+        assert why and ("variant" in why or variant.rsplit("_", 1)[0] not in runs), why
+    assert _core._not_default_reason("no-such-kernel", arch, features) == "no kernel of that name"
+
+
+def test_why_not_the_default_on_this_machine():
+    default = simdfilter.default_kernel()
+    assert _core._not_default_reason(default) is None
+    for kernel in simdfilter.available_kernels():
+        assert (_core._not_default_reason(kernel) is None) == (kernel == default)
+    with pytest.raises(ValueError, match="both arch and features"):
+        _core._not_default_reason(default, "x86_64")

@@ -44,6 +44,12 @@ def parse_args(argv=None):
         help=f"comma-separated subset of {','.join(sections.SECTIONS)}",
     )
     p.add_argument("--seed", type=int, default=20240601)
+    p.add_argument(
+        "--thp",
+        default="",
+        help="fresh_process section: THP modes to set in turn, e.g. never,madvise,always "
+        "(root; the original is put back); default: as the machine has it",
+    )
     args = p.parse_args(argv)
     args.sections = args.sections.split(",")
     unknown = [s for s in args.sections if s not in sections.SECTIONS]
@@ -96,6 +102,7 @@ def main(argv=None):
     log(
         f"kernels: {', '.join(info['kernels'])} (best: {best_kernel()}); load average {os.getloadavg()}"
     )
+    cfg = dict(cfg, fresh_thp=[m for m in args.thp.split(",") if m] or [None])
     ctx = sections.Context(
         cfg=cfg, rng=np.random.default_rng(args.seed), alts=load_alternatives(), log=log
     )

@@ -14,6 +14,8 @@ MODES = {
     # selectivity_sizes/_sels: the selectivity section (filter vs count, sparse loop vs dense);
     # store_form_sizes/_sels: the store_form section (the two AVX-512 store forms and avx2).
     # skip_sorted_n, skip_zone_n: the skipping section (assume_sorted, ZoneMap) sizes.
+    # fresh_sizes/_sels/_calls: the fresh_process section (each cell a new process: its first
+    # calls with fresh results, out= and NumPy); its THP modes come from --thp.
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -40,6 +42,9 @@ MODES = {
         store_form_sels=[0.01, 0.5],
         skip_sorted_n=Mi,
         skip_zone_n=Mi,
+        fresh_sizes=[64 * Ki],
+        fresh_sels=[0.5],
+        fresh_calls=5,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -66,6 +71,9 @@ MODES = {
         store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
         skip_sorted_n=50_000_000,
         skip_zone_n=20_000_000,
+        fresh_sizes=[64 * Ki, 256 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+        fresh_sels=[0.01, 0.1, 0.5, 0.9, 0.99],
+        fresh_calls=30,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -92,6 +100,9 @@ MODES = {
         store_form_sels=[0.001, 0.01, 0.1, 0.5, 0.9],
         skip_sorted_n=50_000_000,
         skip_zone_n=20_000_000,
+        fresh_sizes=[64 * Ki, 256 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+        fresh_sels=[0.01, 0.1, 0.5, 0.9, 0.99],
+        fresh_calls=30,
     ),
 }
 THREADED_FROM = (

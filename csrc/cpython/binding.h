@@ -211,6 +211,11 @@ PyObject *sfpy_result(const sf_query *q, int nonempty, const column *c, PyObject
 size_t sfpy_most_results(const sf_query *q, const column *c);
 /* The query over the column into out (room for `capacity` results), the GIL
  * released: the number found, or -1 with an exception. */
+/* _core._FRESH_STAGED_MAX, _FRESH_COUNTED_MAX: the largest worst cases (bytes)
+ * a fresh result is staged for, and counted first for (result.c), for the
+ * tests of those edges. */
+int sfpy_add_result_constants(PyObject *m);
+
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
                            int threads, int fresh_out);
 

@@ -170,6 +170,23 @@ static PyObject *py_kernel_choice(PyObject *self, PyObject *args) {
     return Py_BuildValue("(si)", name, rc);
 }
 
+/* _not_default_reason(name, arch=None, features=None): why dispatch's rule
+ * does not make `name` the default (sf_kernel_not_default_reason): a sentence,
+ * or None for the default. No arch: this machine. */
+static PyObject *py_not_default_reason(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *name, *arch = NULL, *features = NULL;
+    if (!PyArg_ParseTuple(args, "s|zz:_not_default_reason", &name, &arch, &features))
+        return NULL;
+    if (!arch != !features)
+        return PyErr_Format(PyExc_ValueError, "describe a CPU by both arch and features, "
+                            "or by neither (this machine)");
+    const char *why = sf_kernel_not_default_reason(arch, features, name);
+    if (!why)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(why);
+}
+
 /* _environment_kernel(): None if SIMDFILTER_KERNEL, as the library read it, is
  * unset, blank or a kernel this CPU runs; else a ValueError saying why the
  * library refused it (its own answer: the value is not judged again here). */
@@ -236,6 +253,10 @@ PyMethodDef sfpy_kernel_methods[] = {
      "_kernel_choice(arch, features, requested=None)\n--\n\nDispatch's rule for a described CPU "
      "(sf_kernel_choice): (name, 0),\nor (None, the library's error code) for a refused "
      "request."},
+    {"_not_default_reason", py_not_default_reason, METH_VARARGS,
+     "_not_default_reason(name, arch=None, features=None)\n--\n\nWhy dispatch's rule does not "
+     "make `name` the default (of this machine,\nor of a described CPU): a sentence, or None "
+     "for the default."},
     {"_environment_kernel", py_environment_kernel, METH_NOARGS,
      "_environment_kernel()\n--\n\nNone if SIMDFILTER_KERNEL, as the library read it, is "
      "unset or usable;\nelse raises the ValueError that says why the library refused it."},

@@ -224,7 +224,7 @@ PyMODINIT_FUNC PyInit__core(void) {
         PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
-        sfpy_bounds_time_init() < 0) {
+        sfpy_bounds_time_init() < 0 || sfpy_add_result_constants(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -349,6 +349,15 @@ int sf_use_kernel(const char *name);
 int sf_kernel_choice(const char *arch, const char *features, const char *requested,
                      const char **name);
 
+/* Why dispatch's rule does not make `name` the default on a CPU (arch and
+ * features as sf_kernel_choice takes them; NULL, NULL: this machine): NULL
+ * when it is the default, else a static sentence for people ("this CPU (AMD
+ * Zen 4, Zen 5) runs AVX-512's compress store to memory in microcode, ...",
+ * "an older instruction set than the default's", "no kernel of that name"...).
+ * `python -m simdfilter` prints it beside each kernel it times. */
+const char *sf_kernel_not_default_reason(const char *arch, const char *features,
+                                         const char *name);
+
 /* The environment variable that names the process default's first kernel. */
 #define SF_KERNEL_ENV "SIMDFILTER_KERNEL"
 /* What SF_KERNEL_ENV, read once at the process default's first use (by getenv:

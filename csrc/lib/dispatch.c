@@ -398,6 +398,58 @@ int sf_kernel_choice(const char *arch, const char *features, const char *request
     return SF_OK;
 }
 
+/* Why the default passes over a kernel on a CPU with one of its
+ * SF_NOT_DEFAULT_ON traits, in words: one sentence per trait isa.def uses. */
+static const char *trait_reason(unsigned traits) {
+    if (traits & FEAT_SLOW_COMPRESS_STORE)
+        return "this CPU (AMD Zen 4, Zen 5) runs AVX-512's compress store to memory in "
+               "microcode, ~50x slower than compressing in a register on Zen 4, so the "
+               "default is avx512_zen4";
+    return "a trait of this CPU keeps the default off it";
+}
+
+/* The rule's position of a kernel (a variant: its base's) in isa.def's order. */
+static int known_index(const char *name) {
+    const char *spelt, *base = variant_base(name, strlen(name), &spelt);
+    for (int i = 0; i < KNOWN_COUNT; i++)
+        if (!strcmp(known_isas()[i].name, base ? base : name))
+            return i;
+    return -1;
+}
+
+const char *sf_kernel_not_default_reason(const char *arch, const char *features,
+                                         const char *name) {
+    const char *best = NULL, *chosen = NULL;
+    unsigned bits = 0;
+    if (sf_kernel_choice(arch, features, NULL, &best) != SF_OK ||
+        (arch ? sf_cpu_feature_bits_of(features, &bits) : (bits = sf_cpu_feature_bits(), 0)))
+        return "no such CPU: an unknown architecture or feature";
+    switch (sf_kernel_choice(arch, features, name, &chosen)) {
+    case SF_OK:
+        break;
+    case SF_EUNKNOWN:
+        return "no kernel of that name";
+    case SF_ENOTBUILT:
+        return "not in this build (another architecture's, or left out)";
+    default:
+        return "this CPU or its OS lacks an instruction set it needs";
+    }
+    if (!strcmp(chosen, best))
+        return NULL;
+    size_t len;
+    const char *spelt, *start = without_blanks(name, &len);
+    if (variant_base(start, len, &spelt))
+        return "a benchmark-only variant, never a default";
+    const int i = known_index(chosen);
+    if (known_avoids()[i] & bits)
+        return trait_reason(known_avoids()[i] & bits);
+    const int b = known_index(best);
+    if (known_isas()[i].need == known_isas()[b].need)
+        return "another form of the default's instruction set, for CPUs with another trait";
+    return i < b ? "an older instruction set than the default's"
+                 : "the default comes later in the rule's order";
+}
+
 const sf_kernel *sf_best_kernel(void) {
     const char *name = NULL;
     (void)sf_kernel_choice(NULL, NULL, NULL, &name); /* the default: cannot fail */

@@ -31,6 +31,7 @@ SECTIONS = [
     "between",
     "skipping",
     "invert",
+    "fresh_process",
 ]
 
 
