@@ -8,7 +8,6 @@ import os
 import pathlib
 import re
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ from simdfilter import _conjunction, _face  # noqa: E402
 # ---- pandas' own tests ------------------------------------------------------------
 
 
-def test_pandas_own_between_tests_pass_against_sf(tmp_path):
+def test_pandas_own_between_tests_pass_against_sf(tmp_path, fresh_python):
     """pandas/tests/series/methods/test_between.py of the installed pandas, with
     ``.between(`` read as ``.sf.between(``."""
     own = pathlib.Path(pd.__file__).parent / "tests/series/methods/test_between.py"
@@ -35,7 +34,7 @@ def test_pandas_own_between_tests_pass_against_sf(tmp_path):
         "import simdfilter.pandas  # noqa\n" + text.replace(".between(", ".sf.between(")
     )
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", str(ours)],
+        [fresh_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", str(ours)],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -2,7 +2,6 @@
 registered them at import (_core._register); it never imports the package."""
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ def test_register_refuses_what_cannot_be_called():
         _core._register(len)  # by keyword only
 
 
-def test_unregistered_helper_is_a_clear_error():
+def test_unregistered_helper_is_a_clear_error(fresh_python):
     # The extension loaded on its own, without the package that registers its helpers.
     code = (
         "import importlib.machinery, importlib.util, sys\n"
@@ -42,7 +41,7 @@ def test_unregistered_helper_is_a_clear_error():
         "    print('RuntimeError:', e)\n"
     )
     r = subprocess.run(
-        [sys.executable, "-c", code, _core.__file__], capture_output=True, text=True, timeout=120
+        [fresh_python, "-c", code, _core.__file__], capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
