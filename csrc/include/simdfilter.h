@@ -541,7 +541,8 @@ void sf_sorted_span(sf_type t, const sf_range *r, const sf_run *run, size_t *fir
  * O(log n + k) elements for k results, and still tests every element it
  * reads: on unsorted data its results are a subset of the scan's. A run with
  * nulls (which a sort puts first or last, over values of any kind) or
- * bit-packed is passed whole, and scanned. `inner` and `r` are read during
+ * bit-packed is passed whole, and scanned; so is every run of an inverted
+ * range (r->invert), whose values lie in two stretches. `inner` and `r` are read during
  * the calls only; `within` queries need the whole source (SF_EUNSORTED).
  */
 typedef struct sf_sorted_source {

@@ -113,6 +113,8 @@ static int sorted_next(sf_source *self, sf_run *run) {
          * column put them), under any value: such a run is scanned whole. */
         if (run->null_form != SF_NULLS_NONE || run->bit_packed)
             return 1;
+        if (s->range.invert) /* the values outside a range: two stretches, scanned */
+            return 1;
         size_t first, len;
         sf_sorted_span(s->type, &s->range, run, &first, &len);
         if (first + len < run->n) /* a value after hi: the later runs hold only such */
