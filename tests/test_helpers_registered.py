@@ -48,3 +48,30 @@ def test_unregistered_helper_is_a_clear_error(fresh_python):
     assert lines[0] == "[1, 2]"
     assert lines[1].startswith("RuntimeError: simdfilter._core needs the Python helper resolve")
     assert "import simdfilter" in lines[1]
+
+
+def test_each_module_object_has_its_own_state():
+    # Multi-phase init (PEP 489): a second module object made from the same
+    # extension, in this process, starts with no helpers registered and its own
+    # kernel context, and leaves the package's module as it was.
+    import importlib.machinery
+    import importlib.util
+    from fractions import Fraction
+
+    import numpy as np
+
+    import simdfilter
+
+    loader = importlib.machinery.ExtensionFileLoader("simdfilter._core", _core.__file__)
+    spec = importlib.util.spec_from_loader("simdfilter._core", loader)
+    other = importlib.util.module_from_spec(spec)
+    loader.exec_module(other)
+    assert other is not _core and other.kernel_context is not _core.kernel_context
+    assert other.filter_indexes(np.arange(4), 1, 2).tolist() == [1, 2]
+    with pytest.raises(RuntimeError, match="needs the Python helper resolve"):
+        other.filter_indexes(np.arange(4), Fraction(1, 2), 2)
+    assert simdfilter.filter_indexes(np.arange(4), Fraction(1, 2), 2).tolist() == [1, 2]
+    before = simdfilter.active_kernel()
+    with simdfilter.use_kernel("scalar"):  # this module's context variable only
+        assert simdfilter.active_kernel() == "scalar"
+        assert other.active_kernel() == before

@@ -18,9 +18,7 @@ static const size_t SLOTS[ARG_COUNT] = {
     offsetof(call_args, inclusive), offsetof(call_args, out),     offsetof(call_args, index_dtype),
     offsetof(call_args, threads), offsetof(call_args, within),
     offsetof(call_args, assume_sorted), offsetof(call_args, invert)};
-/* The keywords as interned str: a call's keyword names are interned (the
- * compiler interns identifiers), so most are found by identity. */
-static PyObject *interned[ARG_COUNT];
+_Static_assert(ARG_COUNT == SFPY_ARG_COUNT, "binding.h's SFPY_ARG_COUNT counts the keywords");
 
 static PyObject **slot(call_args *a, int k) {
     return (PyObject **)(void *)((char *)a + SLOTS[k]);
@@ -36,9 +34,12 @@ const char *sfpy_function_name(sf_op op) {
     }
 }
 
-int sfpy_args_init(void) {
+/* The keywords as interned str, in the module's state: a call's keyword names
+ * are interned (the compiler interns identifiers), so most are found by
+ * identity. */
+int sfpy_args_init(sfpy_state *st) {
     for (int k = 0; k < ARG_COUNT; k++)
-        if (!interned[k] && !(interned[k] = PyUnicode_InternFromString(KEYWORDS[k])))
+        if (!(st->arg_names[k] = PyUnicode_InternFromString(KEYWORDS[k])))
             return -1;
     return 0;
 }
@@ -56,9 +57,9 @@ static int takes_keyword(sf_op op, int k) {
     return 1;
 }
 
-static int keyword_slot(sf_op op, PyObject *name) {
+static int keyword_slot(const sfpy_state *st, sf_op op, PyObject *name) {
     int k = 0;
-    while (k < ARG_COUNT && name != interned[k])
+    while (k < ARG_COUNT && name != st->arg_names[k])
         k++;
     if (k == ARG_COUNT) /* a name made at run time: compared by value */
         for (k = 0; k < ARG_COUNT; k++)
@@ -67,10 +68,11 @@ static int keyword_slot(sf_op op, PyObject *name) {
     return k < ARG_COUNT && takes_keyword(op, k) ? k : -1;
 }
 
-static int keyword_args(sf_op op, PyObject *const *values, PyObject *kwnames, call_args *a) {
+static int keyword_args(const sfpy_state *st, sf_op op, PyObject *const *values,
+                        PyObject *kwnames, call_args *a) {
     for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwnames); j++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, j);
-        const int k = keyword_slot(op, name);
+        const int k = keyword_slot(st, op, name);
         if (k < 0) {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
                          sfpy_function_name(op), name);
@@ -86,8 +88,8 @@ static int keyword_args(sf_op op, PyObject *const *values, PyObject *kwnames, ca
     return 0;
 }
 
-int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                    call_args *a) {
+int sfpy_parse_args(const sfpy_state *st, sf_op op, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, call_args *a) {
     memset(a, 0, sizeof *a);
     if (nargs > 3) {
         PyErr_Format(PyExc_TypeError,
@@ -98,7 +100,7 @@ int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject 
     }
     for (Py_ssize_t i = 0; i < nargs; i++)
         *slot(a, (int)i) = args[i];
-    if (kwnames && keyword_args(op, args + nargs, kwnames, a) < 0)
+    if (kwnames && keyword_args(st, op, args + nargs, kwnames, a) < 0)
         return -1;
     for (int k = ARG_VALUES; k <= ARG_HI; k++) {
         if (!*slot(a, k)) {

@@ -23,6 +23,38 @@
 
 typedef struct column column; /* column.c, below */
 
+/* ---- module.c: the module's state ---- */
+
+/* The number of keyword arguments args.c reads (its ARG_COUNT). */
+#define SFPY_ARG_COUNT 10
+/* The package's helpers (registered by python/simdfilter/__init__.py). */
+typedef enum sfpy_helper {
+    SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
+    SFPY_UNWRAP_PANDAS,       /* simdfilter._columns.unwrap_pandas */
+    SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
+    SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
+    SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
+    SFPY_HELPER_COUNT
+} sfpy_helper;
+
+/* Everything the module keeps between calls (multi-phase init, PEP 489): each
+ * module object has its own, reached from the function's module (`self`) and
+ * carried by a call's column. No Python object lives in a C static. */
+typedef struct sfpy_state {
+    PyObject *helpers[SFPY_HELPER_COUNT]; /* NULL until registered */
+    PyObject *kernel_context;             /* contextvars.ContextVar: a kernel table index */
+    PyObject *arg_names[SFPY_ARG_COUNT];  /* args.c's keywords, interned */
+    PyObject *name_c_array, *name_c_stream, *name_module; /* column.c's lookups */
+    PyObject *masked_array_type;          /* numpy.ma.MaskedArray, once first needed */
+    PyObject *pandas_types[3];            /* Timestamp, Timedelta, NaTType, once seen */
+    PyObject *str_value, *str_creso, *str_utcoffset, *str_value_1x, *str_reso_1x;
+} sfpy_state;
+
+/* The state of simdfilter._core's module object `module`. */
+static inline sfpy_state *sfpy_state_of(PyObject *module) {
+    return (sfpy_state *)PyModule_GetState(module);
+}
+
 /* ---- args.c: the arguments of filter_indexes, filter_values, count_in_range ---- */
 
 typedef struct call_args {
@@ -32,10 +64,10 @@ typedef struct call_args {
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */
 const char *sfpy_function_name(sf_op op);
-int sfpy_parse_args(sf_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                    call_args *a);
+int sfpy_parse_args(const sfpy_state *st, sf_op op, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, call_args *a);
 /* At module init: the keyword names, interned. 0 or -1. */
-int sfpy_args_init(void);
+int sfpy_args_init(sfpy_state *st);
 
 typedef struct inclusive_mode {
     int lo_closed, hi_closed;
@@ -53,19 +85,9 @@ int sfpy_parse_invert(PyObject *obj);
 
 /* ---- module.c: the package's Python helpers ---- */
 
-/* What simdfilter (python/simdfilter/__init__.py) registers with _core._register
- * at import, so that C never imports the package above it. */
-typedef enum sfpy_helper {
-    SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
-    SFPY_UNWRAP_PANDAS,       /* simdfilter._columns.unwrap_pandas */
-    SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
-    SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
-    SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
-    SFPY_HELPER_COUNT
-} sfpy_helper;
 /* The registered helper (borrowed), or NULL with a RuntimeError saying that
  * `simdfilter` was not imported. */
-PyObject *sfpy_helper_get(sfpy_helper h);
+PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h);
 
 /* ---- bounds_py.c: Python bounds to an sf_range ---- */
 
@@ -78,7 +100,7 @@ extern PyMethodDef sfpy_bounds_methods[];
 /* ---- bounds_time.c: bounds on datetime64/timedelta64 data, read in C ---- */
 
 /* The datetime C API and the names the readers look up; 0 or -1. */
-int sfpy_bounds_time_init(void);
+int sfpy_bounds_time_init(sfpy_state *st);
 /* One end (`lower`: the low one) of a range on the time column `c`: 1 with *b
  * filled (*closed may become 1: a bound between two ticks; *nat becomes 1 for
  * a NaT bound), or 0 for a bound only Python reads (or refuses). Never raises. */
@@ -99,6 +121,7 @@ struct column {
     PyArray_Descr *descr;         /* what the values mean (bounds, filter_values' dtype) */
     PyArray_Descr *storage_descr; /* what the kernels write for filter_values */
     PyObject *tz;                 /* tz-aware data: the zone (str); else NULL */
+    sfpy_state *st;               /* the module's state, for what reads the column */
     size_t n;
     /* The caller's promise (assume_sorted=True) that the values ascend in
      * NumPy's sort order: queries read them through sf_sorted_source. */
@@ -117,7 +140,9 @@ struct column {
 };
 
 /* 0, or -1 with an exception (a TypeError naming what is supported). */
-int sfpy_column_from(PyObject *values, column *c);
+int sfpy_column_from(sfpy_state *st, PyObject *values, column *c);
+/* At module init: the names column.c looks up, interned. 0 or -1. */
+int sfpy_column_init(sfpy_state *st);
 /* Whether the column holds times of day (Arrow time32/time64, Polars Time):
  * ticks since midnight, whose bounds are datetime.time. */
 static inline int sfpy_time_of_day(const column *c) {
@@ -183,7 +208,7 @@ Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t cap
 
 /* The kernel of this context (a `with use_kernel(...)` block), or NULL for the
  * process default; (const sf_kernel *)-1 with an exception set. */
-const sf_kernel *sfpy_context_kernel(void);
+const sf_kernel *sfpy_context_kernel(const sfpy_state *st);
 #define SFPY_KERNEL_ERROR ((const sf_kernel *)-1)
 int sfpy_add_kernel_functions(PyObject *module);
 extern PyMethodDef sfpy_kernel_methods[];

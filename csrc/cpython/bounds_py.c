@@ -308,7 +308,7 @@ static int domain_value(PyObject *v, sf_bound *b) {
 static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
                              const inclusive_mode *m, sf_range *r) {
     static const char *const names[] = {"neither", "right", "left", "both"};
-    PyObject *resolve = sfpy_helper_get(SFPY_RESOLVE);
+    PyObject *resolve = sfpy_helper_get(c->st, SFPY_RESOLVE);
     if (!resolve)
         return -1;
     PyObject *res = PyObject_CallFunction(resolve, "OOOsOO", (PyObject *)c->descr,
@@ -407,12 +407,11 @@ static PyObject *py_resolve_bounds(PyObject *self, PyObject *args, PyObject *kwa
     inclusive_mode m;
     column c;
     sf_range r;
-    (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|Op:_resolve_bounds", keywords, &values,
                                      &lo, &hi, &inclusive, &python_only) ||
         sfpy_parse_inclusive(inclusive, &m) < 0)
         return NULL;
-    if (sfpy_column_from(values, &c) == 0) {
+    if (sfpy_column_from(sfpy_state_of(self), values, &c) == 0) {
         const int got = resolve_bounds(&c, lo, hi, &m, &r, python_only, &in_c);
         if (got == 0)
             res = Py_BuildValue("(sO)", in_c ? "c" : "python", Py_None);

@@ -33,19 +33,21 @@ _Static_assert(SAME_UNIT(Y) && SAME_UNIT(M) && SAME_UNIT(W) && SAME_UNIT(D) &&
 
 typedef enum pandas_kind { PD_NONE, PD_TIMESTAMP, PD_TIMEDELTA, PD_NAT } pandas_kind;
 
-static PyTypeObject *pandas_types[3]; /* Timestamp, Timedelta, NaTType once seen */
-static PyObject *str_value, *str_creso, *str_utcoffset, *str_value_1x, *str_reso_1x;
-
-int sfpy_bounds_time_init(void) {
+/* At module init: the datetime C API and the names the readers look up, in
+ * the module's state. 0 or -1. */
+int sfpy_bounds_time_init(sfpy_state *st) {
     PyDateTime_IMPORT;
     if (!PyDateTimeAPI)
         return -1;
-    str_value = PyUnicode_InternFromString("_value");
-    str_creso = PyUnicode_InternFromString("_creso");
-    str_utcoffset = PyUnicode_InternFromString("utcoffset");
-    str_value_1x = PyUnicode_InternFromString("value");
-    str_reso_1x = PyUnicode_InternFromString("_reso");
-    return str_value && str_creso && str_utcoffset && str_value_1x && str_reso_1x ? 0 : -1;
+    st->str_value = PyUnicode_InternFromString("_value");
+    st->str_creso = PyUnicode_InternFromString("_creso");
+    st->str_utcoffset = PyUnicode_InternFromString("utcoffset");
+    st->str_value_1x = PyUnicode_InternFromString("value");
+    st->str_reso_1x = PyUnicode_InternFromString("_reso");
+    return st->str_value && st->str_creso && st->str_utcoffset && st->str_value_1x &&
+                   st->str_reso_1x
+               ? 0
+               : -1;
 }
 
 /* What _bounds._is_pandas and _is_pandas_nat see: the class's __name__, and a
@@ -68,18 +70,19 @@ static pandas_kind classify_pandas(PyTypeObject *t) {
 }
 
 /* pandas' Timestamp, Timedelta and NaT subclass datetime and timedelta. */
-static pandas_kind pandas_type(PyObject *obj) {
+/* The module's state keeps each of pandas' three types once seen. */
+static pandas_kind pandas_type(sfpy_state *st, PyObject *obj) {
     PyTypeObject *t = Py_TYPE(obj);
     for (int i = 0; i < 3; i++)
-        if (t == pandas_types[i])
+        if ((PyObject *)t == st->pandas_types[i])
             return (pandas_kind)(i + 1);
     if (PyDateTime_CheckExact(obj) || PyDelta_CheckExact(obj) ||
         !(PyDateTime_Check(obj) || PyDelta_Check(obj)))
         return PD_NONE;
     const pandas_kind kind = classify_pandas(t);
-    if (kind != PD_NONE && !pandas_types[kind - 1]) {
+    if (kind != PD_NONE && !st->pandas_types[kind - 1]) {
         Py_INCREF(t);
-        pandas_types[kind - 1] = t;
+        st->pandas_types[kind - 1] = (PyObject *)t;
     }
     return kind;
 }
@@ -118,11 +121,11 @@ static int int_attr(PyObject *obj, PyObject *name, long long *out) {
  * `_creso` from pandas 2.0 on; pandas 1.x names them `value` and `_reso`, and
  * its public constructors only make nanosecond ones (`value` is nanoseconds:
  * any other unit is left to Python). 0 if neither pair is there. */
-static int pandas_ticks(PyObject *obj, long long *ticks, long long *unit) {
-    if (int_attr(obj, str_value, ticks) && int_attr(obj, str_creso, unit))
+static int pandas_ticks(const sfpy_state *st, PyObject *obj, long long *ticks, long long *unit) {
+    if (int_attr(obj, st->str_value, ticks) && int_attr(obj, st->str_creso, unit))
         return 1;
-    return int_attr(obj, str_reso_1x, unit) && *unit == NPY_FR_ns &&
-           int_attr(obj, str_value_1x, ticks);
+    return int_attr(obj, st->str_reso_1x, unit) && *unit == NPY_FR_ns &&
+           int_attr(obj, st->str_value_1x, ticks);
 }
 
 /* A pandas Timestamp or Timedelta: its ticks (`_value`) in its unit (`_creso`,
@@ -131,9 +134,9 @@ static int pandas_ticks(PyObject *obj, long long *ticks, long long *unit) {
  * aware Timestamp the ticks are UTC: Python's wall time less utcoffset() is
  * the same instant (pandas derives the wall time from them), without the
  * 15 us utcoffset() costs a Timestamp. */
-static int pandas_value(PyObject *obj, sf_time *v) {
+static int pandas_value(const sfpy_state *st, PyObject *obj, sf_time *v) {
     long long ticks, unit;
-    if (!pandas_ticks(obj, &ticks, &unit) || ticks == NPY_DATETIME_NAT || unit < 0 ||
+    if (!pandas_ticks(st, obj, &ticks, &unit) || ticks == NPY_DATETIME_NAT || unit < 0 ||
         unit > NPY_FR_as)
         return 0;
     return unit != NPY_FR_Y && unit != NPY_FR_M && sf_time_from_ticks(ticks, (int)unit, 1, v);
@@ -142,7 +145,7 @@ static int pandas_value(PyObject *obj, sf_time *v) {
 /* A datetime.datetime as microseconds from the epoch (an aware one, with `tz`,
  * as its instant: the wall time less utcoffset(), as Python reads it). Python
  * refuses an aware one on naive data and a naive one on aware data. */
-static int datetime_value(PyObject *obj, int aware, sf_time *v) {
+static int datetime_value(const sfpy_state *st, PyObject *obj, int aware, sf_time *v) {
     const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
     if (has_tz != aware)
         return 0;
@@ -155,7 +158,7 @@ static int datetime_value(PyObject *obj, int aware, sf_time *v) {
     PyObject *tz = ((PyDateTime_DateTime *)obj)->tzinfo;
     int64_t offset_us = 0;
     if (aware && tz != PyDateTime_TimeZone_UTC) {
-        PyObject *off = PyObject_CallMethodOneArg(tz, str_utcoffset, obj);
+        PyObject *off = PyObject_CallMethodOneArg(tz, st->str_utcoffset, obj);
         if (!off || !PyDelta_Check(off) || PyDateTime_DELTA_GET_DAYS(off) < -1 ||
             PyDateTime_DELTA_GET_DAYS(off) > 0 ||
             (PyDateTime_DELTA_GET_DAYS(off) == -1 && !PyDateTime_DELTA_GET_SECONDS(off) &&
@@ -204,13 +207,13 @@ static int iso_value(PyObject *obj, int aware, sf_time *v) {
 
 /* A bound on datetime data as Python's _time_value/_aware_value read it: 1
  * with *v, 2 for NaT, 0 for Python. */
-static int datetime_bound(PyObject *obj, int aware, sf_time *v) {
+static int datetime_bound(sfpy_state *st, PyObject *obj, int aware, sf_time *v) {
     if (PyArray_IsScalar(obj, Datetime)) {
         const int got = numpy_time_value(obj, v);
         return aware && got == 1 ? 0 : got; /* an aware bound is needed */
     }
     if (PyDateTime_CheckExact(obj))
-        return datetime_value(obj, aware, v);
+        return datetime_value(st, obj, aware, v);
     if (PyUnicode_CheckExact(obj))
         return iso_value(obj, aware, v);
     if (PyDate_CheckExact(obj) && !aware) {
@@ -218,11 +221,11 @@ static int datetime_bound(PyObject *obj, int aware, sf_time *v) {
                           PyDateTime_GET_DAY(obj), v);
         return 1;
     }
-    switch (pandas_type(obj)) {
+    switch (pandas_type(st, obj)) {
     case PD_NAT: return 2;
     case PD_TIMESTAMP: { /* tzinfo set or not as Python's rules want it */
         const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
-        return has_tz == aware ? pandas_value(obj, v) : 0;
+        return has_tz == aware ? pandas_value(st, obj, v) : 0;
     }
     default: return 0;
     }
@@ -230,7 +233,7 @@ static int datetime_bound(PyObject *obj, int aware, sf_time *v) {
 
 /* A bound on timedelta data (_time_value): 1 with *v, 3 with an int in *ticks
  * (ticks of the data's unit), 2 for NaT, 0 for Python. */
-static int timedelta_bound(PyObject *obj, sf_time *v, sf_bound *ticks) {
+static int timedelta_bound(sfpy_state *st, PyObject *obj, sf_time *v, sf_bound *ticks) {
     if (PyArray_IsScalar(obj, Timedelta))
         return numpy_time_value(obj, v);
     if (PyDelta_CheckExact(obj))
@@ -248,9 +251,9 @@ static int timedelta_bound(PyObject *obj, sf_time *v, sf_bound *ticks) {
         ticks->i = overflow ? overflow : i; /* HUGE: the sign */
         return 3;
     }
-    switch (pandas_type(obj)) {
+    switch (pandas_type(st, obj)) {
     case PD_NAT: return 2;
-    case PD_TIMEDELTA: return pandas_value(obj, v);
+    case PD_TIMEDELTA: return pandas_value(st, obj, v);
     default: return 0;
     }
 }
@@ -287,8 +290,8 @@ int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int 
         return 0; /* a zone on timedelta data: Python's error */
     sf_time v;
     const int got = sfpy_time_of_day(c) ? time_of_day_bound(obj, &v)
-                    : is_dt             ? datetime_bound(obj, c->tz != NULL, &v)
-                                        : timedelta_bound(obj, &v, b);
+                    : is_dt             ? datetime_bound(c->st, obj, c->tz != NULL, &v)
+                                        : timedelta_bound(c->st, obj, &v, b);
     if (got == 2)
         *nat = 1; /* matches nothing */
     if (got != 1)

@@ -44,16 +44,13 @@ static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject 
     return 0;
 }
 
-/* Names looked up on every call that is not a plain ndarray, interned once. */
-static PyObject *name_c_array, *name_c_stream, *name_module;
-
-static int intern_names(void) {
-    if (name_module)
-        return 0;
-    name_c_array = PyUnicode_InternFromString("__arrow_c_array__");
-    name_c_stream = PyUnicode_InternFromString("__arrow_c_stream__");
-    name_module = PyUnicode_InternFromString("__module__");
-    return name_c_array && name_c_stream && name_module ? 0 : -1;
+/* At module init: the names looked up on every call that is not a plain
+ * ndarray, interned. 0 or -1. */
+int sfpy_column_init(sfpy_state *st) {
+    st->name_c_array = PyUnicode_InternFromString("__arrow_c_array__");
+    st->name_c_stream = PyUnicode_InternFromString("__arrow_c_stream__");
+    st->name_module = PyUnicode_InternFromString("__module__");
+    return st->name_c_array && st->name_c_stream && st->name_module ? 0 : -1;
 }
 
 /* Whether obj's type (or a base) defines `name`: the class is asked, through
@@ -67,11 +64,11 @@ static int type_defines(PyObject *obj, PyObject *name) {
 /* Whether values' type comes from `package` (its module is package or
  * package.*): a class's __module__ from its own dict, a static type's from its
  * dotted tp_name ("pyarrow.lib.ChunkedArray"), without building a string. */
-static int from_package(PyObject *values, const char *package) {
+static int from_package(const sfpy_state *st, PyObject *values, const char *package) {
     PyTypeObject *t = Py_TYPE(values);
     const char *name = t->tp_name;
     if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-        PyObject *module = t->tp_dict ? PyDict_GetItemWithError(t->tp_dict, name_module) : NULL;
+        PyObject *module = t->tp_dict ? PyDict_GetItemWithError(t->tp_dict, st->name_module) : NULL;
         name = module && PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
         PyErr_Clear(); /* no module name, or one that is no str: no package's */
         if (!name)
@@ -87,7 +84,7 @@ static int arrow_or_array(PyObject *values, column *c);
  * unwrap_pandas or unwrap_masked (`which`, registered by the package) finds
  * them. */
 static int unwrapped_column(PyObject *values, sfpy_helper which, column *c) {
-    PyObject *finder = sfpy_helper_get(which);
+    PyObject *finder = sfpy_helper_get(c->st, which);
     if (!finder)
         return -1;
     PyObject *got = PyObject_CallOneArg(finder, values);
@@ -107,11 +104,11 @@ static int unwrapped_column(PyObject *values, sfpy_helper which, column *c) {
 }
 
 static int arrow_or_array(PyObject *values, column *c) {
-    const int has_array = type_defines(values, name_c_array);
-    const int has_stream = has_array ? 0 : type_defines(values, name_c_stream);
+    const int has_array = type_defines(values, c->st->name_c_array);
+    const int has_stream = has_array ? 0 : type_defines(values, c->st->name_c_stream);
     if (has_array || has_stream)
         return sfpy_arrow_column(values, has_array, c);
-    if (from_package(values, "pyarrow") || from_package(values, "polars")) {
+    if (from_package(c->st, values, "pyarrow") || from_package(c->st, values, "polars")) {
         /* np.asarray would make floats of integers with nulls: refuse instead. */
         PyErr_Format(PyExc_TypeError,
                      "simdfilter reads Arrow data through the Arrow PyCapsule interface, which "
@@ -125,31 +122,29 @@ static int arrow_or_array(PyObject *values, column *c) {
     return arr ? numpy_column(c, arr, NULL, NULL) : -1;
 }
 
-static PyObject *masked_array_type; /* numpy.ma.MaskedArray, imported when first needed */
-
-static int is_masked_array(PyObject *values) {
-    if (!masked_array_type) {
+/* numpy.ma.MaskedArray, imported when first needed. */
+static int is_masked_array(sfpy_state *st, PyObject *values) {
+    if (!st->masked_array_type) {
         PyObject *ma = PyImport_ImportModule("numpy.ma");
         if (!ma)
             return -1;
-        masked_array_type = PyObject_GetAttrString(ma, "MaskedArray");
+        st->masked_array_type = PyObject_GetAttrString(ma, "MaskedArray");
         Py_DECREF(ma);
-        if (!masked_array_type)
+        if (!st->masked_array_type)
             return -1;
     }
-    return PyObject_IsInstance(values, masked_array_type);
+    return PyObject_IsInstance(values, st->masked_array_type);
 }
 
-int sfpy_column_from(PyObject *values, column *c) {
+int sfpy_column_from(sfpy_state *st, PyObject *values, column *c) {
     memset(c, 0, offsetof(column, inline_chunks));
+    c->st = st;
     if (PyArray_CheckExact(values)) {
         Py_INCREF(values);
         return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
     }
-    if (intern_names() < 0)
-        return -1;
     if (PyArray_Check(values)) {
-        const int masked = is_masked_array(values);
+        const int masked = is_masked_array(st, values);
         if (masked < 0)
             return -1;
         if (!masked) { /* np.memmap and other subclasses: the array as it is */
@@ -158,7 +153,7 @@ int sfpy_column_from(PyObject *values, column *c) {
         }
         return unwrapped_column(values, SFPY_UNWRAP_MASKED, c);
     }
-    if (from_package(values, "pandas"))
+    if (from_package(st, values, "pandas"))
         return unwrapped_column(values, SFPY_UNWRAP_PANDAS, c);
     return arrow_or_array(values, c);
 }

@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-static PyObject *kernel_context; /* contextvars.ContextVar: an index into the kernel table */
-
 #if defined(__x86_64__)
 #define BUILD_ARCH "x86_64"
 #elif defined(__aarch64__)
@@ -18,9 +16,9 @@ static PyObject *kernel_context; /* contextvars.ContextVar: an index into the ke
 #define BUILD_ARCH "this architecture's"
 #endif
 
-const sf_kernel *sfpy_context_kernel(void) {
+const sf_kernel *sfpy_context_kernel(const sfpy_state *st) {
     PyObject *v = NULL;
-    if (PyContextVar_Get(kernel_context, NULL, &v) < 0)
+    if (PyContextVar_Get(st->kernel_context, NULL, &v) < 0)
         return SFPY_KERNEL_ERROR;
     if (!v)
         return NULL;
@@ -118,9 +116,8 @@ static PyObject *py_compiled_kernels(PyObject *self, PyObject *unused) {
 }
 
 static PyObject *py_active_kernel(PyObject *self, PyObject *unused) {
-    (void)self;
     (void)unused;
-    const sf_kernel *k = sfpy_context_kernel();
+    const sf_kernel *k = sfpy_context_kernel(sfpy_state_of(self));
     if (k == SFPY_KERNEL_ERROR)
         return NULL;
     return PyUnicode_FromString((k ? k : sf_active_kernel())->name);
@@ -268,13 +265,16 @@ PyMethodDef sfpy_kernel_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The module's kernel_context (in its state, and as an attribute the package's
+ * use_kernel sets) and the kernel functions. 0 or -1. */
 int sfpy_add_kernel_functions(PyObject *module) {
-    kernel_context = PyContextVar_New("simdfilter.kernel_context", NULL);
-    if (!kernel_context)
+    sfpy_state *st = sfpy_state_of(module);
+    st->kernel_context = PyContextVar_New("simdfilter.kernel_context", NULL);
+    if (!st->kernel_context)
         return -1;
-    Py_INCREF(kernel_context);
-    if (PyModule_AddObject(module, "kernel_context", kernel_context) < 0) {
-        Py_DECREF(kernel_context);
+    Py_INCREF(st->kernel_context);
+    if (PyModule_AddObject(module, "kernel_context", st->kernel_context) < 0) {
+        Py_DECREF(st->kernel_context);
         return -1;
     }
     return PyModule_AddFunctions(module, sfpy_kernel_methods);

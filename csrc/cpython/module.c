@@ -13,6 +13,7 @@
 
 /* Everything a filter call holds, released by release_call. */
 typedef struct call {
+    sfpy_state *st; /* the module's */
     call_args args;
     inclusive_mode inclusive;
     int threads;
@@ -32,7 +33,7 @@ static void release_call(call *c) {
 /* The arguments, inclusive and threads: nothing is owned yet. 0 or -1. */
 static int parse_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames) {
-    if (sfpy_parse_args(op, args, nargs, kwnames, &c->args) < 0 ||
+    if (sfpy_parse_args(c->st, op, args, nargs, kwnames, &c->args) < 0 ||
         sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
         (c->threads = sfpy_parse_threads(c->args.threads)) < 0 ||
         (c->invert = sfpy_parse_invert(c->args.invert)) < 0)
@@ -46,7 +47,7 @@ static int prepare_call(call *c, sf_op op) {
     c->descr = NULL;
     c->within = NULL;
     memset(&c->query, 0, sizeof c->query);
-    if (sfpy_column_from(c->args.values, &c->column) < 0)
+    if (sfpy_column_from(c->st, c->args.values, &c->column) < 0)
         return -1;
     if ((c->column.sorted = sfpy_parse_assume_sorted(&c->args)) < 0)
         return -1;
@@ -57,7 +58,7 @@ static int prepare_call(call *c, sf_op op) {
         return -1;
     if (sfpy_result_type(&op, &c->args, &c->column, &c->query, &c->descr) < 0)
         return -1;
-    c->query.kernel = sfpy_context_kernel();
+    c->query.kernel = sfpy_context_kernel(c->st);
     if (c->query.kernel == SFPY_KERNEL_ERROR)
         return -1;
     c->query.op = op;
@@ -68,17 +69,18 @@ static int prepare_call(call *c, sf_op op) {
 /* filter_values on tz-aware data: the kernels wrote UTC instants (datetime64,
  * which has no zone); the package's helper gives them back the column's zone,
  * in the column's own kind (pandas, Polars, Arrow). Steals `values`. */
-static PyObject *zoned(PyObject *values, PyObject *column, PyObject *tz) {
-    PyObject *helper = sfpy_helper_get(SFPY_ZONED_VALUES);
+static PyObject *zoned(const sfpy_state *st, PyObject *values, PyObject *column, PyObject *tz) {
+    PyObject *helper = sfpy_helper_get(st, SFPY_ZONED_VALUES);
     PyObject *result = helper ? PyObject_CallFunctionObjArgs(helper, values, column, tz, NULL)
                               : NULL;
     Py_DECREF(values);
     return result;
 }
 
-static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames) {
+static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames) {
     call c;
+    c.st = sfpy_state_of(module);
     if (parse_call(&c, op, args, nargs, kwnames) < 0)
         return NULL;
     PyObject *result = NULL;
@@ -93,7 +95,7 @@ static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
         if (nonempty >= 0)
             result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)
-            result = zoned(result, c.args.values, c.column.tz);
+            result = zoned(c.st, result, c.args.values, c.column.tz);
     }
     release_call(&c);
     return result;
@@ -101,32 +103,27 @@ static PyObject *filter_call(sf_op op, PyObject *const *args, Py_ssize_t nargs,
 
 static PyObject *py_filter_indexes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    (void)self;
-    return filter_call(SF_OP_INDEX32, args, nargs, kwnames);
+    return filter_call(self, SF_OP_INDEX32, args, nargs, kwnames);
 }
 
 static PyObject *py_filter_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
-    (void)self;
-    return filter_call(SF_OP_VALUES, args, nargs, kwnames);
+    return filter_call(self, SF_OP_VALUES, args, nargs, kwnames);
 }
 
 static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    (void)self;
-    return filter_call(SF_OP_COUNT, args, nargs, kwnames);
+    return filter_call(self, SF_OP_COUNT, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-    (void)self;
-    return filter_call(SF_OP_MASK8, args, nargs, kwnames);
+    return filter_call(self, SF_OP_MASK8, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range_arrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    (void)self;
-    return filter_call(SF_OP_BITS, args, nargs, kwnames);
+    return filter_call(self, SF_OP_BITS, args, nargs, kwnames);
 }
 
 /* What threads=None decides, for whoever measures it (the benchmark's thread
@@ -150,15 +147,13 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
 
 static const char *const helper_names[SFPY_HELPER_COUNT] = {
     "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint", "zoned_values"};
-static PyObject *helpers[SFPY_HELPER_COUNT];
-
-PyObject *sfpy_helper_get(sfpy_helper h) {
-    if (!helpers[h])
+PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
+    if (!st->helpers[h])
         PyErr_Format(PyExc_RuntimeError,
                      "simdfilter._core needs the Python helper %s, which `import simdfilter` "
                      "registers (_core._register): import simdfilter, not simdfilter._core alone",
                      helper_names[h]);
-    return helpers[h];
+    return st->helpers[h];
 }
 
 /* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, zoned_values=):
@@ -167,7 +162,7 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"resolve", "unwrap_pandas", "unwrap_masked",
                                "stream_failure_hint", "zoned_values", NULL};
     PyObject *got[SFPY_HELPER_COUNT] = {NULL};
-    (void)self;
+    sfpy_state *st = sfpy_state_of(self);
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOO:_register", keywords, &got[0],
                                      &got[1], &got[2], &got[3], &got[4]))
         return NULL;
@@ -179,7 +174,7 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
         if (!got[i])
             continue;
         Py_INCREF(got[i]);
-        Py_XSETREF(helpers[i], got[i]);
+        Py_XSETREF(st->helpers[i], got[i]);
     }
     Py_RETURN_NONE;
 }
@@ -209,24 +204,76 @@ static PyMethodDef filter_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* ---- The module: multi-phase init (PEP 489), its state in sfpy_state --------------- */
+
+static int exec_module(PyObject *m) {
+    sfpy_state *st = sfpy_state_of(m);
+    if (sfpy_args_init(st) < 0 || sfpy_column_init(st) < 0 || sfpy_bounds_time_init(st) < 0 ||
+        PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
+        sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
+        sfpy_add_result_constants(m) < 0)
+        return -1;
+    return 0;
+}
+
+/* Every object the state holds, for the cycle collector and for the module's end. */
+#define SFPY_STATE_OBJECTS(X, st)                                                          \
+    do {                                                                                  \
+        for (int i_ = 0; i_ < SFPY_HELPER_COUNT; i_++)                                    \
+            X((st)->helpers[i_]);                                                         \
+        for (int i_ = 0; i_ < SFPY_ARG_COUNT; i_++)                                       \
+            X((st)->arg_names[i_]);                                                       \
+        for (int i_ = 0; i_ < 3; i_++)                                                    \
+            X((st)->pandas_types[i_]);                                                    \
+        X((st)->kernel_context);                                                          \
+        X((st)->name_c_array);                                                            \
+        X((st)->name_c_stream);                                                           \
+        X((st)->name_module);                                                             \
+        X((st)->masked_array_type);                                                       \
+        X((st)->str_value);                                                               \
+        X((st)->str_creso);                                                               \
+        X((st)->str_utcoffset);                                                           \
+        X((st)->str_value_1x);                                                            \
+        X((st)->str_reso_1x);                                                             \
+    } while (0)
+
+static int traverse_module(PyObject *m, visitproc visit, void *arg) {
+    sfpy_state *st = sfpy_state_of(m);
+    if (st)
+        SFPY_STATE_OBJECTS(Py_VISIT, st);
+    return 0;
+}
+
+static int clear_module(PyObject *m) {
+    sfpy_state *st = sfpy_state_of(m);
+    if (st)
+        SFPY_STATE_OBJECTS(Py_CLEAR, st);
+    return 0;
+}
+
+static void free_module(void *m) {
+    clear_module((PyObject *)m);
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, (void *)exec_module},
+    {0, NULL},
+};
+
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "simdfilter._core",
-    "C core of simdfilter: the NumPy binding of the simdfilter C library.", -1, filter_methods,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "simdfilter._core",
+    "C core of simdfilter: the NumPy binding of the simdfilter C library.",
+    sizeof(sfpy_state),
+    filter_methods,
+    module_slots,
+    traverse_module,
+    clear_module,
+    free_module,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
     import_array();
-    PyObject *m = PyModule_Create(&moduledef);
-    if (!m)
-        return NULL;
-    if (sfpy_args_init() < 0 ||
-        PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
-        PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
-        sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
-        sfpy_bounds_time_init() < 0 || sfpy_add_result_constants(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyModuleDef_Init(&moduledef);
 }

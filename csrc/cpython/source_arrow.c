@@ -161,8 +161,8 @@ static int from_array_capsules(PyObject *pair, column *c) {
 /* What simdfilter._columns knows about the producer's failure (an old Polars'
  * temporal streams fail in Polars itself): a str, "" if nothing. Asked only when
  * a stream has failed, so no call pays for it. */
-static PyObject *failure_hint(PyObject *values) {
-    PyObject *helper = sfpy_helper_get(SFPY_STREAM_FAILURE_HINT);
+static PyObject *failure_hint(const sfpy_state *st, PyObject *values) {
+    PyObject *helper = sfpy_helper_get(st, SFPY_STREAM_FAILURE_HINT);
     PyObject *hint = helper ? PyObject_CallOneArg(helper, values) : NULL;
     if (!hint || !PyUnicode_Check(hint)) {
         PyErr_Clear(); /* the producer's own message is the error; a hint is extra */
@@ -172,9 +172,10 @@ static PyObject *failure_hint(PyObject *values) {
     return hint;
 }
 
-static int stream_error(struct ArrowArrayStream *stream, int code, PyObject *values) {
+static int stream_error(const column *c, struct ArrowArrayStream *stream, int code,
+                        PyObject *values) {
     const char *msg = stream->get_last_error ? stream->get_last_error(stream) : NULL;
-    PyObject *hint = failure_hint(values);
+    PyObject *hint = failure_hint(c->st, values);
     if (!hint)
         return -1;
     PyErr_Format(PyExc_ValueError, "the Arrow stream failed (error %d): %s%U", code,
@@ -193,7 +194,7 @@ static int drain_stream(struct ArrowArrayStream *stream, column *c, PyObject *va
     memset(&schema, 0, sizeof schema);
     int code = stream->get_schema(stream, &schema);
     if (code != 0)
-        return stream_error(stream, code, values);
+        return stream_error(c, stream, code, values);
     const int typed = take_schema(&schema, c);
     release_schema(&schema);
     if (typed < 0)
@@ -205,7 +206,7 @@ static int drain_stream(struct ArrowArrayStream *stream, column *c, PyObject *va
         memset(&array, 0, sizeof array);
         code = stream->get_next(stream, &array);
         if (code != 0)
-            return stream_error(stream, code, values);
+            return stream_error(c, stream, code, values);
         if (!array.release)
             return 0; /* the end of the stream */
         if (add_chunk(c, &array) < 0)
