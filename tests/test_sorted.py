@@ -114,7 +114,7 @@ def test_sorted_time_series():
         np.datetime64("2026-12-04T00:00", "ns")
         + rng.integers(0, 86_400 * 10**9, 200_000).astype("m8[ns]")
     )
-    ts[-10:] = np.datetime64("NaT")
+    ts[-10:] = np.datetime64("NaT", "ns")
     hour = (np.datetime64("2026-12-04T13:00"), "2026-12-04T14:00")
     got = simdfilter.filter_indexes(ts, *hour, inclusive="left", assume_sorted=True)
     want = np.flatnonzero((ts >= np.datetime64(hour[0])) & (ts < np.datetime64(hour[1])))
