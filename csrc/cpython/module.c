@@ -21,10 +21,12 @@ typedef struct call {
     column column;
     PyArray_Descr *descr; /* of the results; NULL for count */
     PyArrayObject *within; /* the positions q.within points into, or NULL */
+    sf_range *ranges;      /* several ranges: what q.range and q.more hold, or NULL */
     sf_query query;
 } call;
 
 static void release_call(call *c) {
+    PyMem_Free(c->ranges);
     Py_XDECREF(c->descr);
     Py_XDECREF(c->within);
     sfpy_column_release(&c->column);
@@ -46,6 +48,7 @@ static int parse_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs
 static int prepare_call(call *c, sf_op op) {
     c->descr = NULL;
     c->within = NULL;
+    c->ranges = NULL;
     memset(&c->query, 0, sizeof c->query);
     if (sfpy_column_from(c->st, c->args.values, &c->column) < 0)
         return -1;
@@ -77,6 +80,76 @@ static PyObject *zoned(const sfpy_state *st, PyObject *values, PyObject *column,
     return result;
 }
 
+/* The query's one range: 1, 0 when nothing can be kept, -1 with an exception.
+ * Inverted after every shortcut of the bounds: an empty range keeps
+ * everything, a whole integer width nothing (sf_invert_range). */
+static int resolve_range(const call *c, PyObject *lo, PyObject *hi, sf_range *r) {
+    int nonempty = sfpy_resolve_bounds(&c->column, lo, hi, &c->inclusive, r);
+    if (nonempty >= 0 && c->invert)
+        nonempty = sf_invert_range(c->query.elem, nonempty ? SF_RANGE_OK : SF_RANGE_EMPTY, r) ==
+                   SF_RANGE_OK;
+    return nonempty;
+}
+
+/* Whether a bound argument is a sequence of bounds, one per range: a list, a
+ * tuple or a 1-d NumPy array. */
+static int is_bound_list(PyObject *o) {
+    return o && (PyList_Check(o) || PyTuple_Check(o) ||
+                 (PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) == 1));
+}
+
+/* lo and hi as k >= 1 ranges (lo[i], hi[i]), each resolved as one range is:
+ * the query keeps what any of them holds, or inverted what none holds (the
+ * intersection of the inverted ranges). Ranges that can keep nothing are left
+ * out of a union; one that inverted keeps nothing makes the query empty. 1,
+ * 0 when nothing can be kept, -1 with an exception. */
+static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
+    if (!is_bound_list(lo) || !is_bound_list(hi)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: lo and hi must both be single bounds, or both sequences of bounds of "
+                     "the same length (one range per pair: a list, tuple or 1-d array), not %s "
+                     "and %s",
+                     sfpy_function_name(c->query.op), Py_TYPE(lo)->tp_name,
+                     Py_TYPE(hi)->tp_name);
+        return -1;
+    }
+    const Py_ssize_t k = PySequence_Size(lo), khi = PySequence_Size(hi);
+    if (k < 0 || khi < 0)
+        return -1;
+    if (k != khi || k == 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: lo and hi hold one bound per range and must have the same length, "
+                     "at least 1; got %zd and %zd",
+                     sfpy_function_name(c->query.op), k, khi);
+        return -1;
+    }
+    if (!(c->ranges = PyMem_New(sf_range, (size_t)k))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t kept = 0;
+    int nothing = 0; /* an inverted range keeps nothing: so does their intersection */
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *a = PySequence_GetItem(lo, i), *b = a ? PySequence_GetItem(hi, i) : NULL;
+        const int got = b ? resolve_range(c, a, b, &c->ranges[kept]) : -1;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        if (got < 0)
+            return -1;
+        if (got)
+            kept++;
+        else if (c->invert)
+            nothing = 1;
+    }
+    if (nothing || kept == 0)
+        return 0;
+    c->query.range = c->ranges[0];
+    c->query.more = c->ranges + 1;
+    c->query.more_count = kept - 1;
+    c->query.every = c->invert;
+    return 1;
+}
+
 static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
                              Py_ssize_t nargs, PyObject *kwnames) {
     call c;
@@ -85,13 +158,11 @@ static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
         return NULL;
     PyObject *result = NULL;
     if (prepare_call(&c, op) == 0) {
-        int nonempty =
-            sfpy_resolve_bounds(&c.column, c.args.lo, c.args.hi, &c.inclusive, &c.query.range);
-        /* Inverted after every shortcut of the bounds: an empty range keeps
-         * everything, a whole integer width nothing (sf_invert_range). */
-        if (nonempty >= 0 && c.invert)
-            nonempty = sf_invert_range(c.query.elem, nonempty ? SF_RANGE_OK : SF_RANGE_EMPTY,
-                                       &c.query.range) == SF_RANGE_OK;
+        const int several = is_bound_list(c.args.lo) || is_bound_list(c.args.hi);
+        const int nonempty = several ? resolve_ranges(&c, c.args.lo, c.args.hi)
+                                     : resolve_range(&c, c.args.lo, c.args.hi, &c.query.range);
+        if (c.query.more_count) /* a sorted column's stretch is one range's: scanned */
+            c.column.sorted = 0;
         if (nonempty >= 0)
             result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)

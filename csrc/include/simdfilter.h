@@ -389,6 +389,16 @@ typedef struct sf_query {
     const void *within;
     size_t within_count;
     int within_wide;
+    /* Several ranges in one pass: `range` and the more_count ranges at `more`
+     * (each non-empty, each with its own `invert`). An element is kept when it
+     * is in any of them (every = 0: their union) or in every one (every = 1:
+     * their intersection, which is how the outside of a union is asked: the
+     * intersection of the inverted ranges). Nulls are never kept. more_count 0
+     * (zero-initialised): `range` alone. The data is read once: each block of
+     * it is compared with every range while it is in cache. */
+    const sf_range *more;
+    size_t more_count;
+    int every;
 } sf_query;
 
 /* How a run says which of its elements are null (they never match). */

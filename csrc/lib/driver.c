@@ -78,7 +78,8 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
     uint32_t stage[2 * WITHIN_BLOCK]; /* for count: m positions of either width */
     unsigned char *dst = p->op == SF_OP_COUNT ? (unsigned char *)stage : out;
     const sf_kernel *k = p->kernel;
-    if (sf_run_is_direct(run, p->elem) && run->null_form == SF_NULLS_NONE)
+    /* The within kernels compare with one range; several go the gathered way. */
+    if (sf_run_is_direct(run, p->elem) && run->null_form == SF_NULLS_NONE && !p->more_count)
         return wide ? k->within64[p->elem](run->data, run->base, (const uint64_t *)pos, m,
                                            p->range, (uint64_t *)dst)
                     : k->within32[p->elem](run->data, run->base, (const uint32_t *)pos, m,
@@ -95,7 +96,9 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
         sf_validity_bits_at(run, idx, m, bits);
         valid = bits;
     }
-    const sf_plan lanes = {p->kernel, SF_OP_INDEX32, p->elem, p->range, 4};
+    sf_plan lanes = *p;
+    lanes.op = SF_OP_INDEX32;
+    lanes.rsize = 4;
     const size_t kept = sf_run_kernel(&lanes, buf, valid, m, 0, stage);
     if (p->op == SF_OP_COUNT)
         return kept;
@@ -174,12 +177,14 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
     static const sf_exec defaults = {0, NULL, NULL, 0};
     const sf_exec *x = opts ? opts : &defaults;
     sf_plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
-              sf_result_size(q->op, q->elem)};
+                 sf_result_size(q->op, q->elem), q->more, q->more_count, q->every};
     size_t total = 0, since_cancel = 0;
     *found = 0;
     /* The process default is always one this CPU runs (sf_use_kernel checks). */
     if (q->kernel && !sf_kernel_supported(p.kernel))
         return SF_EUNSUPPORTED;
+    if (q->more_count && !q->more)
+        return SF_EINVAL;
     unsigned char *dst = (unsigned char *)out;
     if (sf_op_is_mask(q->op))
         return q->within ? SF_EINVAL : sf_execute_mask(&p, src, dst, capacity, x, found);

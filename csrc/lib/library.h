@@ -66,7 +66,16 @@ typedef struct sf_plan {
     sf_elem elem;
     const sf_range *range;
     size_t rsize; /* bytes of one result */
+    /* Further ranges and how they combine with `range` (sf_query's more,
+     * more_count and every): more_count 0 is `range` alone. */
+    const sf_range *more;
+    size_t more_count;
+    int every;
 } sf_plan;
+
+/* sf_run_kernel of a plan with further ranges (lib/ranges.c). */
+size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
+                     uint64_t base, void *out);
 
 /* The plan's kernel function on n elements at x read in place (valid: their
  * validity bitmap, or NULL), positions from `base`. Inline: the driver's
@@ -74,6 +83,8 @@ typedef struct sf_plan {
 static inline size_t sf_run_kernel(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
                                     uint64_t base, void *out) {
     const sf_kernel *k = p->kernel;
+    if (p->more_count)
+        return sf_run_ranges(p, x, valid, n, base, out);
     if (valid) {
         switch (p->op) {
         case SF_OP_INDEX32:

@@ -47,7 +47,9 @@ static void put_bits(uint8_t *out, uint64_t at, const uint8_t *src, size_t n) {
  * capacity); SF_ECANCELLED if the cancel callback stops it. */
 static int count_rest(const sf_plan *p, const sf_run *run, const sf_exec *x, size_t *since,
                       size_t *total) {
-    const sf_plan count = {p->kernel, SF_OP_COUNT, p->elem, p->range, 0};
+    sf_plan count = *p;
+    count.op = SF_OP_COUNT;
+    count.rsize = 0;
     sf_run block;
     for (sf_blocks b = SF_BLOCKS(run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
         *total += sf_run_serial(&count, &block, NULL);

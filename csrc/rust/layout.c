@@ -19,7 +19,8 @@ static const size_t layout[] = {
 
     sizeof(sf_query), FIELD(sf_query, kernel), FIELD(sf_query, op), FIELD(sf_query, elem),
     FIELD(sf_query, range), FIELD(sf_query, within), FIELD(sf_query, within_count),
-    FIELD(sf_query, within_wide),
+    FIELD(sf_query, within_wide), FIELD(sf_query, more), FIELD(sf_query, more_count),
+    FIELD(sf_query, every),
 
     sizeof(sf_run), FIELD(sf_run, data), FIELD(sf_run, n), FIELD(sf_run, stride),
     FIELD(sf_run, byteswap), FIELD(sf_run, base), FIELD(sf_run, null_form),

@@ -83,7 +83,9 @@ typedef struct {
     ptrdiff_t stride;
     int swap, threads, misalign;
     uint64_t base;
-    sf_range range;
+    const sf_range *ranges;
+    size_t nranges;
+    int every;
     size_t pieces;
     const struct nulls_desc *nulls;
 } call_desc;
@@ -107,12 +109,17 @@ static void describe(const call_desc *c) {
         printf(", null mask bytes, stride %td", c->nulls->stride);
     printf(")\n  layout:  %s, stride=%td bytes, byteswap=%d, data %% size = %d, base=%" PRIu64 "\n",
            c->layout, c->stride, c->swap, c->misalign, c->base);
-    if (is_float(c->kind))
-        printf("  range:   flo=%a fhi=%a\n", c->range.flo, c->range.fhi);
-    else
-        printf("  range:   lo=0x%" PRIx64 " hi=0x%" PRIx64 "\n", c->range.lo, c->range.hi);
-    if (c->range.invert)
-        printf("  range:   inverted\n");
+    if (c->nranges > 1)
+        printf("  ranges:  %zu, an element kept when in %s\n", c->nranges,
+               c->every ? "every one" : "any");
+    for (size_t j = 0; j < c->nranges; j++) {
+        const sf_range *r = &c->ranges[j];
+        if (is_float(c->kind))
+            printf("  range:   flo=%a fhi=%a", r->flo, r->fhi);
+        else
+            printf("  range:   lo=0x%" PRIx64 " hi=0x%" PRIx64, r->lo, r->hi);
+        printf("%s\n", r->invert ? ", inverted" : "");
+    }
 }
 
 static void fail(const call_desc *c, const char *fmt, ...) {
@@ -332,7 +339,10 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     q.kernel = k;
     q.op = op;
     q.elem = in->kind;
-    q.range = in->range;
+    q.range = in->ranges[0];
+    q.more = in->ranges + 1;
+    q.more_count = in->nranges - 1;
+    q.every = in->every;
     sf_run run = {.data = in->data, .n = in->n, .stride = in->stride, .byteswap = in->swap,
                   .base = pick_base(op, in->n), .null_form = in->nulls.form,
                   .nulls = in->nulls.nulls, .null_bit = in->nulls.bit,
@@ -340,7 +350,7 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
 
     call_desc c = {k->name, in->layout, bounded ? "sf_execute, bounded" : "sf_execute", in->kind,
                    op, in->n, capacity, in->stride, in->swap, threads, in->misalign, run.base,
-                   in->range, pieces, &in->nulls};
+                   in->ranges, in->nranges, in->every, pieces, &in->nulls};
     if (sf_result_size(op, in->kind) != rsize)
         fail(&c, "sf_result_size is %zu, expected %zu", sf_result_size(op, in->kind), rsize);
     const size_t room = bounded ? capacity : in->n;

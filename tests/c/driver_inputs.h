@@ -73,8 +73,18 @@ typedef struct {
     uint64_t *bits; /* their values, native bits */
 } expected;
 
+/* Whether a query of `count` ranges keeps v: in any of them, or (every) in
+ * each one, as sf_query's more/every say. */
+static int spec_keep_ranges(sf_elem kind, uint64_t v, const sf_range *r, size_t count, int every) {
+    for (size_t j = 0; j < count; j++)
+        if (spec_keep(kind, v, &r[j]) != every)
+            return !every;
+    return every;
+}
+
 static void reference(const unsigned char *data, size_t n, ptrdiff_t stride, size_t size, int swap,
-                      sf_elem kind, const sf_range *r, const nulls_desc *z, expected *e) {
+                      sf_elem kind, const sf_range *r, size_t count, int every,
+                      const nulls_desc *z, expected *e) {
     e->count = 0;
     e->pos = malloc((n ? n : 1) * sizeof *e->pos);
     e->bits = malloc((n ? n : 1) * sizeof *e->bits);
@@ -82,7 +92,7 @@ static void reference(const unsigned char *data, size_t n, ptrdiff_t stride, siz
         fail(NULL, "out of memory for %zu expected results", n);
     for (size_t i = 0; i < n; i++) {
         uint64_t v = load_elem(data + (ptrdiff_t)i * stride, size, swap);
-        if (spec_keep(kind, v, r) && !is_null(z, i)) {
+        if (spec_keep_ranges(kind, v, r, count, every) && !is_null(z, i)) {
             e->pos[e->count] = i;
             e->bits[e->count] = v;
             e->count++;
@@ -242,7 +252,11 @@ typedef struct {
     ptrdiff_t stride;
     int swap, misalign;
     sf_elem kind;
-    sf_range range;
+    /* The query's ranges: ranges[0] is sf_query's range, the others its
+     * `more` (one input in three has 2 to 4), combined by `every`. */
+    sf_range ranges[4];
+    size_t nranges;
+    int every;
     const char *layout;
     nulls_desc nulls;
     expected exp;
@@ -306,9 +320,13 @@ static void input_make_nulls(input *in, sf_elem kind, const layout *l, size_t n,
         low = body + mis;
     }
     unsigned char *data = stride < 0 && n ? low + (n - 1) * astride : low;
-    in->range = pick_range(kind);
-    for (size_t i = 0; i < n; i++)
-        store_elem(data + (ptrdiff_t)i * stride, size, swap, pick_value(kind, &in->range));
+    in->nranges = below(3) == 0 ? 2 + below(3) : 1;
+    in->every = (int)below(2);
+    for (size_t j = 0; j < in->nranges; j++)
+        in->ranges[j] = pick_range(kind);
+    for (size_t i = 0; i < n; i++) /* near the bounds of one of the ranges */
+        store_elem(data + (ptrdiff_t)i * stride, size, swap,
+                   pick_value(kind, &in->ranges[below(in->nranges)]));
     region_protect(&in->mem, PROT_READ); /* the driver must never write its input */
     in->data = data;
     in->n = n;
@@ -320,7 +338,8 @@ static void input_make_nulls(input *in, sf_elem kind, const layout *l, size_t n,
     in->layout = l->name;
     nulls_make(&in->nulls, n, with_nulls);
     /* Read back from memory: overlapping and zero strides mean later stores win. */
-    reference(data, n, stride, size, swap, kind, &in->range, &in->nulls, &in->exp);
+    reference(data, n, stride, size, swap, kind, in->ranges, in->nranges, in->every, &in->nulls,
+              &in->exp);
 }
 
 static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int swap) {

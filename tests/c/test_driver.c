@@ -346,7 +346,7 @@ static void check_split(const input *in, const sf_kernel *k, int threads, int re
         check_call(in, k, (sf_op)op, threads, 0, 0);
         call_desc c = {k->name, in->layout, "sf_execute", in->kind, (sf_op)op,
                        in->n, 0, in->stride, in->swap, threads, in->misalign, 0,
-                       in->range, 1, &in->nulls};
+                       in->ranges, in->nranges, in->every, 1, &in->nulls};
         int split = may_split(in->n, threads);
         if (split && g_created + g_refused == 0)
             fail(&c, "did not split %zu elements across %d threads", in->n, threads);

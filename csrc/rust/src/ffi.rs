@@ -380,6 +380,9 @@ fn execute<T: Plain>(
         within: std::ptr::null(),
         within_count: 0,
         within_wide: 0,
+        more: std::ptr::null(),
+        more_count: 0,
+        every: 0,
     };
     let run = SfRun::new(
         data.as_ptr() as *const c_void,
@@ -570,6 +573,9 @@ fn layout_from_rust() -> Vec<usize> {
         within: std::ptr::null(),
         within_count: 0,
         within_wide: 0,
+        more: std::ptr::null(),
+        more_count: 0,
+        every: 0,
     };
     let run = SfRun::new(std::ptr::null(), 0, 0);
     let rs = SfRunSource {
@@ -603,6 +609,9 @@ fn layout_from_rust() -> Vec<usize> {
         off(&q, &q.within),
         off(&q, &q.within_count),
         off(&q, &q.within_wide),
+        off(&q, &q.more),
+        off(&q, &q.more_count),
+        off(&q, &q.every),
         size_of::<SfRun>(),
         off(&run, &run.data),
         off(&run, &run.n),

@@ -137,6 +137,10 @@ pub struct SfQuery {
     pub(crate) within: *const c_void,
     pub(crate) within_count: usize,
     pub(crate) within_wide: c_int,
+    // Further ranges (null, 0: `range` alone) and how they combine.
+    pub(crate) more: *const SfRange,
+    pub(crate) more_count: usize,
+    pub(crate) every: c_int,
 }
 
 #[repr(C)]
