@@ -251,6 +251,16 @@ typedef size_t (*sf_mask_valid_fn)(const void *x, const uint8_t *valid, size_t n
                                    const sf_range *r, uint8_t *out);
 
 /*
+ * Several ranges at once, as bits writes one: bit i of out is 1 when x[i] is
+ * in any of the k ranges r[0, k) (every = 0) or in each of them (every = 1),
+ * for 1 <= k <= SF_RANGES_AT_ONCE; each element is loaded once and compared
+ * with every range. No validity (the caller ANDs it in). Returns the 1s.
+ */
+#define SF_RANGES_AT_ONCE 8
+typedef size_t (*sf_bits_ranges_fn)(const void *x, size_t n, const sf_range *r, size_t k,
+                                    int every, uint8_t *out);
+
+/*
  * A byte mask (pandas', numpy.ma's: mask[i] nonzero for a null) as the
  * validity bitmap the _valid entry points read: bit i of valid (LSB first) is 1
  * where mask[i] is 0. Writes ceil(n / 8) bytes; the bits past n in the last one
@@ -278,6 +288,7 @@ typedef struct sf_kernel {
     sf_mask_fn bits[SF_ELEM_COUNT];
     sf_mask_valid_fn mask8_valid[SF_ELEM_COUNT];
     sf_mask_valid_fn bits_valid[SF_ELEM_COUNT];
+    sf_bits_ranges_fn bits_ranges[SF_ELEM_COUNT];
 } sf_kernel;
 
 /* ---- Dispatch --------------------------------------------------------------- */

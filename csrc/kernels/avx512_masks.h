@@ -44,4 +44,37 @@ SF_INLINE size_t avx512_mask_any(sf_op op, sf_elem elem, const void *x, const ui
     return k;
 }
 
+/* Several ranges (the sf_bits_ranges_fn contract): each vector loaded once
+ * and compared with every range, the masks combined, 64 elements a word. */
+SF_INLINE size_t avx512_bits_ranges(sf_elem elem, const void *x, size_t n, const sf_range *r,
+                                    size_t k, int every, uint8_t *out) {
+    const unsigned char *p = (const unsigned char *)x;
+    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
+    avx512_bounds b[SF_RANGES_AT_ONCE];
+    for (size_t j = 0; j < k; j++)
+        b[j] = avx512_setup(elem, &r[j]);
+    size_t i = 0, kept = 0;
+    for (; n - i >= 64; i += 64) {
+        uint64_t w = 0;
+        for (size_t v = 0; v < 64 / L; v++) {
+            const __m512i d = avx512_load(elem, p + (i + v * L) * size, 0, 0);
+            uint64_t m = avx512_in_range(elem, d, b[0]);
+            for (size_t j = 1; j < k; j++)
+                m = sf_combine_bits(m, avx512_in_range(elem, d, b[j]), every);
+            w |= m << (v * L);
+        }
+        kept += avx512_popcount(w);
+        memcpy(out + i / 8, &w, 8);
+    }
+    if (i < n) {
+        const size_t c = n - i;
+        uint64_t w = avx512_tail_mask(elem, p, i, c, 64, NULL, b[0]);
+        for (size_t j = 1; j < k; j++) /* the lanes past c are 0 in each */
+            w = sf_combine_bits(w, avx512_tail_mask(elem, p, i, c, 64, NULL, b[j]), every);
+        kept += avx512_popcount(w);
+        memcpy(out + i / 8, &w, (c + 7) / 8);
+    }
+    return kept;
+}
+
 #endif

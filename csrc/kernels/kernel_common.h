@@ -119,9 +119,11 @@
     .within32[SF_ELEM_OF_##TAG] = P##_within32_##TAG,                                    \
     .within64[SF_ELEM_OF_##TAG] = P##_within64_##TAG,
 
-/* The masks (mask8, bits, with and without nulls), from
+/* The masks (mask8, bits, with and without nulls, and bits of several
+ * ranges), from
  *     P_mask_any(op, elem, x, valid, n, r, out)   op: SF_OP_MASK8 or SF_OP_BITS,
  *                                                valid: NULL (a constant) for none
+ *     P_bits_ranges(elem, x, n, r, k, every, out) the sf_bits_ranges_fn contract
  * which every file instantiated with SF_INSTANTIATE_ALL defines. */
 #define SF_ENTRY_POINTS_MASKS(P, TAG)                                                    \
     static size_t P##_mask8_##TAG(const void *x, size_t n, const sf_range *r,            \
@@ -139,11 +141,16 @@
     static size_t P##_bits_valid_##TAG(const void *x, const uint8_t *v, size_t n,        \
                                        const sf_range *r, uint8_t *out) {                \
         return P##_mask_any(SF_OP_BITS, SF_ELEM_OF_##TAG, x, v, n, r, out);              \
+    }                                                                                    \
+    static size_t P##_bits_ranges_##TAG(const void *x, size_t n, const sf_range *r,      \
+                                        size_t k, int every, uint8_t *out) {             \
+        return P##_bits_ranges(SF_ELEM_OF_##TAG, x, n, r, k, every, out);                \
     }
 #define SF_TABLE_SLOTS_MASKS(P, TAG)                                                     \
     .mask8[SF_ELEM_OF_##TAG] = P##_mask8_##TAG, .bits[SF_ELEM_OF_##TAG] = P##_bits_##TAG, \
     .mask8_valid[SF_ELEM_OF_##TAG] = P##_mask8_valid_##TAG,                              \
-    .bits_valid[SF_ELEM_OF_##TAG] = P##_bits_valid_##TAG,
+    .bits_valid[SF_ELEM_OF_##TAG] = P##_bits_valid_##TAG,                                \
+    .bits_ranges[SF_ELEM_OF_##TAG] = P##_bits_ranges_##TAG,
 
 #define SF_INSTANTIATE_ALL(P, ...) SF_INSTANTIATE_ALL_AS(P, P, __VA_ARGS__)
 #define SF_INSTANTIATE_ALL_AS(P, NAME, ...)                                              \
@@ -390,5 +397,40 @@ SF_INLINE size_t sf_put_mask(sf_op op, uint8_t *out, size_t i, uint32_t m, size_
         ones++;
     return ones;
 }
+
+/* ---- Several ranges ------------------------------------------------------------ */
+
+/* The bits of a block of elements that several ranges give, combined: m, the
+ * first range's bits, ORed (every = 0) or ANDed with h, the next one's. */
+SF_INLINE uint64_t sf_combine_bits(uint64_t m, uint64_t h, int every) {
+    return every ? m & h : m | h;
+}
+
+/* P_bits_ranges by passes, for an ISA without a loop of its own: P_mask_any's
+ * bits of each range over SF_RANGES_STEP elements at a time (in cache for the
+ * next range), combined in place in out. */
+#define SF_RANGES_STEP ((size_t)2048)
+#define SF_BITS_RANGES_BY_PASSES(P)                                                      \
+    SF_INLINE size_t P##_bits_ranges(sf_elem elem, const void *x, size_t n,             \
+                                     const sf_range *r, size_t k, int every,            \
+                                     uint8_t *out) {                                     \
+        const size_t size = sf_elem_size(elem);                                          \
+        size_t kept = 0;                                                                 \
+        for (size_t i = 0; i < n; i += SF_RANGES_STEP) {                                 \
+            const size_t m = n - i < SF_RANGES_STEP ? n - i : SF_RANGES_STEP;            \
+            const unsigned char *p = (const unsigned char *)x + i * size;                \
+            uint8_t *o = out + i / 8, part[SF_RANGES_STEP / 8];                          \
+            P##_mask_any(SF_OP_BITS, elem, p, NULL, m, &r[0], o);                        \
+            for (size_t j = 1; j < k; j++) {                                             \
+                P##_mask_any(SF_OP_BITS, elem, p, NULL, m, &r[j], part);                 \
+                for (size_t b = 0; b < (m + 7) / 8; b++)                                 \
+                    o[b] = (uint8_t)sf_combine_bits(o[b], part[b], every);               \
+            }                                                                            \
+            for (size_t b = 0; b < (m + 7) / 8; b++)                                     \
+                for (unsigned v = o[b]; v; v &= v - 1u)                                  \
+                    kept++;                                                              \
+        }                                                                                \
+        return kept;                                                                     \
+    }
 
 #endif

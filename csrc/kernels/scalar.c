@@ -146,4 +146,29 @@ SF_INLINE size_t scalar_mask_any(sf_op op, sf_elem elem, const void *x, const ui
     return k;
 }
 
+/* Several ranges: each element tested against every range (the scalar twin of
+ * the vector kernels' bits_ranges). */
+SF_INLINE size_t scalar_bits_ranges(sf_elem elem, const void *x, size_t n, const sf_range *r,
+                                    size_t k, int every, uint8_t *out) {
+    size_t kept = 0;
+    unsigned byte = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned keep = (unsigned)every;
+        for (size_t j = 0; j < k; j++) {
+            const unsigned in = (unsigned)scalar_keep(elem, x, i, sf_lo(&r[j]), sf_span(&r[j]),
+                                                      r[j].flo, r[j].fhi, r[j].invert != 0);
+            keep = every ? keep & in : keep | in;
+        }
+        kept += keep;
+        byte |= keep << (i % 8);
+        if (i % 8 == 7) {
+            out[i / 8] = (uint8_t)byte;
+            byte = 0;
+        }
+    }
+    if (n % 8)
+        out[n / 8] = (uint8_t)byte;
+    return kept;
+}
+
 SF_INSTANTIATE_ALL(scalar, u8, u16, u32, u64, f32, f64)

@@ -415,4 +415,8 @@ SF_INLINE size_t sve_mask_any(sf_op op, sf_elem elem, const void *x, const uint8
     return (size_t)total;
 }
 
+/* Several ranges: a pass of bits per range over cached blocks (a loop testing
+ * every range per predicate is not written yet). */
+SF_BITS_RANGES_BY_PASSES(sve)
+
 SF_INSTANTIATE_ALL(sve, u8, u16, u32, u64, f32, f64)

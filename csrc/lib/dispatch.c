@@ -182,7 +182,7 @@ static void fill_tables(void) {
             FILL(index32) FILL(index64) FILL(values) FILL(count)
             FILL(index32_valid) FILL(index64_valid) FILL(values_valid) FILL(count_valid)
             FILL(within32) FILL(within64)
-            FILL(mask8) FILL(bits) FILL(mask8_valid) FILL(bits_valid)
+            FILL(mask8) FILL(bits) FILL(mask8_valid) FILL(bits_valid) FILL(bits_ranges)
         }
 #undef FILL
         if (!t->mask_to_valid)
@@ -205,6 +205,7 @@ static void fill_tables(void) {
             OVERLAY(index32_valid) OVERLAY(index64_valid) OVERLAY(values_valid)
             OVERLAY(count_valid) OVERLAY(within32) OVERLAY(within64)
             OVERLAY(mask8) OVERLAY(bits) OVERLAY(mask8_valid) OVERLAY(bits_valid)
+            OVERLAY(bits_ranges)
         }
 #undef OVERLAY
     }

@@ -5,7 +5,8 @@ import numpy as np
 import numpy.typing as npt
 
 _Inclusive = Literal["both", "left", "right", "neither"]
-_Bound = Any  # a real number, None, or (datetime data) a datetime-like / ISO string
+_Bound = Any  # a real number, None, or (datetime data) a datetime-like / ISO string;
+# or a list, tuple or 1-d array of those (several ranges, lo[i] with hi[i])
 
 __version__: str
 

@@ -162,9 +162,10 @@ def filter_indexes(
         Any shape and chunking; chunks may be Fortran-ordered, strided or
         byte-swapped. Every dtype ``simdfilter.filter_indexes`` supports. The
         chunk sizes must be known. Anything else goes through ``da.asarray``.
-    lo, hi : scalar or None
+    lo, hi : scalar, None, or sequences of them
         The bounds, exactly as for ``simdfilter.filter_indexes`` (None is
-        unbounded, NaN/NaT or ``lo > hi`` give an empty result).
+        unbounded, NaN/NaT or ``lo > hi`` give an empty result; equal-length
+        sequences: the elements in any of the ranges ``[lo[i], hi[i]]``).
     inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         Which bounds belong to the range.
     index_dtype : dtype, optional
@@ -261,7 +262,7 @@ def filter_values(
     x : dask.array.Array or array_like
         As for :func:`filter_indexes`. 1-d arrays may have unknown chunk sizes
         (e.g. the result of another filter).
-    lo, hi : scalar or None
+    lo, hi : scalar, None, or sequences of them
         The bounds, as for ``simdfilter.filter_values``.
     inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         Which bounds belong to the range.
@@ -347,7 +348,7 @@ def count_in_range(
     ----------
     x : dask.array.Array or array_like
         Any shape, chunking (known or unknown sizes) and supported dtype.
-    lo, hi : scalar or None
+    lo, hi : scalar, None, or sequences of them
         The bounds, as for ``simdfilter.count_in_range``.
     inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         Which bounds belong to the range.

@@ -183,3 +183,13 @@ def frame_rows(
         mask=mask,
         fallback=(TypeError, ValueError) if host_fallback else (),
     )
+
+
+def is_bound_list(bound: Any) -> bool:
+    """Whether a bound is a sequence of bounds (a list, tuple or 1-d NumPy array),
+    which the functions read as one range per pair (``lo[i]``, ``hi[i]``) and
+    pandas and Polars compare element by element with the column: the drop-ins
+    leave such bounds to their host."""
+    return isinstance(bound, (list, tuple)) or (
+        isinstance(bound, np.ndarray) and bound.ndim == 1
+    )

@@ -94,6 +94,8 @@ def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     otherwise or refuses a bound the kernels would take (a ``datetime.date`` on
     datetime data): the caller then asks pandas, which answers or raises."""
     dtype = s.dtype
+    if _face.is_bound_list(lo) or _face.is_bound_list(hi):
+        raise _AskPandas("pandas compares a sequence of bounds element by element")
     if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("float", "double"):
         return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
     if _is_datetime_column(dtype):

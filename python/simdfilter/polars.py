@@ -199,6 +199,8 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
     # Python time bound Polars compares at another precision (see _unit_rounds).
     if _is_nan(lo) or _is_nan(hi):
         return True
+    if _face.is_bound_list(lo) or _face.is_bound_list(hi):
+        return True  # Polars compares a sequence element by element (or raises)
     if _past_int64(lo) or _past_int64(hi):
         return True  # Polars' Series methods raise OverflowError, its expressions compare
     if _f32_overflow(s, lo) or _f32_overflow(s, hi):

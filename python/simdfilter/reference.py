@@ -22,6 +22,9 @@ compared as NumPy compares them, ``a.astype(np.float64)`` with ``float(b)``. The
 
 ``invert=True`` keeps the complement: every element the rules above do not keep,
 NaN and NaT included (NumPy's ``~((a >= lo) & (a <= hi))``), nulls excepted.
+Several ranges (``lo`` and ``hi`` lists, tuples or 1-d arrays of one length): an
+element is in range when it is in any ``[lo[i], hi[i]]`` (the OR of each pair's
+mask); inverted, when it is in none.
 
 Columns of data tools are first turned into a NumPy array of their values and a
 bool array of which elements are valid, by the tools' own public conversions
@@ -348,13 +351,35 @@ def in_range_mask(
     if inclusive not in _INCLUSIVE:
         raise ValueError(f"inclusive must be one of {_INCLUSIVE}")
     a, valid, tz = _column(values)
-    if tz is not None:
-        lo, hi = _utc_bound(lo, tz), _utc_bound(hi, tz)
     _check_dtype(a)
-    inside = _inside(a, lo, hi, inclusive)
+    if _several(lo, hi):
+        inside = np.zeros(a.shape, dtype=bool)
+        for one_lo, one_hi in zip(lo, hi):
+            if tz is not None:
+                one_lo, one_hi = _utc_bound(one_lo, tz), _utc_bound(one_hi, tz)
+            inside |= _inside(a, one_lo, one_hi, inclusive)
+    else:
+        if tz is not None:
+            lo, hi = _utc_bound(lo, tz), _utc_bound(hi, tz)
+        inside = _inside(a, lo, hi, inclusive)
     if invert:
         inside = ~inside
     return inside if valid is None else inside & valid
+
+
+def _several(lo: Any, hi: Any) -> bool:
+    """Whether lo and hi are sequences of bounds, one range per pair."""
+
+    def is_list(b: Any) -> bool:
+        return isinstance(b, (list, tuple)) or (isinstance(b, np.ndarray) and b.ndim == 1)
+
+    if not (is_list(lo) or is_list(hi)):
+        return False
+    if not (is_list(lo) and is_list(hi)):
+        raise TypeError("lo and hi must both be single bounds or both sequences of bounds")
+    if len(lo) != len(hi) or len(lo) == 0:
+        raise ValueError("lo and hi must have the same length, at least 1")
+    return True
 
 
 def _inside(a: np.ndarray, lo: Any, hi: Any, inclusive: str) -> np.ndarray:

@@ -163,6 +163,7 @@ typedef struct {
 } kstate;
 
 static kstate kernels[MAX_KERNELS];
+static unsigned long long ranges_cmp[MAX_KERNELS][SF_ELEM_COUNT]; /* bits_ranges checks */
 static int nkernels;
 static unsigned long long total_cmp, total_cases;
 
@@ -291,6 +292,75 @@ static void run_mask_one(kstate *ks, int op, const tcase *c) {
     total_cmp++;
 }
 
+/* bits_ranges: the case's range and up to SF_RANGES_AT_ONCE - 1 more, ORed or
+ * ANDed, checked as bits are (every result, the bits past n 0, nothing
+ * written outside the output, the count). */
+typedef struct {
+    const tcase *c;
+    const sf_range *r;
+    size_t k;
+    int every;
+} ranges_case;
+
+static int ranges_keep(size_t i, const void *ctx) {
+    const ranges_case *q = (const ranges_case *)ctx;
+    const uint64_t v = load_bits(q->c->elem, q->c->x, i);
+    int keep = q->every;
+    for (size_t j = 0; j < q->k; j++)
+        keep = q->every ? keep & spec_keep(q->c->elem, v, &q->r[j])
+                        : keep | spec_keep(q->c->elem, v, &q->r[j]);
+    return keep;
+}
+
+static void run_ranges(int ki, const tcase *c, const ranges_case *q, size_t want) {
+    const sf_kernel *k = kernels[ki].k;
+    const size_t bytes = sf_output_bytes(SF_OP_BITS, c->elem, c->n);
+    unsigned char *out = arena_place(&out_arena, c->out_place, bytes, 1, c->out_shift);
+    memset(out, 0xEE, bytes);
+    canary_fill(&out_arena, out, bytes);
+    cur_kernel = k->name;
+    cur_op = SF_OP_BITS;
+    const size_t got = k->bits_ranges[c->elem](c->x, c->n, q->r, q->k, q->every, out);
+    cur_op = -1;
+    cur_kernel = "(harness)";
+    const long bad = canary_check(&out_arena, out, bytes);
+    const size_t at = mask_mismatch(SF_OP_BITS, out, c->n, ranges_keep, q);
+    if (bad || at != (size_t)-1 || got != want) {
+        fail_header(&kernels[ki], SF_OP_BITS, c, "bits_ranges is wrong");
+        printf("  bits_ranges of %zu ranges, kept when in %s (the case's range is the first):\n",
+               q->k, q->every ? "every one" : "any");
+        for (size_t j = 0; j < q->k; j++)
+            printf("    lo=0x%" PRIx64 " hi=0x%" PRIx64 " flo=%a fhi=%a invert=%d\n", q->r[j].lo,
+                   q->r[j].hi, q->r[j].flo, q->r[j].fhi, q->r[j].invert);
+        if (bad)
+            printf("  canary clobbered %ld byte(s) %s the output\n", bad < 0 ? -bad : bad,
+                   bad < 0 ? "before" : "past");
+        if (at != (size_t)-1)
+            printf("  result %zu is %u%s\n", at, mask_result(SF_OP_BITS, out, at),
+                   at >= c->n ? " (a bit past n)" : "");
+        if (got != want)
+            printf("  returned %zu, expected %zu\n", got, want);
+        fail_footer();
+    }
+    ranges_cmp[ki][c->elem]++;
+    total_cmp++;
+}
+
+static void run_ranges_all(const tcase *c) {
+    sf_range r[SF_RANGES_AT_ONCE];
+    const char *shape;
+    ranges_case q = {c, r, 1 + (size_t)below(SF_RANGES_AT_ONCE), (int)below(2)};
+    r[0] = c->r;
+    for (size_t j = 1; j < q.k; j++)
+        make_range_any(c->elem, &r[j], &shape);
+    size_t want = 0;
+    for (size_t i = 0; i < c->n; i++)
+        want += (size_t)ranges_keep(i, &q);
+    for (int ki = 0; ki < nkernels; ki++)
+        if (kernels[ki].supported)
+            run_ranges(ki, c, &q, want);
+}
+
 static void run_one(kstate *ks, int op, const tcase *c) {
     if (sf_op_is_mask((sf_op)op)) {
         run_mask_one(ks, op, c);
@@ -410,6 +480,7 @@ static void run_case(sf_elem elem, size_t n, int clustered) {
         if (kernels[ki].supported)
             for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++)
                 run_one(&kernels[ki], op, &c);
+    run_ranges_all(&c);
     run_nulls_within(&c);
     arena_protect(x, n * sz, PROT_READ | PROT_WRITE);
     total_cases++;
@@ -593,6 +664,7 @@ static void print_totals(double seconds) {
                    ks->k->name, sf_elem_name((sf_elem)e), c[0], c[1], c[2], c[3],
                    c[SF_OP_MASK8], c[SF_OP_BITS]);
             nw_print(ki, e);
+            printf(" bits_ranges=%llu", ranges_cmp[ki][e]);
             printf(" total=%llu\n", c[0] + c[1] + c[2] + c[3] + c[SF_OP_MASK8] + c[SF_OP_BITS]);
         }
         if (ki > 0) {

@@ -32,6 +32,7 @@ SECTIONS = [
     "skipping",
     "invert",
     "fresh_process",
+    "ranges",
 ]
 
 
