@@ -99,10 +99,11 @@ static int is_bound_list(PyObject *o) {
 }
 
 /* lo and hi as k >= 1 ranges (lo[i], hi[i]), each resolved as one range is:
- * the query keeps what any of them holds, or inverted what none holds (the
- * intersection of the inverted ranges). Ranges that can keep nothing are left
- * out of a union; one that inverted keeps nothing makes the query empty. 1,
- * 0 when nothing can be kept, -1 with an exception. */
+ * the query keeps what any of them holds, or inverted what none holds. The
+ * ranges that can hold something are merged (sf_merge_ranges: each one left
+ * costs a compare per element); inverted, each merged range is, and the query
+ * keeps what every inverted one keeps. 1, 0 when nothing can be kept, -1 with
+ * an exception. */
 static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
     if (!is_bound_list(lo) || !is_bound_list(hi)) {
         PyErr_Format(PyExc_TypeError,
@@ -128,20 +129,26 @@ static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
         return -1;
     }
     size_t kept = 0;
-    int nothing = 0; /* an inverted range keeps nothing: so does their intersection */
     for (Py_ssize_t i = 0; i < k; i++) {
         PyObject *a = PySequence_GetItem(lo, i), *b = a ? PySequence_GetItem(hi, i) : NULL;
-        const int got = b ? resolve_range(c, a, b, &c->ranges[kept]) : -1;
+        const int got =
+            b ? sfpy_resolve_bounds(&c->column, a, b, &c->inclusive, &c->ranges[kept]) : -1;
         Py_XDECREF(a);
         Py_XDECREF(b);
         if (got < 0)
             return -1;
-        if (got)
-            kept++;
-        else if (c->invert)
-            nothing = 1;
+        kept += (size_t)got;
     }
-    if (nothing || kept == 0)
+    kept = sf_merge_ranges(c->column.type, c->ranges, kept);
+    if (c->invert) {
+        if (kept == 0) /* outside nothing: everything */
+            kept = sf_invert_range(c->query.elem, SF_RANGE_EMPTY, &c->ranges[0]) == SF_RANGE_OK;
+        else
+            for (size_t j = 0; j < kept; j++)
+                if (sf_invert_range(c->query.elem, SF_RANGE_OK, &c->ranges[j]) != SF_RANGE_OK)
+                    return 0; /* a range over a whole integer width: nothing is outside */
+    }
+    if (kept == 0)
         return 0;
     c->query.range = c->ranges[0];
     c->query.more = c->ranges + 1;

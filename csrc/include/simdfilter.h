@@ -189,6 +189,16 @@ int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_boun
  */
 int sf_invert_range(sf_elem e, int verdict, sf_range *r);
 
+/*
+ * Ranges r[0, k) of a query on data of type `t`, each as sf_resolve_range
+ * made it (SF_RANGE_OK, not inverted), as few ranges as hold the same values:
+ * sorted by their low end in the type's order, the ranges that overlap or
+ * touch (integers: the next starts right after one ends) joined. Rewrites
+ * r[0, k') and returns k' <= k. A union of several ranges costs a compare per
+ * range and element, so a query merges them first.
+ */
+size_t sf_merge_ranges(sf_type t, sf_range *r, size_t k);
+
 /* ---- The kernel contract -------------------------------------------------- */
 
 /*

@@ -6,6 +6,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "simdfilter.h"
@@ -224,3 +225,55 @@ int sf_invert_range(sf_elem e, int verdict, sf_range *r) {
     r->invert = !r->invert;
     return SF_RANGE_OK;
 }
+
+/* ---- Merging ranges ---------------------------------------------------------- */
+
+/* A range's low end as a key in the type's order (signed types: their two's
+ * complement patterns read as int64 ticks; floats by value). */
+static int by_low_signed(const void *a, const void *b) {
+    const int64_t x = (int64_t)((const sf_range *)a)->lo, y = (int64_t)((const sf_range *)b)->lo;
+    return (x > y) - (x < y);
+}
+static int by_low_unsigned(const void *a, const void *b) {
+    const uint64_t x = ((const sf_range *)a)->lo, y = ((const sf_range *)b)->lo;
+    return (x > y) - (x < y);
+}
+static int by_low_float(const void *a, const void *b) {
+    const double x = ((const sf_range *)a)->flo, y = ((const sf_range *)b)->flo;
+    return (x > y) - (x < y);
+}
+
+static int is_signed_type(sf_type t) {
+    return t == SF_T_I8 || t == SF_T_I16 || t == SF_T_I32 || t == SF_T_I64 || t == SF_T_TIME64;
+}
+
+size_t sf_merge_ranges(sf_type t, sf_range *r, size_t k) {
+    if (k < 2)
+        return k;
+    const int is_float = t == SF_T_F32 || t == SF_T_F64, is_signed = is_signed_type(t);
+    qsort(r, k, sizeof *r, is_float ? by_low_float : is_signed ? by_low_signed : by_low_unsigned);
+    size_t out = 0;
+    for (size_t i = 1; i < k; i++) {
+        sf_range *last = &r[out];
+        int joins;
+        if (is_float) {
+            joins = r[i].flo <= last->fhi;
+            if (joins && r[i].fhi > last->fhi)
+                last->fhi = r[i].fhi;
+        } else if (is_signed) {
+            const int64_t end = (int64_t)last->hi;
+            /* starts at or before end + 1 (end + 1 computed only below INT64_MAX) */
+            joins = end == INT64_MAX || (int64_t)r[i].lo <= end + 1;
+            if (joins && (int64_t)r[i].hi > end)
+                last->hi = r[i].hi;
+        } else {
+            joins = last->hi == UINT64_MAX || r[i].lo <= last->hi + 1;
+            if (joins && r[i].hi > last->hi)
+                last->hi = r[i].hi;
+        }
+        if (!joins)
+            r[++out] = r[i];
+    }
+    return out + 1;
+}
+

@@ -215,6 +215,83 @@ static void check_invert_range(void) {
     cur_kernel = "(harness)";
 }
 
+/* sf_merge_ranges on every type: random resolved ranges (narrow ones near a
+ * few centres, so that they overlap, touch and nest), merged: the merged
+ * ranges ascend without touching, and any value is in one of them exactly
+ * when it is in one of the originals (values at and next to every end, and
+ * random ones). */
+static int in_any(sf_elem k, uint64_t v, const sf_range *r, size_t n) {
+    for (size_t j = 0; j < n; j++)
+        if (spec_in(k, v, &r[j]))
+            return 1;
+    return 0;
+}
+
+static void check_merge_ranges(void) {
+    cur_kernel = "(sf_merge_ranges)";
+    enum { K = 12 };
+    for (int t = 0; t < SF_TYPE_COUNT; t++) {
+        const sf_type type = (sf_type)t;
+        const sf_elem k = sf_type_elem(type);
+        const int fl = is_float(k);
+        cur_elem = k;
+        for (int round = 0; round < 300; round++) {
+            sf_range orig[K], merged[K];
+            size_t n = 0;
+            const size_t want = 1 + below(K);
+            while (n < want) {
+                sf_bound lo = {SF_BOUND_INT, 0, 0, 0.0}, hi = lo;
+                const int64_t centre = (int64_t)below(5) * 8 - 16, a = centre + (int64_t)below(9) - 4;
+                const int64_t b = a + (int64_t)below(6);
+                if (fl) {
+                    lo.kind = hi.kind = SF_BOUND_FLOAT;
+                    lo.f = (double)a / 2;
+                    hi.f = (double)b / 2;
+                } else {
+                    lo.i = a;
+                    hi.i = b;
+                }
+                if (below(8) == 0)
+                    lo.kind = SF_BOUND_NONE;
+                if (below(8) == 0)
+                    hi.kind = SF_BOUND_NONE;
+                if (sf_resolve_range(type, &lo, 1, &hi, 1, &orig[n]) == SF_RANGE_OK)
+                    n++;
+            }
+            memcpy(merged, orig, sizeof orig);
+            const size_t m = sf_merge_ranges(type, merged, n);
+            API_CHECK(m >= 1 && m <= n, "sf_merge_ranges(%d) gave %zu of %zu ranges", t, m, n);
+            for (size_t j = 0; j + 1 < m; j++) {
+                const int ascends =
+                    fl ? merged[j].fhi < merged[j + 1].flo
+                       : (t == SF_T_BOOL || t == SF_T_U8 || t == SF_T_U16 || t == SF_T_U32 ||
+                          t == SF_T_U64)
+                             ? merged[j].hi + 1 < merged[j + 1].lo
+                             : (int64_t)merged[j].hi + 1 < (int64_t)merged[j + 1].lo;
+                API_CHECK(ascends, "sf_merge_ranges(%d): ranges %zu and %zu overlap, touch or "
+                          "descend", t, j, j + 1);
+            }
+            for (size_t j = 0; j < n; j++) {
+                const uint64_t ends[2] = {fl ? fbits(k, orig[j].flo) : orig[j].lo,
+                                          fl ? fbits(k, orig[j].fhi) : orig[j].hi};
+                for (int e = 0; e < 2; e++)
+                    for (int d = -1; d <= 1; d++) {
+                        const uint64_t v =
+                            fl ? fbits(k, fval(k, ends[e]) + d * 0.25) : (ends[e] + (uint64_t)d) & width_mask(k);
+                        API_CHECK(in_any(k, v, orig, n) == in_any(k, v, merged, m),
+                                  "sf_merge_ranges(%d) changed whether 0x%" PRIx64 " is kept", t, v);
+                    }
+            }
+            for (int j = 0; j < 50; j++) {
+                const uint64_t v = fl ? fbits(k, ((double)below(81) - 40) / 4) : rnd() & width_mask(k);
+                API_CHECK(in_any(k, v, orig, n) == in_any(k, v, merged, m),
+                          "sf_merge_ranges(%d) changed whether 0x%" PRIx64 " is kept", t, v);
+            }
+        }
+    }
+    cur_kernel = "(harness)";
+}
+
 /* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
  * active: the bounds the issue names, lo > hi (nothing, and nothing written),
  * lo == hi, and n too long for 32-bit positions. */
@@ -278,4 +355,5 @@ static void check_convenience(void) {
               "sf_use_kernel(NULL) did not restore the best kernel");
     check_rule();
     check_invert_range();
+    check_merge_ranges();
 }
