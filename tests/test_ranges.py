@@ -170,12 +170,38 @@ def test_order_and_overlap_do_not_matter(rng):
     assert_same(simdfilter.filter_indexes(a, [-60, 10], [-40, 35]), want)  # merged by hand
 
 
-def test_sorted_data_and_assume_sorted(rng):
-    a = np.sort(rng.integers(0, 10**6, size=100_000))
-    lo, hi = [10, 500_000, 900_000], [20_000, 510_000, 2_000_000]
-    want = reference.filter_indexes(a, lo, hi)
-    assert_same(simdfilter.filter_indexes(a, lo, hi, assume_sorted=True), want)
-    assert simdfilter.count_in_range(a, lo, hi, assume_sorted=True) == want.size
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float64", "datetime64[s]"])
+def test_sorted_data_and_assume_sorted(rng, dtype):
+    """The binary searches' answer is the scan's, for overlapping ranges in any
+    order, NaN and NaT last as np.sort puts them."""
+    raw = rng.integers(0, 200, size=100_000)
+    a = np.sort(raw.astype(dtype))
+    if dtype == "float64":
+        a[-100:] = np.nan
+    if dtype.startswith("datetime"):
+        a[-100:] = np.datetime64("NaT")
+    lo = np.array([150, 10, 60, 12, 190], dtype="int64").astype(dtype)
+    hi = np.array([170, 20, 59, 15, 400], dtype="int64").astype(dtype)
+    for invert in (False, True):
+        want = reference.filter_indexes(a, lo, hi, invert=invert)
+        got = simdfilter.filter_indexes(a, lo, hi, assume_sorted=True, invert=invert)
+        assert_same(got, want)
+        count = simdfilter.count_in_range(a, lo, hi, assume_sorted=True, invert=invert)
+        assert count == want.size
+        values = simdfilter.filter_values(a, lo, hi, assume_sorted=True, invert=invert)
+        assert values.tobytes() == a[want].tobytes()  # NaN and NaT kept, as they are
+
+
+def test_assume_sorted_reads_only_the_spans():
+    """An in-range value planted outside every span (the promise broken on
+    purpose) is found by the scan and not by the binary searches: they ran."""
+    a = np.arange(1_000_000, dtype=np.int64)
+    a[10] = 500_005
+    lo, hi = [400_000, 500_000], [400_010, 500_010]
+    assert 10 in simdfilter.filter_indexes(a, lo, hi)
+    got = simdfilter.filter_indexes(a, lo, hi, assume_sorted=True)
+    assert 10 not in got
+    assert_same(got, np.r_[400_000:400_011, 500_000:500_011].astype(np.uint32))
 
 
 def test_datetimes_with_strings():

@@ -77,7 +77,7 @@ PyDoc_STRVAR(filter_indexes_doc,
 "    whose value is out of range, but some may be missing. Arrow chunks with\n"
 "    nulls (and pandas columns with a mask) are scanned whole, wherever the\n"
 "    sort put the nulls. Not with `within`; with ``invert=True`` the column\n"
-"    is scanned.\n"
+"    is scanned. Several ranges: a binary search per range.\n"
 "invert : bool, default False\n"
 "    True: the positions of the elements *outside* the range instead, in the\n"
 "    same single pass: ``np.flatnonzero(~((values >= lo) & (values <= hi)))``,\n"

@@ -168,8 +168,6 @@ static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
         const int several = is_bound_list(c.args.lo) || is_bound_list(c.args.hi);
         const int nonempty = several ? resolve_ranges(&c, c.args.lo, c.args.hi)
                                      : resolve_range(&c, c.args.lo, c.args.hi, &c.query.range);
-        if (c.query.more_count) /* a sorted column's stretch is one range's: scanned */
-            c.column.sorted = 0;
         if (nonempty >= 0)
             result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)

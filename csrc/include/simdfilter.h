@@ -582,9 +582,26 @@ typedef struct sf_sorted_source {
     sf_type type;
     sf_range range;
     int done;
+    /* sf_sorted_source_ranges: the further ranges, and where a run is. */
+    const sf_range *more;
+    size_t more_count;
+    sf_run run;      /* the inner run being narrowed */
+    int in_run;      /* 1 while spans of `run` are left to hand out */
+    size_t next;     /* the range whose span comes next (0: `range`) */
+    size_t from;     /* where in `run` the next span may start */
 } sf_sorted_source;
 sf_source *sf_sorted_source_init(sf_sorted_source *s, sf_source *inner, sf_type t,
                                  const sf_range *r);
+/*
+ * The same for a query of several ranges (sf_query's range and more, kept
+ * when in any of them): each run narrowed to the span of each range in turn.
+ * The ranges must be as sf_merge_ranges leaves them (ascending, apart), so
+ * that the spans ascend; a span is cut to start after the last one handed out,
+ * so that on unsorted data too the positions ascend and none comes twice.
+ * Inverted ranges are scanned, as above.
+ */
+sf_source *sf_sorted_source_ranges(sf_sorted_source *s, sf_source *inner, sf_type t,
+                                   const sf_range *r, const sf_range *more, size_t more_count);
 
 /* ---- Convenience: run the process default kernel --------------------------- */
 

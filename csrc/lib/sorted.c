@@ -108,31 +108,57 @@ void sf_sorted_span(sf_type t, const sf_range *r, const sf_run *run, size_t *fir
 
 static int sorted_next(sf_source *self, sf_run *run) {
     sf_sorted_source *s = (sf_sorted_source *)self;
-    while (!s->done && sf_next_run(s->inner, run)) {
-        /* Nulls may sit anywhere (first or last, as the sort that made the
-         * column put them), under any value: such a run is scanned whole. */
-        if (run->null_form != SF_NULLS_NONE || run->bit_packed)
-            return 1;
-        if (s->range.invert) /* the values outside a range: two stretches, scanned */
-            return 1;
-        size_t first, len;
-        sf_sorted_span(s->type, &s->range, run, &first, &len);
-        if (first + len < run->n) /* a value after hi: the later runs hold only such */
-            s->done = 1;
-        if (len == 0)
+    for (;;) {
+        if (!s->in_run) {
+            if (s->done || !sf_next_run(s->inner, &s->run))
+                return 0;
+            /* Nulls may sit anywhere (first or last, as the sort that made
+             * the column put them), under any value: such a run is scanned
+             * whole; so are the values outside a range (two stretches). */
+            if (s->run.null_form != SF_NULLS_NONE || s->run.bit_packed || s->range.invert) {
+                *run = s->run;
+                return 1;
+            }
+            s->in_run = 1;
+            s->next = 0;
+            s->from = 0;
+        }
+        if (s->next > s->more_count) {
+            s->in_run = 0;
             continue;
-        *run = sf_run_slice(run, first, len);
+        }
+        const sf_range *r = s->next == 0 ? &s->range : &s->more[s->next - 1];
+        const int last = s->next == s->more_count;
+        s->next++;
+        size_t first, len;
+        sf_sorted_span(s->type, r, &s->run, &first, &len);
+        if (last && first + len < s->run.n) /* a value after the last range: so are the later runs' */
+            s->done = 1;
+        size_t end = first + len;
+        if (first < s->from) /* unsorted data: never a position twice, nor one going back */
+            first = s->from;
+        if (end <= first)
+            continue;
+        s->from = end;
+        *run = sf_run_slice(&s->run, first, end - first);
         return 1;
     }
-    return 0;
 }
 
-sf_source *sf_sorted_source_init(sf_sorted_source *s, sf_source *inner, sf_type t,
-                                 const sf_range *r) {
+sf_source *sf_sorted_source_ranges(sf_sorted_source *s, sf_source *inner, sf_type t,
+                                   const sf_range *r, const sf_range *more, size_t more_count) {
     s->source.next = sorted_next;
     s->inner = inner;
     s->type = t;
     s->range = *r;
     s->done = 0;
+    s->more = more;
+    s->more_count = more_count;
+    s->in_run = 0;
     return &s->source;
+}
+
+sf_source *sf_sorted_source_init(sf_sorted_source *s, sf_source *inner, sf_type t,
+                                 const sf_range *r) {
+    return sf_sorted_source_ranges(s, inner, t, r, NULL, 0);
 }
