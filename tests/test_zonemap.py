@@ -113,6 +113,43 @@ def test_out_and_index_dtype(rng):
         zm.count_in_range(0.25, 0.5, inclusive="sideways")
 
 
+@pytest.mark.parametrize("index_dtype", [None, np.uint32, np.int64, np.uint64, np.intp])
+@pytest.mark.parametrize("bounds", [(0.25, 0.5), (0.0, 0.01), (2.0, 3.0), (None, None), (0.5, 0.2)])
+def test_index_dtype_is_the_functions(index_dtype, bounds, rng):
+    # Several stretches, one, none that meets the range, an empty range: the
+    # dtype is the function's for the whole array, the caller's index_dtype or not.
+    a = np.sort(rng.random(20_000))
+    a[15_000:15_100] = 0.3  # out of order: 0.25..0.5 meets a second stretch of blocks
+    zm = simdfilter.ZoneMap(a, block=256)
+    kw = {} if index_dtype is None else {"index_dtype": index_dtype}
+    want = simdfilter.filter_indexes(a, *bounds, **kw)
+    got = zm.filter_indexes(*bounds, **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.slow
+def test_index_dtype_from_2_to_the_32_elements():
+    # 2**32 + 3 elements without their memory: one value, stride 0. The
+    # function gives int64 positions from 2**32 elements on; so must the map,
+    # though no stretch it reads is that long, and it refuses uint32 as the
+    # function does.
+    a = np.broadcast_to(np.array([5], np.uint8), (2**32 + 3,))
+    zm = simdfilter.ZoneMap(a, block=2**24)
+    for lo, hi in [(7, 9), (9, 7)]:  # no block meets the first; the second holds nothing
+        for kw in ({}, {"index_dtype": np.uint64}):
+            want = simdfilter.filter_indexes(a, lo, hi, **kw)
+            got = zm.filter_indexes(lo, hi, **kw)
+            assert got.dtype == want.dtype == kw.get("index_dtype", np.int64)
+            assert got.size == want.size == 0
+    for call in (
+        lambda: simdfilter.filter_indexes(a, 7, 9, index_dtype=np.uint32),
+        lambda: zm.filter_indexes(7, 9, index_dtype=np.uint32),
+    ):
+        with pytest.raises(ValueError, match="fewer than 2\\*\\*32"):
+            call()
+
+
 def test_refused_inputs():
     pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
     for bad in (

@@ -192,13 +192,19 @@ class ZoneMap:
     # ---- the queries -------------------------------------------------------------
 
     def _collect(self, fn: Any, lo: Any, hi: Any, kw: dict, positions: bool) -> np.ndarray:
-        out = kw.pop("out", None)
         flat = self._flat
-        empty = fn(flat[:0], lo, hi, out=out, **kw)  # the functions' own argument errors
-        if out is not None and out.size < flat.size:
-            raise ValueError(
-                f"out has {out.size} elements; it needs at least values.size = {flat.size}"
-            )
+        fn(flat[:0], lo, hi, **kw)  # the caller's arguments, judged by the function itself
+        # The whole array asked a range that holds nothing, which the binding
+        # answers without reading it: `out` checked against all of `values`
+        # (its size, its overlap), and the dtype the function gives for all of
+        # them. For positions that dtype is the binding's (uint32 or int64 by
+        # the whole length, not a stretch's), so every stretch is asked for it:
+        # a stretch's positions plus its start then always fit.
+        zero = np.zeros((), flat.dtype)[()]
+        empty = fn(flat, zero, zero, **{**kw, "inclusive": "neither"})
+        out = kw.pop("out", None)
+        if positions and out is None:
+            kw["index_dtype"] = empty.dtype
         blocks = self._blocks(lo, hi, kw.get("inclusive", "both"))
         if blocks is None:
             return empty
@@ -231,9 +237,9 @@ class ZoneMap:
         blocks that can hold a value in range. The arguments are the function's."""
         from . import filter_indexes
 
-        if index_dtype is None and out is None:
-            index_dtype = np.uint32 if self._flat.size < 2**32 else np.int64
-        kw = dict(inclusive=inclusive, out=out, index_dtype=index_dtype, threads=threads)
+        kw: dict = dict(inclusive=inclusive, out=out, threads=threads)
+        if index_dtype is not None:  # else the function's own choice (see _collect)
+            kw["index_dtype"] = index_dtype
         return self._collect(filter_indexes, lo, hi, kw, positions=True)
 
     def filter_values(
