@@ -70,6 +70,7 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         index_dtype: Optional[npt.DTypeLike] = None,
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> np.ndarray: ...
     def filter_values(
         self,
@@ -79,6 +80,7 @@ class ZoneMap:
         inclusive: _Inclusive = "both",
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> np.ndarray: ...
     def count_in_range(
         self,
@@ -87,6 +89,7 @@ class ZoneMap:
         *,
         inclusive: _Inclusive = "both",
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> int: ...
 
 def available_kernels() -> Tuple[str, ...]: ...
