@@ -16,8 +16,8 @@ import simdfilter
 from arrays import ALL_DTYPES, LAYOUTS, MODES, bound_strategy, data_strategy, dtype_id, edge_values
 
 
-def same_answers(values, zm, lo, hi, inclusive="both"):
-    kw = dict(inclusive=inclusive)
+def same_answers(values, zm, lo, hi, inclusive="both", invert=False):
+    kw = dict(inclusive=inclusive, invert=invert)
     try:
         want = simdfilter.filter_indexes(values, lo, hi, **kw)
     except (TypeError, ValueError) as exc:
@@ -46,6 +46,21 @@ def test_equals_the_scan(dtype, data):
         same_answers(a, zm, lo, hi, data.draw(st.sampled_from(MODES)))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@given(data=st.data())
+def test_inverted_equals_the_scan(dtype, data):
+    # invert=True: the values outside the range, NaN and NaT kept; blocks wholly
+    # inside and clean are skipped, and count_in_range counts whole the blocks
+    # that miss the range.
+    a = data.draw(data_strategy(dtype, max_size=300))
+    if data.draw(st.booleans()):
+        a = np.sort(a)
+    zm = simdfilter.ZoneMap(a, block=data.draw(st.integers(1, 70)))
+    for _ in range(3):
+        lo, hi = data.draw(bound_strategy(dtype)), data.draw(bound_strategy(dtype))
+        same_answers(a, zm, lo, hi, data.draw(st.sampled_from(MODES)), invert=True)
+
+
 @pytest.mark.parametrize("dtype", ["f4", "f8", "M8[ns]", "m8[s]"])
 def test_nan_and_nat_blocks(dtype, rng):
     a = np.sort(rng.integers(0, 10_000, 5_000)).astype(dtype)
@@ -62,13 +77,16 @@ def test_nan_and_nat_blocks(dtype, rng):
                 lo_b = None if lo is None else as_bound(lo)
                 hi_b = None if hi is None else as_bound(hi)
                 same_answers(a, zm, lo_b, hi_b, inclusive)
+                same_answers(a, zm, lo_b, hi_b, inclusive, invert=True)
 
 
 def test_all_nan_and_empty():
     for a in (np.full(1000, np.nan), np.array([], dtype=np.float64), np.array([np.nan])):
         zm = simdfilter.ZoneMap(a, block=64)
-        same_answers(a, zm, None, None)
-        same_answers(a, zm, 0.0, 1.0)
+        for invert in (False, True):
+            same_answers(a, zm, None, None, invert=invert)
+            same_answers(a, zm, 0.0, 1.0, invert=invert)
+            same_answers(a, zm, 1.0, 0.0, invert=invert)  # an empty range
 
 
 @pytest.mark.parametrize("layout", [n for n in LAYOUTS if n not in ("fortran", "fortran_square")])
@@ -86,6 +104,7 @@ def test_layouts(layout, dtype, rng):
         bounds = [(np.datetime64(lo, "s"), np.datetime64(hi, "s")) for lo, hi in [(100, 200)]]
     for lo, hi in bounds:
         same_answers(a, zm, lo, hi)
+        same_answers(a, zm, lo, hi, invert=True)
 
 
 def test_fortran_arrays_are_refused():
@@ -111,6 +130,53 @@ def test_out_and_index_dtype(rng):
         zm.filter_indexes(0.25, 0.5, out=np.empty(a.size, np.float32))
     with pytest.raises(ValueError, match="inclusive"):
         zm.count_in_range(0.25, 0.5, inclusive="sideways")
+    for method in (zm.filter_indexes, zm.filter_values, zm.count_in_range):
+        with pytest.raises(TypeError, match="invert must be True or False"):
+            method(0.25, 0.5, invert=1)
+    # Not taken: the map chooses what it reads.
+    with pytest.raises(TypeError, match="within"):
+        zm.filter_indexes(0.25, 0.5, within=np.arange(3))
+    with pytest.raises(TypeError, match="within"):
+        zm.count_in_range(0.25, 0.5, within=np.arange(3))
+    with pytest.raises(TypeError, match="assume_sorted"):
+        zm.filter_values(0.25, 0.5, assume_sorted=True)
+
+
+@pytest.mark.parametrize("index_dtype", [None, np.uint32, np.int64, np.uint64, np.intp])
+@pytest.mark.parametrize("bounds", [(0.25, 0.5), (0.0, 0.01), (2.0, 3.0), (None, None), (0.5, 0.2)])
+def test_index_dtype_is_the_functions(index_dtype, bounds, rng):
+    # Several stretches, one, none that meets the range, an empty range: the
+    # dtype is the function's for the whole array, the caller's index_dtype or not.
+    a = np.sort(rng.random(20_000))
+    a[15_000:15_100] = 0.3  # out of order: 0.25..0.5 meets a second stretch of blocks
+    zm = simdfilter.ZoneMap(a, block=256)
+    kw = {} if index_dtype is None else {"index_dtype": index_dtype}
+    want = simdfilter.filter_indexes(a, *bounds, **kw)
+    got = zm.filter_indexes(*bounds, **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.slow
+def test_index_dtype_from_2_to_the_32_elements():
+    # 2**32 + 3 elements without their memory: one value, stride 0. The
+    # function gives int64 positions from 2**32 elements on; so must the map,
+    # though no stretch it reads is that long, and it refuses uint32 as the
+    # function does.
+    a = np.broadcast_to(np.array([5], np.uint8), (2**32 + 3,))
+    zm = simdfilter.ZoneMap(a, block=2**24)
+    for lo, hi in [(7, 9), (9, 7)]:  # no block meets the first; the second holds nothing
+        for kw in ({}, {"index_dtype": np.uint64}):
+            want = simdfilter.filter_indexes(a, lo, hi, **kw)
+            got = zm.filter_indexes(lo, hi, **kw)
+            assert got.dtype == want.dtype == kw.get("index_dtype", np.int64)
+            assert got.size == want.size == 0
+    for call in (
+        lambda: simdfilter.filter_indexes(a, 7, 9, index_dtype=np.uint32),
+        lambda: zm.filter_indexes(7, 9, index_dtype=np.uint32),
+    ):
+        with pytest.raises(ValueError, match="fewer than 2\\*\\*32"):
+            call()
 
 
 def test_refused_inputs():
@@ -155,14 +221,34 @@ def test_blocks_out_of_range_are_not_read():
     assert 50 in fresh.filter_indexes(4_990, 5_010)
 
 
+def test_inverted_blocks_skipped_and_counted_whole():
+    # As above, through data changed after the build: inverted, a block wholly
+    # inside the range and clean is not read, and count_in_range counts a
+    # block that misses the range without reading it.
+    a = np.arange(10_000, dtype=np.float64)
+    zm = simdfilter.ZoneMap(a, block=100)
+    a[150] = -1.0  # in block 1, old [100, 199], wholly inside [0, 9_999]
+    assert 150 not in zm.filter_indexes(0, 9_999, invert=True)
+    assert 150 in simdfilter.filter_indexes(a, 0, 9_999, invert=True)
+    a[50] = 500.0  # in block 0, old [0, 99], which misses [200, 9_999]
+    assert zm.count_in_range(200, 9_999, invert=True) == 200  # blocks 0, 1: counted whole
+    assert simdfilter.count_in_range(a, 200, 9_999, invert=True) == 199
+    a[5_050] = np.nan  # a block read inverted: its NaN is found
+    assert 5_050 in zm.filter_indexes(0, 4_000, invert=True)
+    fresh = simdfilter.ZoneMap(zm.values, block=zm.block)
+    assert 150 in fresh.filter_indexes(0, 9_999, invert=True)
+    assert fresh.count_in_range(200, 9_999, invert=True) == 199 + 1  # the NaN
+
+
 def test_edge_values_every_block_size():
     for dtype in ("i8", "u8", "f8"):
         a = np.sort(np.array(edge_values(dtype) * 3, dtype=dtype))
         for block in range(1, a.size + 2):
             zm = simdfilter.ZoneMap(a, block=block)
             for lo in edge_values(dtype)[:6]:
-                same_answers(a, zm, lo, None)
-                same_answers(a, zm, None, lo)
+                for invert in (False, True):
+                    same_answers(a, zm, lo, None, invert=invert)
+                    same_answers(a, zm, None, lo, invert=invert)
 
 
 def test_help_is_readable():

@@ -71,6 +71,7 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         index_dtype: Optional[npt.DTypeLike] = None,
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> np.ndarray: ...
     def filter_values(
         self,
@@ -80,6 +81,7 @@ class ZoneMap:
         inclusive: _Inclusive = "both",
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> np.ndarray: ...
     def count_in_range(
         self,
@@ -88,6 +90,7 @@ class ZoneMap:
         *,
         inclusive: _Inclusive = "both",
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> int: ...
 
 def available_kernels() -> Tuple[str, ...]: ...

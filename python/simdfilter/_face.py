@@ -14,7 +14,8 @@ a column no kernel reads; the rest is here, once:
   plan, any hashable label allowed (``frame_plan``), evaluated as one conjunction
   in which the columns no kernel reads are compared last and only at the rows the
   others left (``frame_rows``, over :mod:`simdfilter._conjunction`);
-- the positions' dtype at 2**32 rows and more (``index_dtype``).
+- the positions' dtype at 2**32 rows and more (``index_dtype``), and the
+  ``filter_indexes`` call on a column that gives them (``positions``).
 
 The bounds follow one rule on every face, NumPy 2's (NEP 50), applied by the
 library itself (:mod:`simdfilter._bounds`): no face adjusts a bound of its own,
@@ -30,6 +31,7 @@ from typing import Any, Callable, Dict, Hashable, Mapping, Optional
 
 import numpy as np
 
+import simdfilter as _sf
 from simdfilter import _conjunction as _conj
 
 # The kernels' names for the closed ends; each host's names map onto them.
@@ -87,6 +89,31 @@ def index_dtype(n: int, wide: Any = np.int64) -> Any:
     """The positions' dtype for `n` rows: uint32, or `wide` from 2**32 rows on
     (int64 for NumPy and pandas, as ``filter_indexes`` gives; uint64 for Polars)."""
     return np.uint32 if n < 2**32 else wide
+
+
+def positions(
+    col: Any,
+    lo: Any,
+    hi: Any,
+    inclusive: str,
+    *,
+    wide: Any,
+    within: Optional[np.ndarray] = None,
+    invert: bool = False,
+    assume_sorted: bool = False,
+) -> np.ndarray:
+    """``simdfilter.filter_indexes`` on a face's column, positions in
+    ``index_dtype(len(col), wide)``; `within` passed only when given (the
+    refinement of a conjunction), `assume_sorted` as the face knows it.
+    TypeError and ValueError as the kernel raises them."""
+    kw: Dict[str, Any] = dict(
+        inclusive=inclusive, index_dtype=index_dtype(len(col), wide), invert=invert
+    )
+    if within is not None:
+        kw["within"] = within
+    if assume_sorted:
+        kw["assume_sorted"] = True
+    return _sf.filter_indexes(col, lo, hi, **kw)
 
 
 def host_mask(

@@ -7,7 +7,10 @@ themselves only). A query resolves its bounds exactly as the functions do
 (:func:`simdfilter._core._resolve_bounds`, the library's rule), picks the blocks
 whose [min, max] meets the range, and runs the ordinary kernels on each stretch of
 consecutive such blocks; a block wholly inside the range and free of NaN/NaT is
-counted by ``count_in_range`` without being read.
+counted by ``count_in_range`` without being read. Inverted (``invert=True``: the
+values outside the range, NaN and NaT among them) the roles swap: such a block is
+skipped, and ``count_in_range`` counts a block that misses the range without
+reading it.
 """
 
 from __future__ import annotations
@@ -79,10 +82,13 @@ class ZoneMap:
     """The minimum and maximum of each block of an array, for repeated range queries.
 
     ``zm = ZoneMap(values)`` reads `values` once; ``zm.filter_indexes(lo, hi)``,
-    ``zm.filter_values(lo, hi)`` and ``zm.count_in_range(lo, hi)`` then take the
-    arguments of the functions of those names (`values` aside) and give the
-    same answers, but read only the blocks whose [min, max] meets [lo, hi]. A block wholly inside the range
-    (and free of NaN/NaT) is counted by `count_in_range` without being read.
+    ``zm.filter_values(lo, hi)`` and ``zm.count_in_range(lo, hi)`` then give the
+    answers of the functions of those names, but read only the blocks whose
+    [min, max] meets [lo, hi]. They take the functions' `inclusive`, `out`,
+    `index_dtype`, `threads` and `invert`, not `within` nor `assume_sorted`. A
+    block wholly inside the range (and free of NaN/NaT) is counted by
+    `count_in_range` without being read; with ``invert=True`` it is skipped, and
+    a block that misses the range is counted whole.
     On data whose neighbouring values are close (timestamps, sensor readings,
     anything appended roughly in order) most blocks are skipped; on data in
     random order every block meets a wide range and the query costs a scan.
@@ -192,18 +198,29 @@ class ZoneMap:
     # ---- the queries -------------------------------------------------------------
 
     def _collect(self, fn: Any, lo: Any, hi: Any, kw: dict, positions: bool) -> np.ndarray:
-        out = kw.pop("out", None)
         flat = self._flat
-        empty = fn(flat[:0], lo, hi, out=out, **kw)  # the functions' own argument errors
-        if out is not None and out.size < flat.size:
-            raise ValueError(
-                f"out has {out.size} elements; it needs at least values.size = {flat.size}"
-            )
-        blocks = self._blocks(lo, hi, kw.get("inclusive", "both"))
-        if blocks is None:
-            return empty
+        fn(flat[:0], lo, hi, **kw)  # the caller's arguments, judged by the function itself
+        # The whole array asked a range that holds nothing, which the binding
+        # answers without reading it: `out` checked against all of `values`
+        # (its size, its overlap), and the dtype the function gives for all of
+        # them. For positions that dtype is the binding's (uint32 or int64 by
+        # the whole length, not a stretch's), so every stretch is asked for it:
+        # a stretch's positions plus its start then always fit.
+        zero = np.zeros((), flat.dtype)[()]
+        empty = fn(flat, zero, zero, **{**kw, "inclusive": "neither", "invert": False})
+        invert = bool(kw["invert"])
+        blocks = self._blocks(lo, hi, kw["inclusive"], inside=invert)
+        if blocks is None:  # the range holds nothing: inverted, everything
+            return fn(flat, lo, hi, **kw) if invert else empty
+        touched, inside = blocks
+        # Inverted, a block can hold a match unless it lies wholly inside the
+        # range with no NaN/NaT; the blocks wholly outside are read like the rest.
+        read = ~inside if invert else touched
+        out = kw.pop("out")
+        if positions and out is None:
+            kw["index_dtype"] = empty.dtype
         pieces, done = [], 0
-        for start, stop in self._stretches(blocks[0]):
+        for start, stop in self._stretches(read):
             dst = None if out is None else out[done:]
             got = fn(flat[start:stop], lo, hi, out=dst, **kw)
             if positions and start:
@@ -226,14 +243,51 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         index_dtype: Any = None,
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> np.ndarray:
-        """``simdfilter.filter_indexes(zm.values, lo, hi, ...)``, reading only the
-        blocks that can hold a value in range. The arguments are the function's."""
+        """Positions of the values in range: ``simdfilter.filter_indexes(zm.values,
+        lo, hi, ...)``, reading only the blocks that can hold one.
+
+        Parameters
+        ----------
+        lo, hi : scalar or None
+            The bounds, as `simdfilter.filter_indexes` takes them.
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+            Which bounds are part of the range.
+        out : numpy.ndarray, optional
+            As in `simdfilter.filter_indexes`: at least ``values.size``
+            elements; the result is then ``out[:k]``.
+        index_dtype : dtype, optional
+            uint32, int64 (or ``np.intp``) or uint64. By default the
+            function's for the whole array: uint32 below 2**32 elements,
+            int64 from there.
+        threads : int, optional
+            Up to this many threads for each stretch of blocks read.
+        invert : bool, default False
+            True: the positions of the values outside the range, NaN and NaT
+            included (``~((values >= lo) & (values <= hi))``). The blocks
+            wholly inside the range and free of NaN/NaT are skipped.
+
+        Returns
+        -------
+        numpy.ndarray
+            Ascending flat positions, exactly the function's (values and dtype).
+
+        Raises
+        ------
+        TypeError, ValueError
+            As `simdfilter.filter_indexes` raises them for the same arguments.
+
+        Notes
+        -----
+        `within` and `assume_sorted` are not taken (passing them is a
+        TypeError): the map chooses what to read itself.
+        """
         from . import filter_indexes
 
-        if index_dtype is None and out is None:
-            index_dtype = np.uint32 if self._flat.size < 2**32 else np.int64
-        kw = dict(inclusive=inclusive, out=out, index_dtype=index_dtype, threads=threads)
+        kw: dict = dict(inclusive=inclusive, out=out, threads=threads, invert=invert)
+        if index_dtype is not None:  # else the function's own choice (see _collect)
+            kw["index_dtype"] = index_dtype
         return self._collect(filter_indexes, lo, hi, kw, positions=True)
 
     def filter_values(
@@ -244,12 +298,43 @@ class ZoneMap:
         inclusive: str = "both",
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> np.ndarray:
-        """``simdfilter.filter_values(zm.values, lo, hi, ...)``, reading only the
-        blocks that can hold a value in range. The arguments are the function's."""
+        """The values in range: ``simdfilter.filter_values(zm.values, lo, hi, ...)``,
+        reading only the blocks that can hold one.
+
+        Parameters
+        ----------
+        lo, hi : scalar or None
+            The bounds, as `simdfilter.filter_values` takes them.
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+            Which bounds are part of the range.
+        out : numpy.ndarray, optional
+            As in `simdfilter.filter_values`: the values' dtype, at least
+            ``values.size`` elements; the result is then ``out[:k]``.
+        threads : int, optional
+            Up to this many threads for each stretch of blocks read.
+        invert : bool, default False
+            True: the values outside the range, NaN and NaT included. The
+            blocks wholly inside the range and free of NaN/NaT are skipped.
+
+        Returns
+        -------
+        numpy.ndarray
+            The values, in flat C order, exactly the function's.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As `simdfilter.filter_values` raises them for the same arguments.
+
+        Notes
+        -----
+        `assume_sorted` is not taken (passing it is a TypeError).
+        """
         from . import filter_values
 
-        kw = dict(inclusive=inclusive, out=out, threads=threads)
+        kw = dict(inclusive=inclusive, out=out, threads=threads, invert=invert)
         return self._collect(filter_values, lo, hi, kw, positions=False)
 
     def count_in_range(
@@ -259,20 +344,58 @@ class ZoneMap:
         *,
         inclusive: str = "both",
         threads: Optional[int] = None,
+        invert: bool = False,
     ) -> int:
-        """``simdfilter.count_in_range(zm.values, lo, hi, ...)``: the blocks wholly
-        in range counted without being read, the others that meet it scanned."""
+        """How many values are in range: ``simdfilter.count_in_range(zm.values,
+        lo, hi, ...)``, the blocks wholly in range counted without being read,
+        those that miss it skipped, and only the others scanned.
+
+        Parameters
+        ----------
+        lo, hi : scalar or None
+            The bounds, as `simdfilter.count_in_range` takes them.
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+            Which bounds are part of the range.
+        threads : int, optional
+            Up to this many threads for each stretch of blocks read.
+        invert : bool, default False
+            True: how many lie outside the range, NaN and NaT included. A
+            block wholly outside the range (NaN/NaT or not) then counts whole
+            without being read, and one wholly inside it and free of NaN/NaT
+            counts nothing.
+
+        Returns
+        -------
+        int
+            The function's count.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As `simdfilter.count_in_range` raises them for the same arguments.
+
+        Notes
+        -----
+        `within` and `assume_sorted` are not taken (passing them is a
+        TypeError).
+        """
         from . import count_in_range
 
         flat = self._flat
-        count_in_range(flat[:0], lo, hi, inclusive=inclusive, threads=threads)  # argument errors
+        kw = dict(inclusive=inclusive, threads=threads, invert=invert)
+        count_in_range(flat[:0], lo, hi, **kw)  # the caller's arguments, judged by the function
+        invert = bool(invert)
         blocks = self._blocks(lo, hi, inclusive, inside=True)
-        if blocks is None:
-            return 0
+        if blocks is None:  # the range holds nothing: inverted, everything
+            return flat.size if invert else 0
         touched, inside = blocks
-        total = sum(stop - start for start, stop in self._stretches(inside))
+        # Counted whole without being read: the blocks wholly inside (none of
+        # their values outside, as none is NaN/NaT) or, inverted, those that
+        # miss the range (every value outside, NaN/NaT among them).
+        whole = ~touched if invert else inside
+        total = sum(stop - start for start, stop in self._stretches(whole))
         for start, stop in self._stretches(touched & ~inside):
-            total += count_in_range(flat[start:stop], lo, hi, inclusive=inclusive, threads=threads)
+            total += count_in_range(flat[start:stop], lo, hi, **kw)
         return total
 
 

@@ -113,11 +113,10 @@ def _positions(
     within: Optional[np.ndarray] = None,
     invert: bool = False,
 ) -> np.ndarray:
-    """filter_indexes on the column; TypeError/ValueError as the kernel raises them."""
+    """filter_indexes on the column (uint32, int64 from 2**32 rows on), the
+    bounds pandas' own; TypeError/ValueError as the kernel raises them."""
     lo, hi = _host_bounds(s, lo, hi)
-    if within is None:
-        return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, invert=invert)
-    return _sf.filter_indexes(s, lo, hi, inclusive=inclusive, within=within, invert=invert)
+    return _face.positions(s, lo, hi, inclusive, wide=np.int64, within=within, invert=invert)
 
 
 def _kernel_between(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:

@@ -181,14 +181,18 @@ def _positions(
     within: Optional[np.ndarray] = None,
     invert: bool = False,
 ) -> np.ndarray:
-    kw: Dict[str, Any] = dict(
-        inclusive=inclusive, index_dtype=_face.index_dtype(len(s), np.uint64), invert=invert
+    """filter_indexes on the Series (uint32, uint64 from 2**32 rows on, Polars'
+    index type), binary-searched where Polars knows it sorted."""
+    return _face.positions(
+        s,
+        lo,
+        hi,
+        inclusive,
+        wide=np.uint64,
+        within=within,
+        invert=invert,
+        assume_sorted=within is None and _sorted(s),
     )
-    if within is not None:
-        kw["within"] = within
-    elif _sorted(s):
-        kw["assume_sorted"] = True
-    return _sf.filter_indexes(s, lo, hi, **kw)
 
 
 def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
