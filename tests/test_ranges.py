@@ -287,3 +287,25 @@ def test_dask_arrays(rng):
         assert_same(np.asarray(sfd.filter_indexes(d, lo, hi, invert=invert)), want.astype(np.int64))
         assert_same(np.asarray(sfd.filter_values(d, lo, hi, invert=invert)), a[want])
         assert int(sfd.count_in_range(d, lo, hi, invert=invert)) == want.size
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "datetime64[ms]"])
+def test_zonemap(rng, dtype):
+    """A ZoneMap answers several ranges as the functions do, skipping the
+    blocks that meet none of them."""
+    base = np.sort(rng.integers(0, 10**6, size=200_003))
+    a = (base + rng.integers(-50, 50, size=base.size)).astype(dtype)
+    if dtype == "float64":
+        a[rng.random(a.size) < 0.001] = np.nan
+    zm = simdfilter.ZoneMap(a, block=1024)
+    lo = np.array([10_000, 500_000, 499_000, 900_000, 10**7], dtype="int64").astype(dtype)
+    hi = np.array([12_000, 510_000, 500_100, 800_000, 10**8], dtype="int64").astype(dtype)
+    for invert in (False, True):
+        want = simdfilter.filter_indexes(a, lo, hi, invert=invert)
+        assert_same(zm.filter_indexes(lo, hi, invert=invert), want)
+        assert zm.count_in_range(lo, hi, invert=invert) == want.size
+        assert zm.filter_values(lo, hi, invert=invert).tobytes() == a[want].tobytes()
+    empty = zm.filter_indexes(lo[3:4], hi[3:4])  # lo > hi: nothing
+    assert empty.size == 0 and empty.dtype == np.uint32
+    with pytest.raises(ValueError, match="same length"):
+        zm.count_in_range([1, 2], [3])

@@ -217,6 +217,4 @@ def is_bound_list(bound: Any) -> bool:
     which the functions read as one range per pair (``lo[i]``, ``hi[i]``) and
     pandas and Polars compare element by element with the column: the drop-ins
     leave such bounds to their host."""
-    return isinstance(bound, (list, tuple)) or (
-        isinstance(bound, np.ndarray) and bound.ndim == 1
-    )
+    return isinstance(bound, (list, tuple)) or (isinstance(bound, np.ndarray) and bound.ndim == 1)

@@ -20,7 +20,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from . import _core
+from . import _core, _face
 
 DEFAULT_BLOCK = 4096
 _SUPPORTED = (
@@ -179,16 +179,25 @@ class ZoneMap:
         self, lo: Any, hi: Any, inclusive: str, inside: bool = False
     ) -> Optional[Tuple[np.ndarray, Optional[np.ndarray]]]:
         """The mask of the blocks that meet the range and (`inside`) of those
-        wholly in it, or None when the range is empty."""
-        rng = _core._resolve_bounds(self._flat[:0], lo, hi, inclusive)[1]
-        if rng is None:
-            return None
+        wholly in it, or None when the range is empty. Several ranges (`lo` and
+        `hi` sequences, which the caller's function call has checked): the
+        blocks that meet any, and those wholly inside one of them."""
+        pairs = zip(lo, hi) if _face.is_bound_list(lo) else [(lo, hi)]
         mins, maxs = self._keys
-        rlo, rhi = mins.dtype.type(rng[0]), mins.dtype.type(rng[1])
-        touched = (maxs >= rlo) & (mins <= rhi)
-        if not inside:
-            return touched, None
-        return touched, touched & self._clean & (mins >= rlo) & (maxs <= rhi)
+        touched = inner = None
+        for one_lo, one_hi in pairs:
+            rng = _core._resolve_bounds(self._flat[:0], one_lo, one_hi, inclusive)[1]
+            if rng is None:
+                continue
+            rlo, rhi = mins.dtype.type(rng[0]), mins.dtype.type(rng[1])
+            meets = (maxs >= rlo) & (mins <= rhi)
+            within = meets & (mins >= rlo) & (maxs <= rhi) if inside else None
+            touched = meets if touched is None else touched | meets
+            if inside:
+                inner = within if inner is None else inner | within
+        if touched is None:
+            return None
+        return touched, None if inner is None else inner & self._clean
 
     def _stretches(self, blocks: np.ndarray) -> List[Tuple[int, int]]:
         """The element ranges [start, stop) of the runs of `blocks` (a mask)."""
@@ -250,8 +259,9 @@ class ZoneMap:
 
         Parameters
         ----------
-        lo, hi : scalar or None
-            The bounds, as `simdfilter.filter_indexes` takes them.
+        lo, hi : scalar, None, or sequences of them
+            The bounds, as `simdfilter.filter_indexes` takes them (sequences:
+            several ranges; a block is read when it meets any of them).
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
             Which bounds are part of the range.
         out : numpy.ndarray, optional
@@ -305,7 +315,7 @@ class ZoneMap:
 
         Parameters
         ----------
-        lo, hi : scalar or None
+        lo, hi : scalar, None, or sequences of them
             The bounds, as `simdfilter.filter_values` takes them.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
             Which bounds are part of the range.
@@ -352,8 +362,9 @@ class ZoneMap:
 
         Parameters
         ----------
-        lo, hi : scalar or None
-            The bounds, as `simdfilter.count_in_range` takes them.
+        lo, hi : scalar, None, or sequences of them
+            The bounds, as `simdfilter.count_in_range` takes them (sequences:
+            a block wholly inside one of the ranges is counted unread).
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
             Which bounds are part of the range.
         threads : int, optional
