@@ -49,6 +49,7 @@ extern "C" {
     ) -> c_int;
 
     fn sf_invert_range(e: c_int, verdict: c_int, r: *mut SfRange) -> c_int;
+    fn sf_merge_ranges(t: c_int, r: *mut SfRange, k: usize) -> usize;
 
     fn sf_kernel_count() -> c_int;
     fn sf_kernel_at(i: c_int) -> *const SfKernel;
@@ -339,15 +340,29 @@ pub fn cpu_features() -> String {
     }
 }
 
+/// `sf_merge_ranges`: `ranges` (each as `resolve_range` gave it) sorted in
+/// the order of type `ty` and joined where they overlap or touch.
+pub fn merge_ranges(ty: c_int, ranges: &mut Vec<SfRange>) {
+    // SAFETY: the pointer and length describe `ranges`' initialised elements;
+    // the function rewrites a prefix of them and returns its length, at most
+    // the length given.
+    let kept = unsafe { sf_merge_ranges(ty, ranges.as_mut_ptr(), ranges.len()) };
+    assert!(kept <= ranges.len(), "sf_merge_ranges returned {}", kept);
+    ranges.truncate(kept);
+}
+
 // ---- Execution --------------------------------------------------------------
 
 /// What to compute, without the operation: kernel (None for the process
-/// default), element kind and a non-empty range.
-#[derive(Clone, Copy)]
+/// default), element kind and a non-empty range; `more` further ranges,
+/// kept when in any (`every` false) or in each of them.
+#[derive(Clone)]
 pub struct Query {
     pub kernel: Option<KernelRef>,
     pub elem: c_int,
     pub range: SfRange,
+    pub more: Vec<SfRange>,
+    pub every: bool,
 }
 
 /// An `sf_execute` failure: the status code.
@@ -380,9 +395,13 @@ fn execute<T: Plain>(
         within: std::ptr::null(),
         within_count: 0,
         within_wide: 0,
-        more: std::ptr::null(),
-        more_count: 0,
-        every: 0,
+        more: if q.more.is_empty() {
+            std::ptr::null()
+        } else {
+            q.more.as_ptr()
+        },
+        more_count: q.more.len(),
+        every: c_int::from(q.every),
     };
     let run = SfRun::new(
         data.as_ptr() as *const c_void,
@@ -415,6 +434,8 @@ fn execute<T: Plain>(
     // - `out` is null with capacity 0 (count), or the caller guarantees room
     //   for `data.len()` results of the op's size, properly aligned; the
     //   library writes nothing past `capacity` results.
+    // - `query.more` is null with count 0, or points to the `q.more.len()`
+    //   ranges of `q.more`, which `q` borrows for the whole call.
     // - `query`, `opts` and `found` are valid for the call; the query's
     //   kernel is null or one of the library's tables.
     let rc = unsafe { sf_execute(&query, src, out, capacity, &opts, &mut found) };

@@ -217,7 +217,92 @@ impl Filter {
             kernel,
             elem: T::ELEM,
             range,
+            more: Vec::new(),
+            every: false,
         })
+    }
+
+    /// The query for the union of `ranges` on `T` (inverted: what lies in
+    /// none of them), or `None` when nothing can be kept. The ranges are
+    /// merged first: each one left costs a compare per element.
+    fn query_any<T: Element, R: RangeBounds<T>>(&self, ranges: &[R]) -> Option<ffi::Query> {
+        let mut resolved: Vec<_> = ranges.iter().filter_map(element::resolve).collect();
+        ffi::merge_ranges(T::TYPE, &mut resolved);
+        if self.invert {
+            if resolved.is_empty() {
+                // Outside nothing: everything.
+                resolved.push(ffi::invert_range(T::ELEM, None)?);
+            } else {
+                // A range over every value of the type has nothing outside it.
+                resolved = resolved
+                    .into_iter()
+                    .map(|r| ffi::invert_range(T::ELEM, Some(r)))
+                    .collect::<Option<Vec<_>>>()?;
+            }
+        }
+        let (&range, more) = resolved.split_first()?;
+        Some(ffi::Query {
+            kernel: self.kernel.map(|k| k.0),
+            elem: T::ELEM,
+            range,
+            more: more.to_vec(),
+            every: self.invert,
+        })
+    }
+
+    /// The positions of the elements in *any* of `ranges`, in one pass over
+    /// `data` (each loaded vector is compared with every range; the ranges
+    /// are merged first), in any order, overlapping or empty. With
+    /// [`invert`](Filter::invert), those in none of them (NaN included).
+    ///
+    /// # Panics
+    /// If `data` has more than `u32::MAX` elements.
+    ///
+    /// ```
+    /// let years: [u32; 8] = [1992, 2018, 1934, 2002, 2022, 1998, 1972, 1996];
+    /// let f = simdfilter::Filter::new();
+    /// assert_eq!(f.indexes_any(&years, &[1930..=1980, 2015..=2020]), [1, 2, 6]);
+    /// assert_eq!(f.invert(true).indexes_any(&years, &[1930..=1980, 2015..=2020]), [0, 3, 4, 5, 7]);
+    /// assert!(f.indexes_any(&years, &[] as &[std::ops::Range<u32>]).is_empty());
+    /// ```
+    pub fn indexes_any<T: Element, R: RangeBounds<T>>(&self, data: &[T], ranges: &[R]) -> Vec<u32> {
+        check_index32_len(data.len());
+        let mut out = Vec::new();
+        if let Some(q) = self.query_any(ranges) {
+            ok(ffi::index32(&q, data, self.threads, &mut out));
+            out.shrink_to_fit();
+        }
+        out
+    }
+
+    /// The elements in any of `ranges`, in order (see [`Filter::indexes_any`]).
+    ///
+    /// ```
+    /// let f = simdfilter::Filter::new();
+    /// assert_eq!(f.values_any(&[1.5f64, -2.0, 7.0, 3.0], &[-9.0..0.0, 2.5..9.0]), [-2.0, 7.0, 3.0]);
+    /// ```
+    pub fn values_any<T: Element, R: RangeBounds<T>>(&self, data: &[T], ranges: &[R]) -> Vec<T> {
+        let mut out = Vec::new();
+        if let Some(q) = self.query_any(ranges) {
+            ok(ffi::values(&q, data, self.threads, &mut out));
+            out.shrink_to_fit();
+        }
+        out
+    }
+
+    /// How many elements lie in any of `ranges` (see [`Filter::indexes_any`]).
+    ///
+    /// ```
+    /// let data: Vec<i16> = (-100..100).collect();
+    /// let f = simdfilter::Filter::new();
+    /// assert_eq!(f.count_any(&data, &[-50..-40, -45..-30, 10..20]), 30);
+    /// assert_eq!(f.invert(true).count_any(&data, &[-50..-40, -45..-30, 10..20]), 170);
+    /// ```
+    pub fn count_any<T: Element, R: RangeBounds<T>>(&self, data: &[T], ranges: &[R]) -> usize {
+        match self.query_any(ranges) {
+            Some(q) => ok(ffi::count(&q, data, self.threads)),
+            None => 0,
+        }
     }
 
     /// [`filter_indexes`] with these options.
