@@ -409,7 +409,7 @@ ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/L
 @st.composite
 def iso_string_with_offset(draw):
     """(an ISO string for tz-aware data, whether C reads it): a time of day with a UTC
-    offset in each form _bounds._ISO_OFFSET takes (C reads those), without one (a wall time
+    offset in each form _iso.ISO_OFFSET takes (C reads those), without one (a wall time
     in the data's zone: Python), or a near miss."""
     text, in_c = draw(iso_string())
     offset = draw(
