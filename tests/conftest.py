@@ -15,9 +15,28 @@ from hypothesis import HealthCheck, settings
 import simdfilter
 
 # A loaded machine slows data generation: that is not a failure of the code
-# under test. Tests set their own example counts; none has a deadline.
+# under test. None has a deadline. Example counts: "simdfilter" runs
+# Hypothesis's default (100) per test, and a test's own count where it sets one
+# (through examples() below); "simdfilter-emulated" a quarter of each (25 by
+# default), for the suite under qemu-aarch64, where an example costs ten to
+# thirty times more: tests/aarch64/run.sh selects it through
+# SIMDFILTER_HYPOTHESIS_PROFILE. Every test runs under either.
 settings.register_profile("simdfilter", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("simdfilter")
+settings.register_profile(
+    "simdfilter-emulated",
+    parent=settings.get_profile("simdfilter"),
+    max_examples=settings.get_profile("default").max_examples // 4,
+)
+HYPOTHESIS_PROFILE = os.environ.get("SIMDFILTER_HYPOTHESIS_PROFILE") or "simdfilter"
+settings.load_profile(HYPOTHESIS_PROFILE)  # an unknown name: Hypothesis's InvalidArgument
+
+
+def examples(n):
+    """A test's own example count `n`, scaled as the loaded profile scales
+    Hypothesis's default: `n` under "simdfilter", a quarter of it (at least 1)
+    under "simdfilter-emulated"."""
+    return max(1, n * settings.default.max_examples // settings.get_profile("default").max_examples)
+
 
 KERNELS = simdfilter.available_kernels()
 SIMD_KERNELS = tuple(k for k in KERNELS if k != "scalar")
@@ -28,6 +47,8 @@ def pytest_report_header(config):
     lines = [
         f"simdfilter kernels available here: {', '.join(KERNELS)}",
         f"CPU features: {' '.join(simdfilter.cpu_features())}",
+        f"Hypothesis profile: {HYPOTHESIS_PROFILE} "
+        f"({settings.default.max_examples} examples where a test sets no count)",
     ]
     if missing:
         lines.append(

@@ -21,6 +21,7 @@ import simdfilter
 from simdfilter import _core, reference
 
 from arrays import MODES, NUMERIC_DTYPES, dtype_id, edge_values
+from conftest import examples
 
 pd = pytest.importorskip(
     "pandas", reason="pandas bounds are half of what is tested here (pip install '.[test]')"
@@ -146,7 +147,7 @@ def number_bound(draw, dtype):
 
 
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=dtype_id)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_number_bounds_agree(dtype, data):
     a = np.array(edge_values(dtype), dtype=dtype)
@@ -324,7 +325,7 @@ def _time_data(kind, unit):
 
 @pytest.mark.parametrize("unit", DATA_UNITS)
 @pytest.mark.parametrize("kind", ["M", "m"])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_time_bounds_agree(kind, unit, data):
     a = _time_data(kind, unit)
@@ -408,7 +409,7 @@ ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/L
 @st.composite
 def iso_string_with_offset(draw):
     """(an ISO string for tz-aware data, whether C reads it): a time of day with a UTC
-    offset in each form _bounds._ISO_OFFSET takes (C reads those), without one (a wall time
+    offset in each form _iso.ISO_OFFSET takes (C reads those), without one (a wall time
     in the data's zone: Python), or a near miss."""
     text, in_c = draw(iso_string())
     offset = draw(
@@ -473,7 +474,7 @@ def aware_bound(draw):
 
 @pytest.mark.parametrize("tz", ZONES)
 @pytest.mark.parametrize("unit", PANDAS_UNITS)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_aware_bounds_agree(tz, unit, data):
     ticks = np.array(

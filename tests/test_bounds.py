@@ -20,6 +20,7 @@ import simdfilter
 from simdfilter import reference
 
 from arrays import MODES, NUMERIC_DTYPES, TIME_UNITS, bound_strategy, dtype_id, edge_values
+from conftest import examples
 
 U32_MAX = 2**32 - 1
 
@@ -96,7 +97,7 @@ def _slow_path(b, dtype):
 
 
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=dtype_id)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_c_and_python_bound_paths_agree(dtype, data):
     """The C fast path (ints, floats) and the exact Python path give the same ranges."""
@@ -198,7 +199,7 @@ def test_nat_and_odd_bounds():
         simdfilter.filter_indexes(np.array([1], "M8[s]"), "1970-01-01T00:00:02Z", None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_property_time_bounds_any_unit(data):
     """Random datetime64 data and bounds of any unit, including far outside the

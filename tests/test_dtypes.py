@@ -21,11 +21,11 @@ from arrays import (
     edge_array,
     ordered_edge_values,
 )
-from conftest import KERNELS
+from conftest import KERNELS, examples
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_property_every_dtype_and_kernel(dtype, data):
     a = data.draw(data_strategy(dtype), label="values")

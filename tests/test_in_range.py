@@ -15,7 +15,7 @@ import simdfilter
 from simdfilter import _core, _masks, reference
 
 from arrays import ALL_DTYPES, LAYOUTS, MODES, bound_strategy, data_strategy, dtype_id
-from conftest import KERNELS
+from conftest import KERNELS, examples
 
 
 def expected(values, lo, hi, inclusive="both"):
@@ -31,7 +31,7 @@ def check(values, lo, hi, inclusive="both", **kw):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_property_every_dtype_layout_and_kernel(dtype, data):
     base = data.draw(data_strategy(dtype, max_size=300), label="values")
@@ -74,7 +74,7 @@ NUMERIC = [
 
 
 @pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_property_equals_numpy(dtype, data):
     """Bounds of the data's own dtype: NumPy 2's expression, exactly."""

@@ -29,7 +29,7 @@ from arrays import (
     edge_values,
     ordered_edge_values,
 )
-from conftest import KERNELS
+from conftest import KERNELS, examples
 
 
 def check_inverted(a, lo, hi, inclusive="both", **kw):
@@ -202,7 +202,7 @@ def test_numpy_bools_are_taken():
     assert simdfilter.count_in_range(a, 2, 5, invert=np.False_) == 4
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), dtype=st.sampled_from(KERNEL_DTYPES), kernel_name=st.sampled_from(KERNELS))
 def test_property_against_reference(data, dtype, kernel_name):
     a = data.draw(data_strategy(dtype))

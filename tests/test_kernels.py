@@ -16,7 +16,7 @@ from simdfilter import reference
 
 from agree import assert_same, reference_answers
 from arrays import MODES, crowded
-from conftest import KERNELS, SIMD_KERNELS
+from conftest import KERNELS, SIMD_KERNELS, examples
 
 U32_MAX = 2**32 - 1
 # uint32's edges around the sign bit that the SSE/AVX kernels flip to compare unsigned.
@@ -118,7 +118,7 @@ def test_out(kernel, rng, index_dtype):
     assert empty.size == 0 and empty.base is out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     data=st.lists(st.sampled_from(EDGES) | st.integers(0, U32_MAX), max_size=300),
     offset=st.integers(0, 15),

@@ -24,6 +24,7 @@ import simdfilter
 from simdfilter import reference
 
 from arrays import MODES, edge_values
+from conftest import examples
 
 NUMPY_SCALARS = [
     np.int8,
@@ -68,7 +69,9 @@ NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 needs_numpy2 = pytest.mark.skipif(
     not NUMPY2, reason=f"NumPy {np.__version__} is not NumPy 2, whose answers the rule gives"
 )
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 class IntSub(int):
@@ -319,7 +322,7 @@ def test_polars_between_is_polars(dtype, face, data):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_dask_between_is_pandas(dtype, data):
     pd = pytest.importorskip("pandas")

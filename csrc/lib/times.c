@@ -233,7 +233,7 @@ static int iso_time(const char *s, size_t len, sf_time *v) {
 }
 
 /* An ISO wall time of the forms users write, read as np.datetime64(text)
- * reads it plus the fraction of a second exactly (_bounds._parse_wall):
+ * reads it plus the fraction of a second exactly (_iso.parse_wall):
  * "YYYY", "YYYY-MM", "YYYY-MM-DD", then "T" or " ", "HH:MM", ":SS", and "."
  * or "," with 1-18 digits. Anything else (a zone, whitespace, an hour alone, a
  * sign, a day out of range, finer digits: what NumPy refuses or reads
@@ -267,7 +267,7 @@ static int iso_wall(const char *s, size_t len, sf_time *v) {
 }
 
 /* The UTC offset that ends an ISO string on tz-aware data, as
- * _bounds._ISO_OFFSET reads it: "Z" or "z", or a sign and two digits of hours,
+ * _iso.ISO_OFFSET reads it: "Z" or "z", or a sign and two digits of hours,
  * then optionally two of minutes, with or without a colon (any digits: Python
  * checks no range either). Its length, 0 for none; *seconds east of UTC. */
 static size_t iso_offset(const char *s, size_t len, int64_t *seconds) {

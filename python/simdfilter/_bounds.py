@@ -27,6 +27,7 @@ instants, as pandas compares them: an aware bound (a Timestamp or datetime with
 a tzinfo, an ISO string ending in ``Z`` or ``+HH:MM``) is taken to UTC, an ISO
 string without an offset is read as a wall time in the data's zone, and a naive
 datetime-like bound raises TypeError (as does an aware one on naive data).
+The strings themselves are read by :mod:`simdfilter._iso`.
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ import functools
 import math
 import numbers
 import re
-import warnings
 from fractions import Fraction
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
+from . import _iso
 from ._numpy_rule import Number, numpy_rule as _numpy_rule, scalar as _scalar
 
 # A bound after reading: None (unbounded), NaN (matches nothing), +-inf, or an
@@ -147,52 +148,6 @@ def _decimal(d: decimal.Decimal) -> Fraction:
     return Fraction(d)
 
 
-# Fractions of a second, read apart from the rest: NumPy parses a string in the
-# unit its digits need, and 2013 in picoseconds wraps around int64.
-_ISO_FRACTION = re.compile(r"^(?P<head>.*\d{2}:\d{2}:\d{2})[.,](?P<frac>\d+)(?P<tail>.*)$")
-
-
-class _Wall:
-    """A datetime string read exactly: a NumPy datetime (whole seconds or coarser)
-    plus `extra` attoseconds (a Fraction when finer than attoseconds)."""
-
-    __slots__ = ("dt64", "extra")
-
-    def __init__(self, dt64: np.datetime64, extra: Fraction) -> None:
-        self.dt64, self.extra = dt64, extra
-
-
-def _parse_wall(text: str, original: str) -> Union[_Wall, np.datetime64]:
-    """`text` (`original` minus any UTC offset) as a _Wall, or NaT."""
-    text = text.strip()
-    m = _ISO_FRACTION.match(text)
-    extra = Fraction(0)
-    if m:
-        text = m["head"] + m["tail"]
-        # Attoseconds exactly; past them only whether a digit is nonzero counts
-        # (any such instant lies strictly between the same attoseconds), and
-        # int() of a long string is slow, or refused past 4300 digits.
-        frac = m["frac"]
-        extra = Fraction(int(frac[:18].ljust(18, "0")))
-        if frac[18:].strip("0"):
-            extra += Fraction(1, 2)
-    if text.lower() in ("nat", ""):  # NumPy's NaT strings; parsed, 2.5 warns of a generic unit
-        return np.datetime64("NaT", "s")
-    with warnings.catch_warnings():
-        # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
-        warnings.simplefilter("error")
-        try:
-            v = np.datetime64(text)
-        except (UserWarning, DeprecationWarning):
-            raise TypeError(
-                f"{original!r} has a timezone; datetime64 data are naive: "
-                "give the bound in the data's own time"
-            ) from None
-        except ValueError as exc:
-            raise ValueError(f"cannot read {original!r} as a datetime64 bound: {exc}") from None
-    return v if np.isnat(v) else _Wall(v, extra)
-
-
 def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelta64, int]:
     """A datetime/timedelta bound as a NumPy scalar of its own unit (or an int for
     timedelta data, which NumPy compares as ticks of the data's unit)."""
@@ -205,7 +160,7 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
         if isinstance(value, np.datetime64):
             return value
         if isinstance(value, str):
-            return _parse_wall(value, value)
+            return _iso.parse_wall(value, value)
         if _is_pandas(value, "Timestamp"):
             if value.tzinfo is not None:
                 raise TypeError(
@@ -305,11 +260,6 @@ def _instant(v: Union[np.datetime64, np.timedelta64]) -> Tuple[str, int]:
     return "as", _days_from_civil(1970 + year, month0 + 1, 1) * _DAY
 
 
-# An ISO string's UTC offset: 'Z', '+HH', '+HHMM' or '+HH:MM' after a time of day.
-_ISO_OFFSET = re.compile(
-    r"^(?P<wall>.*[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?)\s*"
-    r"(?:(?P<z>[Zz])|(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?)$"
-)
 # A fixed-offset zone as Arrow ('+01:00') and pandas ('UTC+01:00') name it.
 _FIXED_ZONE = re.compile(r"^(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?$")
 _US = 10**12  # attoseconds per microsecond
@@ -376,7 +326,7 @@ def _wall_offset(wall: np.datetime64, tz: str, text: str) -> int:
 
 def _aware_value(
     dtype: np.dtype, value: Any, tz: str
-) -> Tuple[Union[None, np.datetime64, _Wall], int]:
+) -> Tuple[Union[None, np.datetime64, _iso.Wall], int]:
     """A bound on datetime data in zone `tz`, as (naive wall time, offset): the
     instant is the wall time minus the offset (attoseconds). (None, 0) for NaT."""
     value = _scalar(value)
@@ -385,19 +335,12 @@ def _aware_value(
     if _is_pandas_nat(value) or (isinstance(value, np.datetime64) and np.isnat(value)):
         return None, 0
     if isinstance(value, str):
-        m = _ISO_OFFSET.match(value.strip())
-        try:
-            wall = _parse_wall(m["wall"] if m else value, value)
-        except TypeError as exc:  # an offset this parser does not know
-            raise ValueError(f"cannot read {value!r} as a datetime bound: {exc}") from None
-        if not isinstance(wall, _Wall):
+        wall, off = _iso.parse_aware(value)
+        if not isinstance(wall, _iso.Wall):
             return None, 0
-        if m is None:
+        if off is None:  # a wall time in the data's zone
             return wall, _wall_offset(wall.dt64, tz, value)
-        if m["z"]:
-            return wall, 0
-        off = (int(m["h"]) * 3600 + int(m["m"] or 0) * 60) * 10**18
-        return wall, -off if m["sign"] == "-" else off
+        return wall, off
     if _is_pandas(value, "Timestamp") or isinstance(value, _dt.datetime):
         off = value.utcoffset()
         if off is None:
@@ -443,7 +386,7 @@ def _time_real(
     if isinstance(v, int):
         return Fraction(v)
     extra = 0
-    if isinstance(v, _Wall):
+    if isinstance(v, _iso.Wall):
         v, extra = v.dt64, v.extra
     if np.isnat(v):
         return _NAN
