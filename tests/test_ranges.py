@@ -19,6 +19,7 @@ import simdfilter
 from simdfilter import reference
 
 from agree import assert_same
+from conftest import examples
 from arrays import (
     KERNEL_DTYPES,
     MODES,
@@ -239,7 +240,7 @@ def test_a_bad_bound_inside_a_sequence_is_refused():
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_hypothesis(dtype, data):
     a = data.draw(data_strategy(dtype))
