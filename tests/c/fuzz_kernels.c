@@ -26,7 +26,8 @@
  *   [31, ...) the payload: elements in native byte order; a partial trailing element
  *             is ignored
  *
- * The masks (mask8, bits) are checked whole: every result, the bits past n.
+ * The masks (mask8, bits) are checked whole: every result, the bits past n;
+ * so is bits_ranges, over the case's range and up to 7 more (fuzz_ranges).
  * The slots with nulls and with given positions (index32_valid ... within64,
  * mask8_valid, bits_valid) run on the same elements, with a validity bitmap and a strictly ascending
  * position set drawn from a generator seeded by the header: bits 6-7 of [1]
@@ -315,36 +316,42 @@ static void tile_elements(unsigned char *elems, const uint8_t *payload, size_t p
     }
 }
 
-/* The range from h[2, 18), made non-empty as a caller would; the fields of the
- * other kind hold junk the kernel must ignore. */
-static void range_from_header(fcase *c, const uint8_t *h) {
-    uint64_t lo = le(h + 2, 8), hi = le(h + 10, 8);
-    if (is_float(c->elem)) {
-        const uint64_t m = width_mask(c->elem), sign = (m >> 1) + 1;
-        double flo = fval(c->elem, lo & m), fhi = fval(c->elem, hi & m);
+/* The range of kind `elem` from the bits lo and hi, made non-empty as a caller
+ * would; the fields of the other kind hold junk the kernel must ignore. */
+static sf_range range_from_bits(sf_elem elem, uint64_t lo, uint64_t hi, int invert) {
+    sf_range r;
+    if (is_float(elem)) {
+        const uint64_t m = width_mask(elem), sign = (m >> 1) + 1;
+        double flo = fval(elem, lo & m), fhi = fval(elem, hi & m);
         if (flo != flo)
             flo = (lo & sign) ? -INFINITY : INFINITY;
         if (fhi != fhi)
             fhi = (hi & sign) ? -INFINITY : INFINITY;
-        c->r.flo = flo <= fhi ? flo : fhi;
-        c->r.fhi = flo <= fhi ? fhi : flo;
-        c->r.lo = hi; /* junk a float kernel must ignore */
-        c->r.hi = lo;
+        r.flo = flo <= fhi ? flo : fhi;
+        r.fhi = flo <= fhi ? fhi : flo;
+        r.lo = hi; /* junk a float kernel must ignore */
+        r.hi = lo;
     } else {
-        const uint64_t m = width_mask(c->elem);
+        const uint64_t m = width_mask(elem);
         lo &= m;
         hi &= m;
-        if (lo > hi && as_signed(c->elem, lo) > as_signed(c->elem, hi)) {
+        if (lo > hi && as_signed(elem, lo) > as_signed(elem, hi)) {
             uint64_t t = lo;
             lo = hi;
             hi = t;
         }
-        c->r.lo = lo;
-        c->r.hi = hi;
-        c->r.flo = NAN; /* junk an integer kernel must ignore */
-        c->r.fhi = -1.0;
+        r.lo = lo;
+        r.hi = hi;
+        r.flo = NAN; /* junk an integer kernel must ignore */
+        r.fhi = -1.0;
     }
-    c->r.invert = (h[0] >> 7) && !spec_full(c->elem, &c->r);
+    r.invert = invert && !spec_full(elem, &r);
+    return r;
+}
+
+/* The case's range from h[2, 18) and bit 7 of h[0]. */
+static void range_from_header(fcase *c, const uint8_t *h) {
+    c->r = range_from_bits(c->elem, le(h + 2, 8), le(h + 10, 8), h[0] >> 7);
 }
 
 /* The index bases from h[18, 30) and the flags of h[1], kept so that no
@@ -401,6 +408,71 @@ static void fuzz_ops(const fcase *c) {
     }
 }
 
+/* bits_ranges: the case's range and 0-7 more, ORed or ANDed (bits 0-2 of
+ * h[18] and bit 0 of h[22], which the bases read too). Range j takes elements
+ * 2j - 2 and 2j - 1 of the input as its ends (the header's ends, moved, when
+ * the input is shorter), each inverted when bit j of h[26] says so. Scalar
+ * against the specification (every bit, those past n 0, the count), every
+ * kernel byte for byte against scalar. */
+typedef struct {
+    const fcase *c;
+    const sf_range *r;
+    size_t k;
+    int every;
+} ranges_ctx;
+
+static int ranges_keep(size_t i, const void *ctx) {
+    const ranges_ctx *q = (const ranges_ctx *)ctx;
+    const uint64_t v = load_uint(q->c->size, q->c->x, i);
+    int keep = q->every;
+    for (size_t j = 0; j < q->k; j++)
+        keep = q->every ? keep & spec_keep(q->c->elem, v, &q->r[j])
+                        : keep | spec_keep(q->c->elem, v, &q->r[j]);
+    return keep;
+}
+
+static void fuzz_ranges(const fcase *c, const uint8_t *h) {
+    sf_range r[SF_RANGES_AT_ONCE];
+    const ranges_ctx q = {c, r, 1 + (h[18] & 7u), h[22] & 1};
+    r[0] = c->r;
+    for (size_t j = 1; j < q.k; j++) {
+        const int from_data = 2 * j <= c->n;
+        const uint64_t lo = from_data ? load_uint(c->size, c->x, 2 * j - 2) : le(h + 2, 8) + j;
+        const uint64_t hi = from_data ? load_uint(c->size, c->x, 2 * j - 1) : le(h + 10, 8) - j;
+        r[j] = range_from_bits(c->elem, lo, hi, (h[26] >> j) & 1);
+    }
+    const size_t bytes = sf_output_bytes(SF_OP_BITS, c->elem, c->n);
+    unsigned char *ref = malloc(bytes ? bytes : 1), *out = malloc(bytes ? bytes : 1);
+    if (!ref || !out) {
+        free(ref), free(out);
+        return;
+    }
+    size_t want = 0;
+    for (size_t j = 0; j < c->n; j++)
+        want += (size_t)ranges_keep(j, &q);
+    for (int i = -1; i < nkernels; i++) {
+        const sf_kernel *k = i < 0 ? sf_kernel_at(0) : kernels[i];
+        unsigned char *dst = i < 0 ? ref : out;
+        memset(dst, 0xEE, bytes);
+        const size_t got = k->bits_ranges[c->elem](c->x, c->n, r, q.k, q.every, dst);
+        if (i < 0 && mask_mismatch(SF_OP_BITS, ref, c->n, ranges_keep, &q) != (size_t)-1) {
+            fprintf(stderr, "\nFAIL: kernel scalar, op bits_ranges, elem %s, n = %zu, %zu "
+                    "ranges: the reference disagrees with the specification\n",
+                    sf_elem_name(c->elem), c->n, q.k);
+            abort();
+        }
+        if (got != want || (i >= 0 && bytes && memcmp(out, ref, bytes))) {
+            fprintf(stderr, "\nFAIL: kernel %s, op bits_ranges, elem %s, n = %zu, %zu ranges "
+                    "(every=%d): %s (returned %zu, expected %zu)\n", k->name,
+                    sf_elem_name(c->elem), c->n, q.k, q.every,
+                    got != want ? "wrong count" : "wrong output", got, want);
+            abort();
+        }
+    }
+    free(ref);
+    free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t h[HEADER] = {0};
     memcpy(h, data, size < HEADER ? size : HEADER);
@@ -431,6 +503,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c.x = xbuf + off * c.size;
 
     fuzz_ops(&c);
+    fuzz_ranges(&c, h);
     fuzz_nulls_within(&c, h);
     if (memcmp(c.x, elems, bytes)) {
         fprintf(stderr, "\nFAIL: a kernel modified its input (elem %s, n = %zu)\n",
