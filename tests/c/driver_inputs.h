@@ -73,15 +73,6 @@ typedef struct {
     uint64_t *bits; /* their values, native bits */
 } expected;
 
-/* Whether a query of `count` ranges keeps v: in any of them, or (every) in
- * each one, as sf_query's more/every say. */
-static int spec_keep_ranges(sf_elem kind, uint64_t v, const sf_range *r, size_t count, int every) {
-    for (size_t j = 0; j < count; j++)
-        if (spec_keep(kind, v, &r[j]) != every)
-            return !every;
-    return every;
-}
-
 static void reference(const unsigned char *data, size_t n, ptrdiff_t stride, size_t size, int swap,
                       sf_elem kind, const sf_range *r, size_t count, int every,
                       const nulls_desc *z, expected *e) {

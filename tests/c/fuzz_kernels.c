@@ -423,12 +423,7 @@ typedef struct {
 
 static int ranges_keep(size_t i, const void *ctx) {
     const ranges_ctx *q = (const ranges_ctx *)ctx;
-    const uint64_t v = load_uint(q->c->size, q->c->x, i);
-    int keep = q->every;
-    for (size_t j = 0; j < q->k; j++)
-        keep = q->every ? keep & spec_keep(q->c->elem, v, &q->r[j])
-                        : keep | spec_keep(q->c->elem, v, &q->r[j]);
-    return keep;
+    return spec_keep_ranges(q->c->elem, load_uint(q->c->size, q->c->x, i), q->r, q->k, q->every);
 }
 
 static void fuzz_ranges(const fcase *c, const uint8_t *h) {

@@ -166,6 +166,16 @@ static inline int spec_keep(sf_elem k, uint64_t bits, const sf_range *r) {
     return r->invert ? !spec_in(k, bits, r) : spec_in(k, bits, r);
 }
 
+/* Whether several ranges keep v: it is in any of them, or (every) in each
+ * one, as sf_query's more/every and the kernels' bits_ranges say. */
+static inline int spec_keep_ranges(sf_elem k, uint64_t v, const sf_range *r, size_t count,
+                                   int every) {
+    for (size_t j = 0; j < count; j++)
+        if (spec_keep(k, v, &r[j]) != every)
+            return !every;
+    return every;
+}
+
 /* Whether an integer range covers every value of its width: inverted, it may
  * not go to a kernel (nothing is outside it). */
 static inline int spec_full(sf_elem k, const sf_range *r) {

@@ -304,12 +304,7 @@ typedef struct {
 
 static int ranges_keep(size_t i, const void *ctx) {
     const ranges_case *q = (const ranges_case *)ctx;
-    const uint64_t v = load_bits(q->c->elem, q->c->x, i);
-    int keep = q->every;
-    for (size_t j = 0; j < q->k; j++)
-        keep = q->every ? keep & spec_keep(q->c->elem, v, &q->r[j])
-                        : keep | spec_keep(q->c->elem, v, &q->r[j]);
-    return keep;
+    return spec_keep_ranges(q->c->elem, load_bits(q->c->elem, q->c->x, i), q->r, q->k, q->every);
 }
 
 static void run_ranges(int ki, const tcase *c, const ranges_case *q, size_t want) {
