@@ -161,7 +161,8 @@ sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *
     sf_source *src = sfpy_column_source(c, s);
     /* A mask has a result for every element: never narrowed. */
     return c->sorted && src && !sf_op_is_mask(q->op)
-               ? sf_sorted_source_ranges(sorted, src, c->type, &q->range, q->more, q->more_count)
+               ? sf_sorted_source_ranges(sorted, src, c->type, &q->range, q->more, q->more_count,
+                                         q->every)
                : src;
 }
 

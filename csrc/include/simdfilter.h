@@ -193,7 +193,8 @@ int sf_invert_range(sf_elem e, int verdict, sf_range *r);
  * Ranges r[0, k) of a query on data of type `t`, each as sf_resolve_range
  * made it (SF_RANGE_OK, not inverted), as few ranges as hold the same values:
  * sorted by their low end in the type's order, the ranges that overlap or
- * touch (integers: the next starts right after one ends) joined. Rewrites
+ * touch (integers only: the next starts right after one ends; float ranges
+ * join when they overlap) joined. Rewrites
  * r[0, k') and returns k' <= k. A union of several ranges costs a compare per
  * range and element, so a query merges them first.
  */
@@ -589,19 +590,22 @@ typedef struct sf_sorted_source {
     int in_run;      /* 1 while spans of `run` are left to hand out */
     size_t next;     /* the range whose span comes next (0: `range`) */
     size_t from;     /* where in `run` the next span may start */
+    int scan;        /* every run whole: ranges that spans do not answer */
 } sf_sorted_source;
 sf_source *sf_sorted_source_init(sf_sorted_source *s, sf_source *inner, sf_type t,
                                  const sf_range *r);
 /*
- * The same for a query of several ranges (sf_query's range and more, kept
- * when in any of them): each run narrowed to the span of each range in turn.
- * The ranges must be as sf_merge_ranges leaves them (ascending, apart), so
- * that the spans ascend; a span is cut to start after the last one handed out,
- * so that on unsorted data too the positions ascend and none comes twice.
- * Inverted ranges are scanned, as above.
+ * The same for a query of several ranges (sf_query's range, more, more_count
+ * and every): for a union (every 0) of ranges that are not inverted and
+ * ascend apart, as sf_merge_ranges leaves them, each run narrowed to the span
+ * of each range in turn; a span is cut to start after the last one handed
+ * out, so that the positions ascend and none comes twice. Any other query
+ * (an intersection, an inverted range, ranges out of order or overlapping)
+ * has its runs passed whole, and scanned.
  */
 sf_source *sf_sorted_source_ranges(sf_sorted_source *s, sf_source *inner, sf_type t,
-                                   const sf_range *r, const sf_range *more, size_t more_count);
+                                   const sf_range *r, const sf_range *more, size_t more_count,
+                                   int every);
 
 /* ---- Convenience: run the process default kernel --------------------------- */
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simdfilter.h"
+#include "library.h"
 
 #ifndef __SIZEOF_INT128__
 #error "simdfilter's bound arithmetic needs a compiler with __int128 (GCC or Clang, 64-bit)"
@@ -243,14 +243,10 @@ static int by_low_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static int is_signed_type(sf_type t) {
-    return t == SF_T_I8 || t == SF_T_I16 || t == SF_T_I32 || t == SF_T_I64 || t == SF_T_TIME64;
-}
-
 size_t sf_merge_ranges(sf_type t, sf_range *r, size_t k) {
     if (k < 2)
         return k;
-    const int is_float = t == SF_T_F32 || t == SF_T_F64, is_signed = is_signed_type(t);
+    const int is_float = t == SF_T_F32 || t == SF_T_F64, is_signed = sf_type_is_signed(t);
     qsort(r, k, sizeof *r, is_float ? by_low_float : is_signed ? by_low_signed : by_low_unsigned);
     size_t out = 0;
     for (size_t i = 1; i < k; i++) {
@@ -275,5 +271,11 @@ size_t sf_merge_ranges(sf_type t, sf_range *r, size_t k) {
             r[++out] = r[i];
     }
     return out + 1;
+}
+
+int sf_range_below(sf_type t, const sf_range *a, const sf_range *b) {
+    if (t == SF_T_F32 || t == SF_T_F64)
+        return a->fhi < b->flo;
+    return sf_type_is_signed(t) ? (int64_t)a->hi < (int64_t)b->lo : a->hi < b->lo;
 }
 

@@ -73,6 +73,15 @@ typedef struct sf_plan {
     int every;
 } sf_plan;
 
+/* Whether values of type t are signed (time64 ticks included). */
+static inline int sf_type_is_signed(sf_type t) {
+    return t == SF_T_I8 || t == SF_T_I16 || t == SF_T_I32 || t == SF_T_I64 || t == SF_T_TIME64;
+}
+
+/* Whether every value of range a lies below every value of range b, both as
+ * sf_resolve_range made them (not inverted), in type t's order (bounds.c). */
+int sf_range_below(sf_type t, const sf_range *a, const sf_range *b);
+
 /* sf_run_kernel of a plan with further ranges (lib/ranges.c). */
 size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
                      uint64_t base, void *out);

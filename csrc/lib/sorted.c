@@ -51,10 +51,6 @@ static int64_t as_signed(uint64_t bits, size_t size) {
     }
 }
 
-static int is_signed(sf_type t) {
-    return t == SF_T_I8 || t == SF_T_I16 || t == SF_T_I32 || t == SF_T_I64 || t == SF_T_TIME64;
-}
-
 /* Whether element i sorts after every value of the range (`upper`), or before
  * every one (not `upper`). */
 static int outside(sf_type t, const sf_range *r, const sf_run *run, size_t i, int upper) {
@@ -75,7 +71,7 @@ static int outside(sf_type t, const sf_range *r, const sf_run *run, size_t i, in
     }
     if (t == SF_T_TIME64 && bits == (uint64_t)INT64_MIN) /* NaT: last */
         return upper;
-    if (is_signed(t)) {
+    if (sf_type_is_signed(t)) {
         const int64_t x = as_signed(bits, size);
         return upper ? x > as_signed(r->hi, size) : x < as_signed(r->lo, size);
     }
@@ -115,7 +111,7 @@ static int sorted_next(sf_source *self, sf_run *run) {
             /* Nulls may sit anywhere (first or last, as the sort that made
              * the column put them), under any value: such a run is scanned
              * whole; so are the values outside a range (two stretches). */
-            if (s->run.null_form != SF_NULLS_NONE || s->run.bit_packed || s->range.invert) {
+            if (s->run.null_form != SF_NULLS_NONE || s->run.bit_packed || s->scan) {
                 *run = s->run;
                 return 1;
             }
@@ -146,7 +142,8 @@ static int sorted_next(sf_source *self, sf_run *run) {
 }
 
 sf_source *sf_sorted_source_ranges(sf_sorted_source *s, sf_source *inner, sf_type t,
-                                   const sf_range *r, const sf_range *more, size_t more_count) {
+                                   const sf_range *r, const sf_range *more, size_t more_count,
+                                   int every) {
     s->source.next = sorted_next;
     s->inner = inner;
     s->type = t;
@@ -155,10 +152,15 @@ sf_source *sf_sorted_source_ranges(sf_sorted_source *s, sf_source *inner, sf_typ
     s->more = more;
     s->more_count = more_count;
     s->in_run = 0;
+    /* Spans answer a union of plain ranges that ascend apart (as
+     * sf_merge_ranges leaves them); anything else is scanned. */
+    s->scan = r->invert || (more_count && every);
+    for (size_t j = 0; j < more_count && !s->scan; j++)
+        s->scan = more[j].invert || !sf_range_below(t, j ? &more[j - 1] : r, &more[j]);
     return &s->source;
 }
 
 sf_source *sf_sorted_source_init(sf_sorted_source *s, sf_source *inner, sf_type t,
                                  const sf_range *r) {
-    return sf_sorted_source_ranges(s, inner, t, r, NULL, 0);
+    return sf_sorted_source_ranges(s, inner, t, r, NULL, 0, 0);
 }

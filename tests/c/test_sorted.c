@@ -211,7 +211,7 @@ static void compare_op(sf_type t, sf_query *q, const sf_run *whole, int parts, c
     rng_seed(cut_seed);
     sf_source *src = q->more_count
                          ? sf_sorted_source_ranges(&ss, cut(&b, whole, parts, valid), t,
-                                                   &q->range, q->more, q->more_count)
+                                                   &q->range, q->more, q->more_count, q->every)
                          : sf_sorted_source_init(&ss, cut(&b, whole, parts, valid), t, &q->range);
     rc = sf_execute(q, src, sorted_out, n, NULL, &found_sorted);
     CHECK(rc == SF_OK, "sorted rc %d", rc);
@@ -289,8 +289,9 @@ static void trial(sf_type t, size_t n, int sorted, const sf_kernel *kernel) {
         const sf_run run = lay_out(t, v, n, layout, buf);
         if (sorted)
             check_span(t, &q, &run, out_a);
-        /* Several ranges, merged as a query merges them: the source hands out
-         * each one's span in turn. */
+        /* Several ranges, mostly merged as a query merges them (the source hands
+         * out each one's span in turn), else as they come (overlapping, out of
+         * order: the source must scan them). */
         sf_range ranges[4];
         size_t nr = 1;
         ranges[0] = q.range;
@@ -300,7 +301,8 @@ static void trial(sf_type t, size_t n, int sorted, const sf_kernel *kernel) {
                 nr += sf_resolve_range(t, &a, (int)below(2), &b, (int)below(2), &ranges[nr]) ==
                       SF_RANGE_OK;
             }
-            nr = sf_merge_ranges(t, ranges, nr);
+            if (!chance(30))
+                nr = sf_merge_ranges(t, ranges, nr);
             q.range = ranges[0];
             q.more = ranges + 1;
             q.more_count = nr - 1;
@@ -314,6 +316,8 @@ static void trial(sf_type t, size_t n, int sorted, const sf_kernel *kernel) {
             if (whole_width)
                 continue;
             q.every = 1;
+        } else if (nr > 1 && chance(20)) {
+            q.every = 1; /* the values in every range: scanned */
         }
         for (size_t o = 0; o < sizeof OPS / sizeof OPS[0]; o++) {
             q.op = OPS[o];
