@@ -37,6 +37,18 @@ typedef enum sfpy_helper {
     SFPY_HELPER_COUNT
 } sfpy_helper;
 
+/* result_pool.c: memory of dead fresh results, kept for the next call. */
+#define SFPY_POOL_SLOTS 8
+#define SFPY_POOL_IDLE_MAX ((size_t)64 << 20)
+/* Results of fewer bytes come from malloc, whose free lists reuse them. */
+#define SFPY_POOL_MIN ((size_t)64 << 10)
+typedef struct sfpy_pool {
+    void *mem[SFPY_POOL_SLOTS]; /* oldest first */
+    size_t bytes[SFPY_POOL_SLOTS];
+    int count;
+    size_t idle; /* the sum of bytes[] */
+} sfpy_pool;
+
 /* Everything the module keeps between calls (multi-phase init, PEP 489): each
  * module object has its own, reached from the function's module (`self`) and
  * carried by a call's column. No Python object lives in a C static. */
@@ -48,6 +60,8 @@ typedef struct sfpy_state {
     PyObject *masked_array_type;          /* numpy.ma.MaskedArray, once first needed */
     PyObject *pandas_types[3];            /* Timestamp, Timedelta, NaTType, once seen */
     PyObject *str_value, *str_creso, *str_utcoffset, *str_value_1x, *str_reso_1x;
+    PyObject *result_buffer_type; /* result_pool.c's _ResultBuffer */
+    sfpy_pool pool;               /* not objects: freed by the module's m_free */
 } sfpy_state;
 
 /* The state of simdfilter._core's module object `module`. */
@@ -213,6 +227,30 @@ const sf_kernel *sfpy_context_kernel(const sfpy_state *st);
 int sfpy_add_kernel_functions(PyObject *module);
 extern PyMethodDef sfpy_kernel_methods[];
 
+/* ---- result_pool.c: memory of dead fresh results, kept for the next call ---- */
+
+/* Whether a result of `bytes` takes its memory from the pool. */
+static inline int sfpy_poolable(size_t bytes) {
+    return bytes >= SFPY_POOL_MIN && bytes <= SFPY_POOL_IDLE_MAX;
+}
+/* The _ResultBuffer type, into st. 0 or -1. */
+int sfpy_pool_init(PyObject *module, sfpy_state *st);
+/* Frees every idle buffer (the module's end). */
+void sfpy_pool_free(sfpy_state *st);
+/* The smallest idle buffer of need..most bytes (*fresh 0: its pages are
+ * mapped), else a new one of about need bytes (*fresh 1); *bytes is its size.
+ * NULL when malloc fails (no exception set). */
+void *sfpy_pool_take(sfpy_state *st, size_t need, size_t most, size_t *bytes, int *fresh);
+/* mem (of `bytes`) back to the pool, or freed when the pool cannot keep it. */
+void sfpy_pool_give(sfpy_state *st, void *mem, size_t bytes);
+/* A 1-d array of k elements of descr over mem, which it owns from now on (back
+ * to the pool when the array and its views die); NULL with an exception, mem
+ * given back. */
+PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, void *mem,
+                          size_t bytes);
+/* _core._result_pool(): what the pool holds, for tests and benchmarks. */
+PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused);
+
 /* ---- within.c: the positions of within= ---- */
 
 /* within as a contiguous uint32 array (when it is uint32) or an 8-byte one
@@ -227,20 +265,20 @@ PyArrayObject *sfpy_within(PyObject *within, size_t n, sf_query *q);
  * out or within asks), NULL for count; checks `out` whole. 0 or -1 on error. */
 int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_query *q,
                      PyArray_Descr **descr);
-/* Run the query into out[:n] (a checked array), into a fresh exact-size array,
- * or (count) into nothing; `nonempty` 0 answers without running. */
-PyObject *sfpy_result(const sf_query *q, int nonempty, const column *c, PyObject *out,
-                      PyArray_Descr *descr, int threads);
+/* Run the query into out[:n] (a checked array), into a fresh exact-size array
+ * (its memory from st's pool where result_pool.c says), or (count) into
+ * nothing; `nonempty` 0 answers without running. */
+PyObject *sfpy_result(sfpy_state *st, const sf_query *q, int nonempty, const column *c,
+                      PyObject *out, PyArray_Descr *descr, int threads);
 /* At most how many results the query can give: the column's length, or
  * within's. */
 size_t sfpy_most_results(const sf_query *q, const column *c);
-/* The query over the column into out (room for `capacity` results), the GIL
- * released: the number found, or -1 with an exception. */
-/* _core._FRESH_STAGED_MAX, _FRESH_COUNTED_MAX: the largest worst cases (bytes)
- * a fresh result is staged for, and counted first for (result.c), for the
+/* _core._FRESH_POOLED_MIN, _POOL_IDLE_MAX: the smallest and largest worst
+ * cases (bytes) a fresh result takes a pool buffer for (result.c), for the
  * tests of those edges. */
 int sfpy_add_result_constants(PyObject *m);
-
+/* The query over the column into out (room for `capacity` results), the GIL
+ * released: the number found, or -1 with an exception. */
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
                            int threads, int fresh_out);
 
@@ -248,8 +286,8 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
 
 /* SF_OP_MASK8: a bool array of the column's length, into out[:n] (a checked
  * array) or a fresh one; all False when `nonempty` is 0. */
-PyObject *sfpy_mask8_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
-                            PyArray_Descr *descr, int threads);
+PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                            PyObject *out, PyArray_Descr *descr, int threads);
 /* SF_OP_BITS: an Arrow boolean array (values: in range and not null; validity:
  * the column's, when it has nulls) as the pair of PyCapsules
  * (arrow_schema, arrow_array) that __arrow_c_array__ returns. */

@@ -16,12 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-PyObject *sfpy_mask8_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
-                            PyArray_Descr *descr, int threads) {
+PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                            PyObject *out, PyArray_Descr *descr, int threads) {
     const size_t n = col->n;
     PyArrayObject *res = (PyArrayObject *)out;
+    int fresh = out == NULL;
+    void *pooled = NULL;
+    size_t bytes = 0;
     if (out) {
         Py_INCREF(out);
+    } else if (nonempty && sfpy_poolable(n) &&
+               (pooled = sfpy_pool_take(st, n, 2 * n, &bytes, &fresh)) != NULL) {
+        /* the mask is every byte of a pool buffer: no page faults from the
+         * second call on (result_pool.c) */
+        res = (PyArrayObject *)sfpy_pool_array(st, descr, (npy_intp)n, pooled, bytes);
+        if (!res)
+            return NULL;
     } else {
         npy_intp dim = (npy_intp)n;
         Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
@@ -32,7 +42,7 @@ PyObject *sfpy_mask8_result(const sf_query *q, int nonempty, const column *col, 
     }
     if (!nonempty || n == 0)
         memset(PyArray_BYTES(res), 0, n);
-    else if (sfpy_run_column(q, col, PyArray_BYTES(res), n, threads, out == NULL) < 0) {
+    else if (sfpy_run_column(q, col, PyArray_BYTES(res), n, threads, fresh) < 0) {
         Py_DECREF(res);
         return NULL;
     }

@@ -169,7 +169,8 @@ static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
         const int nonempty = several ? resolve_ranges(&c, c.args.lo, c.args.hi)
                                      : resolve_range(&c, c.args.lo, c.args.hi, &c.query.range);
         if (nonempty >= 0)
-            result = sfpy_result(&c.query, nonempty, &c.column, c.args.out, c.descr, c.threads);
+            result = sfpy_result(c.st, &c.query, nonempty, &c.column, c.args.out, c.descr,
+                                 c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)
             result = zoned(c.st, result, c.args.values, c.column.tz);
     }
@@ -277,6 +278,9 @@ static PyMethodDef filter_methods[] = {
      "`nbytes` bytes of input here and now\n(`fresh`: into a fresh result, not out=): the "
      "library's rule, the CPUs this\nprocess may use and, on Linux, those idle at this "
      "instant, at most 256. The call itself also keeps\nat least 256 Ki elements per thread."},
+    {"_result_pool", sfpy_pool_stats, METH_NOARGS,
+     "_result_pool()\n--\n\nWhat the pool of dead results' memory holds now: idle buffers, "
+     "their bytes,\nand its limits (result_pool.c)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -288,7 +292,7 @@ static int exec_module(PyObject *m) {
         PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
-        sfpy_add_result_constants(m) < 0)
+        sfpy_add_result_constants(m) < 0 || sfpy_pool_init(m, st) < 0)
         return -1;
     return 0;
 }
@@ -312,6 +316,7 @@ static int exec_module(PyObject *m) {
         X((st)->str_utcoffset);                                                           \
         X((st)->str_value_1x);                                                            \
         X((st)->str_reso_1x);                                                             \
+        X((st)->result_buffer_type);                                                      \
     } while (0)
 
 static int traverse_module(PyObject *m, visitproc visit, void *arg) {
@@ -330,6 +335,9 @@ static int clear_module(PyObject *m) {
 
 static void free_module(void *m) {
     clear_module((PyObject *)m);
+    sfpy_state *st = sfpy_state_of((PyObject *)m);
+    if (st)
+        sfpy_pool_free(st);
 }
 
 static PyModuleDef_Slot module_slots[] = {

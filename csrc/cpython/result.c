@@ -1,10 +1,11 @@
 /*
  * Results: their dtype, the checks of a caller's `out`, and how a fresh result
- * is made: up to FRESH_STAGED_MAX bytes of worst case, filled into a staging
- * buffer of the call and copied into an exact-size result; up to
- * FRESH_COUNTED_MAX, counted first, then filled exactly; above, one worst-case
- * result filled in one pass, then shrunk (counted first, then filled exactly,
- * when even the worst case cannot be had).
+ * is made: below SFPY_POOL_MIN bytes of worst case, filled into a staging
+ * buffer of the call and copied into an exact-size result; up to the result
+ * pool's SFPY_POOL_IDLE_MAX, filled into a pool buffer that becomes the result
+ * (or is copied out when the answer fills less than half of it); above, one
+ * worst-case result filled in one pass, then shrunk (counted first, then
+ * filled exactly, when even the worst case cannot be had, and on sorted data).
  */
 #include "binding.h"
 
@@ -150,6 +151,7 @@ int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_qu
 /* ---- Running into a result ------------------------------------------------ */
 
 typedef struct call_run {
+    sfpy_state *st; /* the module's: its result pool */
     const sf_query *q;
     const column *column;
     int threads;
@@ -213,12 +215,12 @@ static PyObject *shrunk(PyArrayObject *res, Py_ssize_t k) {
 }
 
 /* Count, then fill an exact-size result: two passes over the input. For
- * worst cases up to FRESH_COUNTED_MAX (below), and where even the worst case
+ * sorted columns (fresh_result), and where even the worst case
  * cannot be had (huge n, tight limits). */
 static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     sf_query count = *c->q;
     count.op = SF_OP_COUNT;
-    const call_run counting = {&count, c->column, c->threads, 0};
+    const call_run counting = {c->st, &count, c->column, c->threads, 0};
     const Py_ssize_t need = run_into(&counting, NULL, 0);
     if (need < 0)
         return NULL;
@@ -230,7 +232,7 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
         return NULL;
     }
     PyObject *res = new_1d(descr, need);
-    const call_run filling = {c->q, c->column, c->threads, 1};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 1};
     const Py_ssize_t k =
         res && need ? run_into(&filling, PyArray_BYTES((PyArrayObject *)res), (size_t)need) : 0;
     if (k < 0)
@@ -240,51 +242,10 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     return res;
 }
 
-/* The largest worst case (bytes) a fresh result is staged for: below it, the
- * query runs into a staging buffer of the call (malloc'd, freed before the call
- * returns) and the result is a copy of what it found, of exact size.
- *
- * Why: a worst-case result shrunk in place (the path above this size) is a
- * fresh mmap on every call, as glibc serves any block over its mmap threshold
- * (128 KiB, raised to the size of the last mmapped block freed, at most 32 MiB)
- * that way, and the result freed later is the shrunk block, smaller than the
- * next call's worst case: every call faulted and zeroed its result's pages. The
- * staging buffer is freed whole at its worst-case size, which raises the
- * threshold to it, so from a process's second or third call on, the buffer and
- * the exact result come from memory malloc already had. Measured on the 2-core
- * AMD EPYC Zen 4 KVM (family 25 model 17, avx2 kernel, THP madvise; loaded,
- * load average 8-9), uint32 positions, the first 30 calls of a fresh process,
- * minor faults per call, shrunk in place -> staged: 64 Ki 90% 31 -> 5.8,
- * 256 Ki 50% 128 -> 21, 256 Ki 90% 231 -> 38, 1 Mi 10% 103 -> 17, 1 Mi 90%
- * 411 -> 153 (CPU time per call 1389 -> 847 us); steady state (best of 15,
- * long process) staged/out= 1.07 at 10%, 1.35-1.65 at 50-90% (the copy), where
- * the shrunk result cost 2.5x at 10%. At 16 Mi the staged buffer (64 MiB, past
- * glibc's 32 MiB) was mapped afresh on every call, without NumPy's huge-page
- * advice: 8721 faults per call against 359. 2-4 Mi measured alike either way.
- * The cost: a call's peak memory is its result plus at most this much. */
-#define FRESH_STAGED_MAX ((size_t)4 << 20)
-
-/* Past FRESH_STAGED_MAX, up to this worst case (bytes), a fresh result is
- * counted first, then filled exactly (count_then_fill): an exact block of up
- * to 32 MiB (glibc's largest mmap threshold on 64-bit) comes back from malloc
- * on later calls, where the worst case shrunk in place was mapped and faulted
- * afresh on every call. First 30 calls of a fresh process, THP off for the
- * process (prctl), AMD EPYC Zen 4 (family 25 model 17, avx2; loaded, load
- * average ~11), uint32 positions, shrunk in place -> counted first: minor
- * faults per call 2 Mi 50% 1024 -> 136, 4 Mi 50% 2046 -> 272, 4 Mi 90% 3686 ->
- * 491, 8 Mi 50% 4096 -> 546; CPU time against NumPy's in the same process
- * 0.71-0.88x -> 1.65-2.19x at 2-4 Mi 50-90%. The count costs 0.35-0.5 of a
- * fill (1.11-1.31x -> 1.41-1.83x of out= at 1%). With THP madvise (the
- * system's), same machine and load, 4 Mi: faults per call 154-479 -> 65-80 at
- * 50-99%, but CPU time against out= 2.3-3.6x -> 3.5-4.1x there (one cell,
- * 99% positions, 0.83x NumPy's): not explained yet; 10% 2.98x -> 1.89x.
- * Larger worst cases keep the shrunk result: their exact result is mapped
- * afresh anyway. */
-#define FRESH_COUNTED_MAX ((size_t)32 << 20)
-
-/* The query into a staging buffer, then an exact-size copy. NULL without an
- * exception when the buffer cannot be had (the caller then takes the other
- * path). */
+/* Small worst cases (below SFPY_POOL_MIN bytes): the query into a staging
+ * buffer of the call, then an exact-size copy; malloc's free lists give both
+ * back on the next call without a fault. NULL without an exception when the
+ * buffer cannot be had (the caller then takes another path). */
 static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
     const size_t size = (size_t)PyDataType_ELSIZE(descr);
     unsigned char *stage = PyMem_RawMalloc(n * size);
@@ -292,7 +253,7 @@ static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n
     if (!stage)
         return NULL;
     /* not fresh_out: from the second call on these pages are malloc's, faulted */
-    const call_run filling = {c->q, c->column, c->threads, 0};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 0};
     const Py_ssize_t k = run_into(&filling, stage, n);
     PyObject *res = k < 0 ? NULL : new_1d(descr, k);
     if (res && k)
@@ -301,11 +262,74 @@ static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n
     return res;
 }
 
-/* A worst-case result, filled in one pass, then shrunk to its exact size: the
- * pages past what the kernel wrote were never touched, so they never cost
- * physical memory, and realloc gives them back without copying. */
-/* Huge pages: NumPy's allocator already asks for them (MADV_HUGEPAGE) on
- * arrays of 4 MiB and more, unless switched off with
+/* Worst cases (bytes) from SFPY_POOL_MIN up to SFPY_POOL_IDLE_MAX
+ * (sfpy_poolable) are run into a buffer of the result pool (result_pool.c),
+ * whose pages stay mapped from one result to the next.
+ *
+ * Why: new memory is page faults, 1.2-1.8 us per 4 KiB page on the 2-core AMD
+ * EPYC Zen 4 KVM (family 25 model 17; first touch of a fresh mmap, THP off),
+ * about 15 times the cost of writing the page; a call over 1 Mi uint32 at 90%
+ * selected faulted its 922 pages in 2.2-3.4 ms where the query into out= took
+ * 0.18-0.24 ms. glibc maps every block past its mmap threshold afresh, and the
+ * earlier paths here (a worst case shrunk in place; a malloc'd staging buffer
+ * copied into an exact result, which raises that threshold; counting first)
+ * still left 3-10x out= at 50-99% in the first 30 calls of a process: see
+ * the figures in result_pool.c. */
+
+/* k elements of src as a result of their own: a pool buffer when they are
+ * large (its pages mapped by an earlier result, at most twice their size),
+ * else a new array. */
+static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
+                            const void *src) {
+    const size_t used = (size_t)k * (size_t)PyDataType_ELSIZE(descr);
+    if (sfpy_poolable(used)) {
+        size_t bytes;
+        int fresh;
+        void *mem = sfpy_pool_take(st, used, 2 * used, &bytes, &fresh);
+        if (mem) {
+            memcpy(mem, src, used);
+            return sfpy_pool_array(st, descr, k, mem, bytes);
+        }
+    }
+    PyObject *res = new_1d(descr, k);
+    if (res && k)
+        memcpy(PyArray_BYTES((PyArrayObject *)res), src, used);
+    return res;
+}
+
+/* The query into a pool buffer of its worst case. When the answer fills at
+ * least half the buffer, the buffer is the result; otherwise the answer is
+ * copied out (exact_copy) and the buffer goes back to the pool. NULL without an
+ * exception when no buffer can be had (the caller then takes another path). */
+static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
+    sfpy_state *st = c->st;
+    const size_t size = (size_t)PyDataType_ELSIZE(descr);
+    size_t bytes;
+    int fresh;
+    unsigned char *buf = sfpy_pool_take(st, n * size, SIZE_MAX, &bytes, &fresh);
+    *tried = buf != NULL;
+    if (!buf)
+        return NULL;
+    const call_run filling = {st, c->q, c->column, c->threads, fresh};
+    const Py_ssize_t k = run_into(&filling, buf, n);
+    if (k < 0) {
+        sfpy_pool_give(st, buf, bytes);
+        return NULL;
+    }
+    if ((size_t)k * size >= bytes / 2)
+        return sfpy_pool_array(st, descr, k, buf, bytes);
+    PyObject *res = exact_copy(st, descr, k, buf);
+    sfpy_pool_give(st, buf, bytes);
+    return res;
+}
+
+/* A fresh result: staged when small, in a pool buffer up to the pool's size,
+ * else (or when the pool's malloc fails) a worst-case result filled in one pass
+ * and shrunk to its exact size: the pages past what the kernel wrote were never
+ * touched, so they never cost physical memory, and realloc gives them back
+ * without copying.
+ * Huge pages on that last path: NumPy's allocator already asks for them
+ * (MADV_HUGEPAGE) on arrays of 4 MiB and more, unless switched off with
  * numpy.core.multiarray._set_madvise_hugepage(False), so nothing is added
  * here. Measured on a 2-core Zen 3 VM, 64 Mi uint32 (loaded machine, CPU time
  * of the call): with them a fresh result cost 0.9-1.6x the CPU time of out=,
@@ -321,14 +345,18 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
      * its size rather than as a worst case of n. */
     if (!addressable(descr, n) || c->column->sorted)
         return count_then_fill(c, descr);
-    if (n <= FRESH_STAGED_MAX / (size_t)PyDataType_ELSIZE(descr)) {
+    const size_t size = (size_t)PyDataType_ELSIZE(descr);
+    if (n < SFPY_POOL_MIN / size) {
         int tried = 0;
         PyObject *res = staged_result(c, descr, n, &tried);
         if (res || tried)
             return res;
+    } else if (sfpy_poolable(n * size)) {
+        int tried = 0;
+        PyObject *res = pooled_result(c, descr, n, &tried);
+        if (res || tried)
+            return res;
     }
-    if (n <= FRESH_COUNTED_MAX / (size_t)PyDataType_ELSIZE(descr))
-        return count_then_fill(c, descr);
     PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
     if (!res) {
         if (!PyErr_ExceptionMatches(PyExc_MemoryError))
@@ -336,7 +364,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
         PyErr_Clear();
         return count_then_fill(c, descr);
     }
-    const call_run filling = {c->q, c->column, c->threads, 1};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 1};
     const Py_ssize_t k = run_into(&filling, PyArray_BYTES(res), n);
     if (k < 0) {
         Py_DECREF(res);
@@ -346,9 +374,9 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
 }
 
 int sfpy_add_result_constants(PyObject *m) {
-    return PyModule_AddIntConstant(m, "_FRESH_STAGED_MAX", (long)FRESH_STAGED_MAX) < 0
+    return PyModule_AddIntConstant(m, "_FRESH_POOLED_MIN", (long)SFPY_POOL_MIN) < 0
                ? -1
-               : PyModule_AddIntConstant(m, "_FRESH_COUNTED_MAX", (long)FRESH_COUNTED_MAX);
+               : PyModule_AddIntConstant(m, "_POOL_IDLE_MAX", (long)SFPY_POOL_IDLE_MAX);
 }
 
 /* out[:k] after filling it; nothing is allocated. */
@@ -377,13 +405,13 @@ static PyObject *widened(PyObject *values, const column *c) {
     return wide;
 }
 
-PyObject *sfpy_result(const sf_query *q, int nonempty, const column *col, PyObject *out,
-                      PyArray_Descr *descr, int threads) {
+PyObject *sfpy_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                      PyObject *out, PyArray_Descr *descr, int threads) {
     if (q->op == SF_OP_MASK8)
-        return sfpy_mask8_result(q, nonempty, col, out, descr, threads);
+        return sfpy_mask8_result(st, q, nonempty, col, out, descr, threads);
     if (q->op == SF_OP_BITS)
         return sfpy_bits_result(q, nonempty, col, threads);
-    const call_run c = {q, col, threads, 0};
+    const call_run c = {st, q, col, threads, 0};
     if (q->op == SF_OP_COUNT) {
         const Py_ssize_t k = nonempty ? run_into(&c, NULL, 0) : 0;
         return k < 0 ? NULL : PyLong_FromSsize_t(k);

@@ -1,0 +1,213 @@
+"""Fresh results: both sides of each edge of result.c's paths, and the result pool.
+
+A fresh result whose worst case is below _core._FRESH_POOLED_MIN bytes is filled into a
+staging buffer and copied into an exact-size array; up to _core._POOL_IDLE_MAX it is
+filled into a buffer of the result pool (result_pool.c), which becomes the result or is
+copied out of; a larger one is filled into a worst-case array and shrunk. All must give
+what out= and the reference give: every op, result width, thread count and within=, at
+each edge and one either side of it. A pool buffer must never be handed out again while
+any array over it lives, and the pool must stay within its limits.
+"""
+
+import gc
+import pickle
+
+import numpy as np
+import pytest
+
+import simdfilter
+from simdfilter import _core
+
+EDGE = _core._FRESH_POOLED_MIN
+POOLED_MAX = _core._POOL_IDLE_MAX
+
+
+def _data(n, dtype, seed):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 100, n).astype(dtype)
+
+
+def _check(got, want):
+    # its own memory: from NumPy's allocator, or a pool buffer it holds
+    assert got.flags.owndata or type(got.base) is _core._ResultBuffer
+    assert got.flags.writeable and got.flags.c_contiguous
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_edges_are_sizes_of_results():
+    assert 2**12 <= EDGE < 2**20 < POOLED_MAX <= 2**30
+
+
+@pytest.mark.parametrize("op, dtype", [("indexes", np.uint8), ("values", np.float64)])
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("lo, hi", [(40, 59), (0, 99)], ids=["copied", "handed-out"])
+def test_pooled_max_edge(op, dtype, delta, threads, lo, hi):
+    n = POOLED_MAX // 8 + delta  # 8-byte results: int64 positions, float64 values
+    a = _data(n, dtype, seed=n)
+    mask = (a >= lo) & (a <= hi)
+    if op == "indexes":
+        want = np.flatnonzero(mask).astype(np.int64)
+
+        def f(lo, hi):
+            return simdfilter.filter_indexes(a, lo, hi, threads=threads, index_dtype=np.int64)
+    else:
+        want = a[mask]
+
+        def f(lo, hi):
+            return simdfilter.filter_values(a, lo, hi, threads=threads)
+
+    _check(f(lo, hi), want)
+    empty = f(200, 300)
+    assert empty.size == 0 and empty.dtype == want.dtype
+
+
+# (op, dtype of the data, index_dtype, bytes per result)
+CASES = [
+    ("indexes", np.uint8, None, 4),
+    ("indexes", np.uint32, np.int64, 8),
+    ("values", np.uint8, None, 1),
+    ("values", np.uint16, None, 2),
+    ("values", np.uint32, None, 4),
+    ("values", np.float64, None, 8),
+]
+
+
+@pytest.mark.parametrize("op, dtype, index_dtype, size", CASES)
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("bounds", [(0, 99), (40, 59), (200, 300)], ids=["all", "some", "none"])
+def test_fresh_equals_out_and_reference_at_the_edge(
+    op, dtype, index_dtype, size, delta, threads, bounds
+):
+    n = EDGE // size + delta
+    a = _data(n, dtype, seed=n)
+    lo, hi = bounds
+    mask = (a >= lo) & (a <= hi)
+    if op == "indexes":
+        kw = {} if index_dtype is None else {"index_dtype": index_dtype}
+        want = np.flatnonzero(mask).astype(index_dtype or np.uint32)
+        got = simdfilter.filter_indexes(a, lo, hi, threads=threads, **kw)
+        out = np.full(n, 7, dtype=want.dtype)
+        via_out = simdfilter.filter_indexes(a, lo, hi, threads=threads, out=out, **kw)
+    else:
+        want = a[mask]
+        got = simdfilter.filter_values(a, lo, hi, threads=threads)
+        out = np.full(n, 7, dtype=a.dtype)
+        via_out = simdfilter.filter_values(a, lo, hi, threads=threads, out=out)
+    _check(got, want)
+    np.testing.assert_array_equal(via_out, want)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_within_at_the_edge(wide, delta, threads):
+    size = 8 if wide else 4
+    m = EDGE // size + delta  # len(within): the most results
+    a = _data(m + m // 3, np.uint16, seed=m)
+    rng = np.random.default_rng(m)
+    within = np.sort(rng.choice(a.size, m, replace=False)).astype(np.int64 if wide else np.uint32)
+    want = within[(a[within] >= 30) & (a[within] <= 80)]
+    _check(simdfilter.filter_indexes(a, 30, 80, within=within, threads=threads), want)
+    assert simdfilter.count_in_range(a, 30, 80, within=within, threads=threads) == want.size
+
+
+def test_the_staged_result_is_an_independent_array():
+    a = _data(1000, np.uint32, seed=1)
+    r1 = simdfilter.filter_indexes(a, 10, 50)
+    r2 = simdfilter.filter_indexes(a, 10, 50)
+    r1[:] = 0  # a second call's result shares nothing with the first
+    np.testing.assert_array_equal(r2, np.flatnonzero((a >= 10) & (a <= 50)))
+
+
+def _address(r):
+    return r.__array_interface__["data"][0]
+
+
+def test_a_dead_result_s_memory_serves_the_next_call():
+    a = _data(1 << 18, np.uint32, seed=3)  # 1 MiB of worst-case uint32 positions
+    want = np.flatnonzero(a <= 89)
+    r = simdfilter.filter_indexes(a, 0, 89)  # 90 %: the pool buffer is the result
+    assert type(r.base) is _core._ResultBuffer
+    _check(r, want.astype(np.uint32))
+    where = _address(r)
+    before = _core._result_pool()["buffers"]
+    del r
+    assert _core._result_pool()["buffers"] == before + 1
+    again = simdfilter.filter_indexes(a, 0, 89)
+    assert _address(again) == where  # the same pages, not new ones
+    _check(again, want.astype(np.uint32))
+
+
+def test_a_live_view_keeps_its_buffer_out_of_the_pool():
+    a = _data(1 << 18, np.uint32, seed=4)
+    want = np.flatnonzero(a <= 89).astype(np.uint32)
+    r = simdfilter.filter_indexes(a, 0, 89)
+    view = r[7:-3]
+    where = _address(r)
+    del r
+    gc.collect()
+    # calls of every size and selectivity, each result written over and dropped
+    for k in range(12):
+        other = simdfilter.filter_indexes(a, 0, 99 - k * 7)
+        assert _address(other) != where
+        other[:] = 0
+    np.testing.assert_array_equal(view, want[7:-3])
+
+
+def test_each_result_is_independent():
+    a = _data(1 << 17, np.uint32, seed=5)
+    want = np.flatnonzero(a <= 79).astype(np.uint32)
+    results = [simdfilter.filter_indexes(a, 0, 79) for _ in range(4)]
+    assert len({_address(r) for r in results}) == 4
+    for r in results[1:]:
+        r[:] = 12345
+    np.testing.assert_array_equal(results[0], want)
+
+
+def test_the_pool_stays_within_its_limits():
+    stats = _core._result_pool()
+    assert stats["idle_max"] == POOLED_MAX and stats["slots"] >= 2
+    rng = np.random.default_rng(6)
+    for n in (1 << 14, 1 << 16, 3 << 16, 1 << 18, 5 << 17, 1 << 20, 1 << 21, 3 << 20):
+        a = rng.integers(0, 100, n).astype(np.uint16)
+        kept = [simdfilter.filter_indexes(a, 0, hi) for hi in (0, 30, 60, 99)]
+        np.testing.assert_array_equal(kept[2], np.flatnonzero(a <= 60))
+        del kept
+        now = _core._result_pool()
+        assert now["buffers"] <= now["slots"] and now["idle_bytes"] <= now["idle_max"]
+    big = np.zeros(POOLED_MAX // 4 + 1, np.uint8)  # a worst case past the pool: not kept
+    r = simdfilter.filter_indexes(big, 0, 0)
+    assert r.flags.owndata and r.size == big.size
+    del r
+    assert _core._result_pool()["idle_bytes"] <= POOLED_MAX
+
+
+def test_a_pooled_result_is_an_ordinary_array():
+    a = _data(1 << 18, np.uint32, seed=7)
+    r = simdfilter.filter_indexes(a, 0, 89)
+    assert type(r.base) is _core._ResultBuffer
+    back = pickle.loads(pickle.dumps(r))
+    np.testing.assert_array_equal(back, r)
+    assert not np.shares_memory(back, r)
+    r += 1  # writable in place
+    np.testing.assert_array_equal(r - 1, back)
+    with pytest.raises(TypeError):
+        _core._ResultBuffer()
+
+
+def test_in_range_masks_come_from_the_pool():
+    a = _data(1 << 18, np.uint16, seed=8)  # a 256 KiB mask
+    want = (a >= 10) & (a <= 70)
+    m = simdfilter.in_range(a, 10, 70)
+    assert type(m.base) is _core._ResultBuffer and m.dtype == np.bool_
+    np.testing.assert_array_equal(m, want)
+    where = _address(m)
+    del m
+    again = simdfilter.in_range(a, 20, 30)
+    assert _address(again) == where
+    np.testing.assert_array_equal(again, (a >= 20) & (a <= 30))
+    nothing = simdfilter.in_range(a, 200, 100)  # an empty range: all False, zeroed
+    assert not nothing.any() and nothing.size == a.size
