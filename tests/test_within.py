@@ -140,3 +140,35 @@ def test_within_offsets_beyond_2_31_on_every_kernel(dtype, tmp_path):
         np.testing.assert_array_equal(got, want, err_msg=k)
         np.testing.assert_array_equal(got64, want, err_msg=k)
     del a
+
+
+@pytest.mark.parametrize("dtype", ["u1", "i2", "u4", "i8", "f4", "f8", "M8[ns]", "?"])
+def test_dense_and_sparse_stretches_of_positions(kernel, dtype, rng):
+    """Blocks of close positions are answered by a pass over the stretch they cover
+    (lib/driver.c's within_dense), sparse ones by loads at each position: every spacing
+    either side of that choice, stretches longer than its window, values at the edges."""
+    n = 40_000
+    raw = rng.integers(0, 50, n)
+    if dtype[0] == "M":
+        a = raw.astype("M8[ns]")
+        a[rng.random(n) < 0.05] = np.datetime64("NaT")
+        lo, hi = np.datetime64(10, "ns"), np.datetime64(30, "ns")
+    elif dtype == "?":
+        a, lo, hi = raw % 2 == 1, True, True
+    else:
+        a = raw.astype(dtype)
+        if dtype[0] == "f":
+            a[rng.random(n) < 0.05] = np.nan
+        lo, hi = 10, 30
+    pieces, start = [], int(rng.integers(0, 7))
+    for step in (1, 15, 16, 17, 2, 100, 3, 40, 1):
+        stop = min(start + 5000, n)
+        pieces.append(np.arange(start + int(rng.integers(0, step)), stop, step))
+        start = stop
+    within = np.concatenate(pieces).astype(np.uint32)
+    for w in (within, within.astype(np.int64)):
+        got = simdfilter.filter_indexes(a, lo, hi, within=w)
+        np.testing.assert_array_equal(got, expected(a, lo, hi, w))
+        assert simdfilter.count_in_range(a, lo, hi, within=w) == len(got)
+        out = np.full(w.size, 7, dtype=got.dtype)
+        np.testing.assert_array_equal(simdfilter.filter_indexes(a, lo, hi, within=w, out=out), got)
