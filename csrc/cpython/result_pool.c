@@ -17,6 +17,7 @@
  */
 #include "binding.h"
 
+#include <stdlib.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -30,8 +31,37 @@ typedef struct result_buffer {
     size_t bytes;
 } result_buffer;
 
+/* Huge pages: buffers of HUGE_MIN bytes and more are aligned to 2 MiB and
+ * advised MADV_HUGEPAGE (as NumPy's allocator advises arrays of 4 MiB and
+ * more), so that where THP is `madvise` each 2 MiB is faulted at once. On the
+ * 2-core AMD EPYC Zen 4 KVM (family 25 model 17), first touch of 4 MiB took
+ * 1.6-1.8 ms in 4 KiB pages and 0.14-0.40 ms in huge pages (after the first,
+ * which paid 15 ms for compaction). Advice only: where it fails, or THP is
+ * `never`, nothing changes. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)2 << 20)
+
+static void *pool_alloc(size_t bytes) {
+    if (bytes == 0)
+        bytes = 1;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= HUGE_MIN) {
+        void *mem = NULL;
+        if (posix_memalign(&mem, HUGE_PAGE, bytes) != 0)
+            return NULL;
+        (void)madvise(mem, bytes, MADV_HUGEPAGE);
+        return mem;
+    }
+#endif
+    return malloc(bytes);
+}
+
+static void pool_free(void *mem) {
+    free(mem);
+}
+
 static void pool_release_oldest(sfpy_pool *p) {
-    PyMem_RawFree(p->mem[0]);
+    pool_free(p->mem[0]);
     p->idle -= p->bytes[0];
     p->count--;
     for (int i = 0; i < p->count; i++) {
@@ -40,26 +70,10 @@ static void pool_release_oldest(sfpy_pool *p) {
     }
 }
 
-/* Huge pages for large buffers, as NumPy's allocator asks for them on arrays of
- * 4 MiB and more: where THP is `madvise`, a 2 MiB page is faulted at once. On
- * the 2-core AMD EPYC Zen 4 KVM (family 25 model 17), first touch of 4 MiB:
- * 1.6-1.8 ms in 4 KiB pages, 0.14-0.40 ms in huge pages (after the first,
- * which paid 15 ms for compaction). Advice only: failure changes nothing. */
-static void advise_huge_pages(void *mem, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t page = 4096, start = ((uintptr_t)mem + page - 1) & ~(page - 1);
-    if (mem && bytes >= ((size_t)4 << 20))
-        (void)madvise((void *)start, (uintptr_t)mem + bytes - start, MADV_HUGEPAGE);
-#else
-    (void)mem;
-    (void)bytes;
-#endif
-}
-
 void sfpy_pool_give(sfpy_state *st, void *mem, size_t bytes) {
     sfpy_pool *p = &st->pool;
     if (bytes > SFPY_POOL_IDLE_MAX) {
-        PyMem_RawFree(mem);
+        pool_free(mem);
         return;
     }
     while (p->count == SFPY_POOL_SLOTS || p->idle + bytes > SFPY_POOL_IDLE_MAX)
@@ -92,9 +106,7 @@ void *sfpy_pool_take(sfpy_state *st, size_t need, size_t most, size_t *bytes, in
     const size_t rounded = (need + POOL_GRAIN - 1) / POOL_GRAIN * POOL_GRAIN;
     *bytes = rounded >= need && rounded <= most ? rounded : need;
     *fresh = 1;
-    void *mem = PyMem_RawMalloc(*bytes ? *bytes : 1);
-    advise_huge_pages(mem, *bytes);
-    return mem;
+    return pool_alloc(*bytes);
 }
 
 void sfpy_pool_free(sfpy_state *st) {
@@ -111,7 +123,7 @@ static void result_buffer_dealloc(PyObject *self) {
         if (st)
             sfpy_pool_give(st, b->mem, b->bytes);
         else
-            PyMem_RawFree(b->mem);
+            pool_free(b->mem);
     }
     type->tp_free(self);
     Py_DECREF(type);
