@@ -10,9 +10,9 @@
  * last array or view over it dies, the buffer goes back to the module's pool,
  * its pages still mapped, and the next call writes into them without a fault.
  *
- * What it holds: at most POOL_SLOTS idle buffers and POOL_IDLE_MAX idle bytes;
- * the oldest idle buffer is freed first. Buffers of live results are the
- * caller's, not counted. Everything is touched with the GIL held (the kernels
+ * What it holds: at most SFPY_POOL_SLOTS idle buffers and SFPY_POOL_IDLE_MAX
+ * idle bytes; the oldest idle buffer is freed first. Buffers of live results
+ * are the caller's, not counted. Everything is touched with the GIL held (the kernels
  * never see the pool), and each module object has its own pool (module state).
  */
 #include "binding.h"
@@ -60,14 +60,20 @@ static void pool_free(void *mem) {
     free(mem);
 }
 
-static void pool_release_oldest(sfpy_pool *p) {
-    pool_free(p->mem[0]);
-    p->idle -= p->bytes[0];
+/* Idle buffer i out of the pool (its memory is the caller's now). */
+static void *pool_remove(sfpy_pool *p, int i) {
+    void *mem = p->mem[i];
+    p->idle -= p->bytes[i];
     p->count--;
-    for (int i = 0; i < p->count; i++) {
+    for (; i < p->count; i++) {
         p->mem[i] = p->mem[i + 1];
         p->bytes[i] = p->bytes[i + 1];
     }
+    return mem;
+}
+
+static void pool_release_oldest(sfpy_pool *p) {
+    pool_free(pool_remove(p, 0));
 }
 
 void sfpy_pool_give(sfpy_state *st, void *mem, size_t bytes) {
@@ -92,16 +98,9 @@ void *sfpy_pool_take(sfpy_state *st, size_t need, size_t most, size_t *bytes, in
             (best < 0 || p->bytes[i] < p->bytes[best]))
             best = i;
     if (best >= 0) {
-        void *mem = p->mem[best];
         *bytes = p->bytes[best];
         *fresh = 0;
-        p->idle -= p->bytes[best];
-        p->count--;
-        for (int i = best; i < p->count; i++) {
-            p->mem[i] = p->mem[i + 1];
-            p->bytes[i] = p->bytes[i + 1];
-        }
-        return mem;
+        return pool_remove(p, best);
     }
     const size_t rounded = (need + POOL_GRAIN - 1) / POOL_GRAIN * POOL_GRAIN;
     *bytes = rounded >= need && rounded <= most ? rounded : need;
