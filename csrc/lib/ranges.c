@@ -22,7 +22,7 @@
 
 #include <string.h>
 
-#include "../kernels/kernel_common.h" /* SF_RANGES_STEP, sf_combine_bytes */
+#include "../kernels/kernel_common.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_put_result */
 
 /* The uint8 range of a mask's kept bytes: nonzero. */
 static const sf_range NONZERO = {1, 255, 0.0, 0.0, 0};
@@ -43,19 +43,6 @@ static void bits_of(const sf_plan *p, const sf_range *first, size_t nfirst, cons
     }
     if (valid)
         sf_combine_bytes(m, valid, bytes, 1);
-}
-
-/* The bits set in bytes[0, len). */
-static size_t ones(const uint8_t *bytes, size_t len) {
-    size_t total = 0, i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, bytes + i, 8);
-        total += (size_t)__builtin_popcountll(w);
-    }
-    for (; i < len; i++)
-        total += (size_t)__builtin_popcount(bytes[i]);
-    return total;
 }
 
 /* Bits [0, n) of `bits` as the bytes 0 and 1 of mask[0, n). */
@@ -85,15 +72,8 @@ static size_t positions_of_bits(const uint8_t *bits, size_t bytes, uint64_t base
         uint64_t w = 0; /* byte j of the 8 at bits + i as bits 8j..8j+7, any byte order */
         for (size_t j = 0; j < 8 && i + j < bytes; j++)
             w |= (uint64_t)bits[i + j] << (8 * j);
-        for (; w; w &= w - 1u, k++) {
-            const uint64_t pos = base + 8 * i + (uint64_t)__builtin_ctzll(w);
-            if (op == SF_OP_INDEX32) {
-                const uint32_t q = (uint32_t)pos;
-                memcpy(out + 4 * k, &q, 4);
-            } else {
-                memcpy(out + 8 * k, &pos, 8);
-            }
-        }
+        for (; w; w &= w - 1u, k++)
+            sf_put_result(op, out, k, NULL, 0, base + 8 * i + (uint64_t)__builtin_ctzll(w));
     }
     return k;
 }
@@ -132,7 +112,7 @@ size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size
         /* A bits result is made in place in the output. */
         uint8_t *acc = p->op == SF_OP_BITS ? dst + i / 8 : bits;
         bits_of(p, first, nfirst, p->more + (nfirst - 1), count - nfirst, xs, vs, m, acc, part);
-        const size_t kept = ones(acc, nbytes);
+        const size_t kept = sf_ones(acc, nbytes);
         switch (p->op) {
         case SF_OP_BITS:
         case SF_OP_COUNT:
