@@ -109,3 +109,24 @@ def assert_all_agree(a, lo, hi, inclusive="both"):
     # Compare bits: NaN never matches, and -0.0 must stay -0.0.
     assert got_val.shape == want_val.shape and got_val.tobytes() == want_val.tobytes()
     assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive) == want_idx.size
+
+
+def check_answers(a, lo, hi, inclusive="both", invert=False, **kw):
+    """Every answer on `a` (one range, or the ranges (lo[i], hi[i])) against the
+    reference: filter_indexes (`kw` passed to its 32-bit call; 64-bit positions
+    too), filter_values, count_in_range and in_range, each with `invert`.
+    """
+    want = reference.filter_indexes(a, lo, hi, inclusive=inclusive, invert=invert)
+    got = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive, invert=invert, **kw)
+    assert_same(got, want)
+    got64 = simdfilter.filter_indexes(
+        a, lo, hi, inclusive=inclusive, invert=invert, index_dtype=np.int64
+    )
+    assert_same(got64, want.astype(np.int64))
+    values = simdfilter.filter_values(a, lo, hi, inclusive=inclusive, invert=invert)
+    want_values = reference.filter_values(a, lo, hi, inclusive=inclusive, invert=invert)
+    assert values.dtype == want_values.dtype
+    assert values.tobytes() == want_values.tobytes()  # bits: NaN and -0.0 as they are
+    assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive, invert=invert) == want.size
+    mask = simdfilter.in_range(a, lo, hi, inclusive=inclusive, invert=invert)
+    assert_same(mask, reference.in_range_mask(a, lo, hi, inclusive, invert=invert).ravel())

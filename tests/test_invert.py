@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import simdfilter
 from simdfilter import reference
 
-from agree import assert_same
+from agree import assert_same, check_answers
 from arrays import (
     KERNEL_DTYPES,
     MODES,
@@ -30,25 +30,6 @@ from arrays import (
     ordered_edge_values,
 )
 from conftest import KERNELS, examples
-
-
-def check_inverted(a, lo, hi, inclusive="both", **kw):
-    """Every inverted answer on `a` against the reference; returns the positions."""
-    want = reference.filter_indexes(a, lo, hi, inclusive=inclusive, invert=True)
-    got = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive, invert=True, **kw)
-    assert_same(got, want)
-    got64 = simdfilter.filter_indexes(
-        a, lo, hi, inclusive=inclusive, invert=True, index_dtype=np.int64
-    )
-    assert_same(got64, want.astype(np.int64))
-    values = simdfilter.filter_values(a, lo, hi, inclusive=inclusive, invert=True)
-    want_values = reference.filter_values(a, lo, hi, inclusive=inclusive, invert=True)
-    assert values.dtype == want_values.dtype
-    assert values.tobytes() == want_values.tobytes()  # bits: NaN and -0.0 kept as they are
-    assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive, invert=True) == want.size
-    mask = simdfilter.in_range(a, lo, hi, inclusive=inclusive, invert=True)
-    assert_same(mask, reference.in_range_mask(a, lo, hi, inclusive, invert=True).ravel())
-    return got
 
 
 def numpy_outside(a, lo, hi):
@@ -81,7 +62,7 @@ def test_every_length_offset_and_shortcut(kernel, rng, dtype):
         for n in range(71):
             a = buf[offset : offset + n]
             for lo, hi in pairs[: 4 if n % 5 else len(pairs)]:
-                check_inverted(a, lo, hi, MODES[n % 4])
+                check_answers(a, lo, hi, MODES[n % 4], invert=True)
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
@@ -210,7 +191,7 @@ def test_property_against_reference(data, dtype, kernel_name):
     hi = data.draw(bound_strategy(dtype))
     inclusive = data.draw(st.sampled_from(MODES))
     with simdfilter.use_kernel(kernel_name):
-        check_inverted(a, lo, hi, inclusive)
+        check_answers(a, lo, hi, inclusive, invert=True)
 
 
 def test_invert_with_assume_sorted_is_the_scan():

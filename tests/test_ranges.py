@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import simdfilter
 from simdfilter import reference
 
-from agree import assert_same
+from agree import assert_same, check_answers
 from conftest import examples
 from arrays import (
     KERNEL_DTYPES,
@@ -29,26 +29,6 @@ from arrays import (
     edge_array,
     edge_values,
 )
-
-
-def check_ranges(a, lo, hi, inclusive="both", invert=False, **kw):
-    """Every answer on `a` for the ranges (lo[i], hi[i]) against the reference."""
-    want = reference.filter_indexes(a, lo, hi, inclusive=inclusive, invert=invert)
-    got = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive, invert=invert, **kw)
-    assert_same(got, want)
-    got64 = simdfilter.filter_indexes(
-        a, lo, hi, inclusive=inclusive, invert=invert, index_dtype=np.int64
-    )
-    assert_same(got64, want.astype(np.int64))
-    values = simdfilter.filter_values(a, lo, hi, inclusive=inclusive, invert=invert)
-    want_values = reference.filter_values(a, lo, hi, inclusive=inclusive, invert=invert)
-    assert values.dtype == want_values.dtype
-    assert values.tobytes() == want_values.tobytes()  # bits: NaN and -0.0 as they are
-    count = simdfilter.count_in_range(a, lo, hi, inclusive=inclusive, invert=invert)
-    assert count == want.size
-    mask = simdfilter.in_range(a, lo, hi, inclusive=inclusive, invert=invert)
-    assert_same(mask, reference.in_range_mask(a, lo, hi, inclusive, invert=invert).ravel())
-    return got
 
 
 def numpy_union(a, lo, hi):
@@ -75,7 +55,7 @@ def test_every_length_offset_and_range_count(kernel, rng, dtype):
             a = buf[offset : offset + n]
             for k in (1, 2, 3, 5):
                 lo, hi = random_ranges(rng, dtype, k)
-                check_ranges(a, lo, hi, MODES[n % 4], invert=bool(n % 2))
+                check_answers(a, lo, hi, MODES[n % 4], invert=bool(n % 2))
 
 
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
@@ -251,7 +231,7 @@ def test_hypothesis(dtype, data):
     lo = data.draw(st.lists(bound_strategy(dtype), min_size=k, max_size=k))
     hi = data.draw(st.lists(bound_strategy(dtype), min_size=k, max_size=k))
     inclusive = data.draw(st.sampled_from(MODES))
-    check_ranges(a, lo, hi, inclusive, invert=data.draw(st.booleans()))
+    check_answers(a, lo, hi, inclusive, invert=data.draw(st.booleans()))
 
 
 def test_pandas_faces_leave_sequences_to_pandas():

@@ -44,8 +44,20 @@ SF_INLINE size_t avx512_mask_any(sf_op op, sf_elem elem, const void *x, const ui
     return k;
 }
 
+/* The in-range lanes of the loaded vector d for the ranges b[0, k), combined
+ * (OR when every = 0, else AND). Zeroed lanes may hit, as for
+ * avx512_in_range. */
+SF_INLINE uint64_t avx512_in_ranges(sf_elem elem, __m512i d, const avx512_bounds *b, size_t k,
+                                    int every) {
+    uint64_t m = avx512_in_range(elem, d, b[0]);
+    for (size_t j = 1; j < k; j++)
+        m = sf_combine_bits(m, avx512_in_range(elem, d, b[j]), every);
+    return m;
+}
+
 /* Several ranges (the sf_bits_ranges_fn contract): each vector loaded once
- * and compared with every range, the masks combined, 64 elements a word. */
+ * and compared with every range (avx512_in_ranges), 64 elements a word; the
+ * last 1-63 with masked loads, as avx512_mask_partial reads them. */
 SF_INLINE size_t avx512_bits_ranges(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                     size_t k, int every, uint8_t *out) {
     const unsigned char *p = (const unsigned char *)x;
@@ -58,19 +70,20 @@ SF_INLINE size_t avx512_bits_ranges(sf_elem elem, const void *x, size_t n, const
         uint64_t w = 0;
         for (size_t v = 0; v < 64 / L; v++) {
             const __m512i d = avx512_load(elem, p + (i + v * L) * size, 0, 0);
-            uint64_t m = avx512_in_range(elem, d, b[0]);
-            for (size_t j = 1; j < k; j++)
-                m = sf_combine_bits(m, avx512_in_range(elem, d, b[j]), every);
-            w |= m << (v * L);
+            w |= avx512_in_ranges(elem, d, b, k, every) << (v * L);
         }
         kept += avx512_popcount(w);
         memcpy(out + i / 8, &w, 8);
     }
     if (i < n) {
         const size_t c = n - i;
-        uint64_t w = avx512_tail_mask(elem, p, i, c, 64, NULL, b[0]);
-        for (size_t j = 1; j < k; j++) /* the lanes past c are 0 in each */
-            w = sf_combine_bits(w, avx512_tail_mask(elem, p, i, c, 64, NULL, b[j]), every);
+        uint64_t w = 0;
+        for (size_t v = 0; v * L < 64 && v * L < c; v++) {
+            const size_t cv = avx512_min(L, c - v * L);
+            const __m512i d = avx512_load(elem, p + (i + v * L) * size, 1, cv);
+            /* Masked-off lanes were loaded as zero: their combined bit cleared. */
+            w |= (avx512_in_ranges(elem, d, b, k, every) & avx512_low_bits(cv)) << (v * L);
+        }
         kept += avx512_popcount(w);
         memcpy(out + i / 8, &w, (c + 7) / 8);
     }

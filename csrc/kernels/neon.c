@@ -497,8 +497,19 @@ SF_INLINE size_t neon_mask_any(sf_op op, sf_elem elem, const void *x, const uint
     return k;
 }
 
+/* The 16 bits of the loaded block d for the ranges b[0, k), combined (OR when
+ * every = 0, else AND). */
+SF_INLINE unsigned neon_block_bits_ranges(sf_elem elem, const uint8x16_t *d, const neon_bounds *b,
+                                          size_t k, int every) {
+    unsigned bits = neon_block_bits(elem, d, &b[0]);
+    for (size_t j = 1; j < k; j++)
+        bits = (unsigned)sf_combine_bits(bits, neon_block_bits(elem, d, &b[j]), every);
+    return bits;
+}
+
 /* Several ranges (the sf_bits_ranges_fn contract): each block loaded once and
- * compared with every range, the 16 bits combined, stored as bits stores them. */
+ * compared with every range (neon_block_bits_ranges), stored as bits stores
+ * them. */
 SF_INLINE size_t neon_bits_ranges(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                   size_t k, int every, uint8_t *out) {
     neon_bounds b[SF_RANGES_AT_ONCE];
@@ -510,9 +521,7 @@ SF_INLINE size_t neon_bits_ranges(sf_elem elem, const void *x, size_t n, const s
     uint8x16_t d[8];
     for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
         neon_load_block(elem, p, d);
-        unsigned bits = neon_block_bits(elem, d, &b[0]);
-        for (size_t j = 1; j < k; j++)
-            bits = (unsigned)sf_combine_bits(bits, neon_block_bits(elem, d, &b[j]), every);
+        const unsigned bits = neon_block_bits_ranges(elem, d, b, k, every);
         kept += (size_t)vaddv_u8(vcnt_u8(vcreate_u8((uint64_t)bits)));
         out[i / 8] = (uint8_t)bits;
         out[i / 8 + 1] = (uint8_t)(bits >> 8);
@@ -521,9 +530,7 @@ SF_INLINE size_t neon_bits_ranges(sf_elem elem, const void *x, size_t n, const s
         unsigned char in[NEON_BLOCK * 8] = {0};
         memcpy(in, p, (n - i) * size);
         neon_load_block(elem, in, d);
-        unsigned bits = neon_block_bits(elem, d, &b[0]);
-        for (size_t j = 1; j < k; j++)
-            bits = (unsigned)sf_combine_bits(bits, neon_block_bits(elem, d, &b[j]), every);
+        const unsigned bits = neon_block_bits_ranges(elem, d, b, k, every);
         kept += sf_put_mask(SF_OP_BITS, out, i, bits, n - i);
     }
     return kept;

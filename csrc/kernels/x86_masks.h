@@ -67,9 +67,19 @@ SF_INLINE size_t X86_FN(mask_any)(sf_op op, sf_elem elem, const void *x, const u
     return k;
 }
 
+/* The 32 bits of the 32 elements at p for the ranges c[0, k), combined (OR
+ * when every = 0, else AND): P_keep per range, the vectors reloaded for each
+ * from the first-level cache. */
+SF_INLINE uint32_t X86_FN(keep_ranges)(sf_elem elem, const X86_FN(bounds) *c, size_t k,
+                                       int every, const unsigned char *p, size_t nvec) {
+    uint32_t m = X86_FN(keep)(elem, &c[0], p, nvec);
+    for (size_t j = 1; j < k; j++)
+        m = (uint32_t)sf_combine_bits(m, X86_FN(keep)(elem, &c[j], p, nvec), every);
+    return m;
+}
+
 /* Several ranges (the sf_bits_ranges_fn contract): each step's 32 elements
- * tested against every range, their bits combined, stored as bits stores
- * them. The vectors are reloaded for each range from the first-level cache. */
+ * tested against every range (P_keep_ranges), stored as bits stores them. */
 SF_INLINE size_t X86_FN(bits_ranges)(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                      size_t k, int every, uint8_t *out) {
     X86_FN(bounds) c[SF_RANGES_AT_ONCE];
@@ -79,18 +89,14 @@ SF_INLINE size_t X86_FN(bits_ranges)(sf_elem elem, const void *x, size_t n, cons
     const unsigned char *p = (const unsigned char *)x;
     size_t i = 0, kept = 0;
     for (; n - i >= 32; i += 32) {
-        uint32_t m = X86_FN(keep)(elem, &c[0], p + i * size, nvec);
-        for (size_t j = 1; j < k; j++)
-            m = (uint32_t)sf_combine_bits(m, X86_FN(keep)(elem, &c[j], p + i * size, nvec), every);
+        const uint32_t m = X86_FN(keep_ranges)(elem, c, k, every, p + i * size, nvec);
         kept += X86_FN(popcount)(m & 0xffffu) + X86_FN(popcount)(m >> 16);
         memcpy(out + i / 8, &m, 4);
     }
     if (i < n) {
         _Alignas(X86_BYTES) unsigned char in[32 * 8] = {0};
         memcpy(in, p + i * size, (n - i) * size);
-        uint32_t m = X86_FN(keep)(elem, &c[0], in, nvec);
-        for (size_t j = 1; j < k; j++)
-            m = (uint32_t)sf_combine_bits(m, X86_FN(keep)(elem, &c[j], in, nvec), every);
+        const uint32_t m = X86_FN(keep_ranges)(elem, c, k, every, in, nvec);
         kept += sf_put_mask(SF_OP_BITS, out, i, m, n - i);
     }
     return kept;

@@ -153,6 +153,9 @@ int sf_team_size(size_t n, int threads);
  * the caller. */
 int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t capacity,
                     const sf_exec *x, size_t *found);
+/* The bits set in bytes[0, len): sf_validity's count, and several ranges'
+ * (ranges.c). */
+size_t sf_ones(const uint8_t *bytes, size_t len);
 
 /* ---- team.c: a run on several threads ---- */
 

@@ -120,6 +120,18 @@ int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t
     return rc;
 }
 
+size_t sf_ones(const uint8_t *bytes, size_t len) {
+    size_t total = 0, i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, bytes + i, 8);
+        total += (size_t)__builtin_popcountll(w);
+    }
+    for (; i < len; i++)
+        total += (size_t)__builtin_popcount(bytes[i]);
+    return total;
+}
+
 /* sf_validity (simdfilter.h): each run's validity made in blocks (as the
  * driver makes it for the kernels), then put at its place in the bitmap. */
 size_t sf_validity(sf_source *src, uint8_t *out, size_t capacity, size_t *nulls) {
@@ -139,8 +151,7 @@ size_t sf_validity(sf_source *src, uint8_t *out, size_t capacity, size_t *nulls)
                 sf_validity_bits(&block, mask_to_valid, bits);
             if (block.n % 8) /* a bitmap's bits past the block are the next ones */
                 bits[nb - 1] &= (uint8_t)((1u << (block.n % 8)) - 1u);
-            for (size_t j = 0; j < nb; j++)
-                valid += (size_t)__builtin_popcount(bits[j]);
+            valid += sf_ones(bits, nb);
             put_bits(out, done, bits, block.n);
             done += block.n;
         }

@@ -2,16 +2,16 @@
  * A query of several ranges (sf_query's more, more_count and every): the
  * elements in any of them, or in every one, in one pass over the data.
  *
- * The data goes by in blocks of RANGES_BLOCK elements, small enough to stay
- * in the first-level cache. The kernel's bits_ranges compares the block with
- * up to SF_RANGES_AT_ONCE ranges (each vector against every range) and
- * combines their bits (OR for a union, AND for an intersection); more ranges
- * take more passes over the cached block, combined the same way; the
- * validity bits are then ANDed in (bits_ranges does not read nulls). The
- * block's results come from its bits: counted, spread to bytes for a byte
- * mask, or for positions and values read one by one when few are set, else
- * spread to bytes that the kernel's own uint8 filter reads. Every step on the
- * data is a kernel op with its scalar twin.
+ * The data goes by in blocks of SF_RANGES_STEP elements (kernel_common.h),
+ * small enough to stay in the first-level cache. The kernel's bits_ranges
+ * compares the block with up to SF_RANGES_AT_ONCE ranges (each vector against
+ * every range) and combines their bits (OR for a union, AND for an
+ * intersection); more ranges take more passes over the cached block,
+ * combined the same way; the validity bits are then ANDed in (bits_ranges
+ * does not read nulls). The block's results come from its bits: counted,
+ * spread to bytes for a byte mask, or for positions and values read one by
+ * one when few are set, else spread to bytes that the kernel's own uint8
+ * filter reads. Every step on the data is a kernel op with its scalar twin.
  *
  * Measured on AMD EPYC Zen 4 (avx2 kernel, 10 M float64, one thread),
  * count_in_range over 8 ranges: one byte-mask pass per range 19.8 ms, one
@@ -22,16 +22,10 @@
 
 #include <string.h>
 
-/* Elements per block: 16 KiB of 8-byte data, half of the 32 KiB first-level
- * data cache of the smallest x86 and Arm cores we run on, so that each
- * range's pass reads the block from there. A multiple of 64: a block's bits
- * start on a whole byte of a bits output and combine in 8-byte words. */
-#define RANGES_BLOCK ((size_t)2048)
+#include "../kernels/kernel_common.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_put_result */
 
 /* The uint8 range of a mask's kept bytes: nonzero. */
 static const sf_range NONZERO = {1, 255, 0.0, 0.0, 0};
-
-static void combine(uint8_t *acc, const uint8_t *part, size_t bytes, int every);
 
 /* The bits of the block for the ranges first[0, nfirst) and rest[0, nrest):
  * the kernel's bits_ranges, SF_RANGES_AT_ONCE ranges a pass, the passes
@@ -45,37 +39,10 @@ static void bits_of(const sf_plan *p, const sf_range *first, size_t nfirst, cons
     for (size_t done = 0; done < nrest; done += SF_RANGES_AT_ONCE) {
         const size_t k = nrest - done < SF_RANGES_AT_ONCE ? nrest - done : SF_RANGES_AT_ONCE;
         ranges(x, n, rest + done, k, p->every, part);
-        combine(m, part, bytes, p->every);
+        sf_combine_bytes(m, part, bytes, p->every);
     }
     if (valid)
-        combine(m, valid, bytes, 1);
-}
-
-/* acc = acc | part (every = 0) or acc & part, over `bytes` bytes. */
-static void combine(uint8_t *acc, const uint8_t *part, size_t bytes, int every) {
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        uint64_t a, b;
-        memcpy(&a, acc + i, 8);
-        memcpy(&b, part + i, 8);
-        a = every ? a & b : a | b;
-        memcpy(acc + i, &a, 8);
-    }
-    for (; i < bytes; i++)
-        acc[i] = (uint8_t)(every ? acc[i] & part[i] : acc[i] | part[i]);
-}
-
-/* The bits set in bytes[0, len). */
-static size_t ones(const uint8_t *bytes, size_t len) {
-    size_t total = 0, i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, bytes + i, 8);
-        total += (size_t)__builtin_popcountll(w);
-    }
-    for (; i < len; i++)
-        total += (size_t)__builtin_popcount(bytes[i]);
-    return total;
+        sf_combine_bytes(m, valid, bytes, 1);
 }
 
 /* Bits [0, n) of `bits` as the bytes 0 and 1 of mask[0, n). */
@@ -105,15 +72,8 @@ static size_t positions_of_bits(const uint8_t *bits, size_t bytes, uint64_t base
         uint64_t w = 0; /* byte j of the 8 at bits + i as bits 8j..8j+7, any byte order */
         for (size_t j = 0; j < 8 && i + j < bytes; j++)
             w |= (uint64_t)bits[i + j] << (8 * j);
-        for (; w; w &= w - 1u, k++) {
-            const uint64_t pos = base + 8 * i + (uint64_t)__builtin_ctzll(w);
-            if (op == SF_OP_INDEX32) {
-                const uint32_t q = (uint32_t)pos;
-                memcpy(out + 4 * k, &q, 4);
-            } else {
-                memcpy(out + 8 * k, &pos, 8);
-            }
-        }
+        for (; w; w &= w - 1u, k++)
+            sf_put_result(op, out, k, NULL, 0, base + 8 * i + (uint64_t)__builtin_ctzll(w));
     }
     return k;
 }
@@ -133,7 +93,7 @@ size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size
                      uint64_t base, void *out) {
     const sf_kernel *k = p->kernel;
     const size_t size = sf_elem_size(p->elem);
-    uint8_t bits[RANGES_BLOCK / 8], part[RANGES_BLOCK / 8], bytes[RANGES_BLOCK];
+    uint8_t bits[SF_RANGES_STEP / 8], part[SF_RANGES_STEP / 8], bytes[SF_RANGES_STEP];
     /* The first pass's ranges side by side (the plan's range, then the first
      * of `more`); the other passes read `more` in place. */
     sf_range first[SF_RANGES_AT_ONCE];
@@ -142,17 +102,17 @@ size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size
     first[0] = *p->range;
     for (size_t j = 1; j < nfirst; j++)
         first[j] = p->more[j - 1];
-    uint32_t pos[RANGES_BLOCK];
+    uint32_t pos[SF_RANGES_STEP];
     unsigned char *dst = (unsigned char *)out;
     size_t total = 0;
-    for (size_t i = 0; i < n; i += RANGES_BLOCK) {
-        const size_t m = n - i < RANGES_BLOCK ? n - i : RANGES_BLOCK, nbytes = (m + 7) / 8;
+    for (size_t i = 0; i < n; i += SF_RANGES_STEP) {
+        const size_t m = n - i < SF_RANGES_STEP ? n - i : SF_RANGES_STEP, nbytes = (m + 7) / 8;
         const unsigned char *xs = (const unsigned char *)x + i * size;
         const uint8_t *vs = valid ? valid + i / 8 : NULL;
         /* A bits result is made in place in the output. */
         uint8_t *acc = p->op == SF_OP_BITS ? dst + i / 8 : bits;
         bits_of(p, first, nfirst, p->more + (nfirst - 1), count - nfirst, xs, vs, m, acc, part);
-        const size_t kept = ones(acc, nbytes);
+        const size_t kept = sf_ones(acc, nbytes);
         switch (p->op) {
         case SF_OP_BITS:
         case SF_OP_COUNT:
