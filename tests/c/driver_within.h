@@ -47,11 +47,29 @@ typedef struct within_set {
 } within_set;
 
 /* The source a within call reads: the input as one run, or cut into pieces
- * (cuts[0] = 0 <= ... <= cuts[pieces] = n). */
+ * (cuts[0] = 0 <= ... <= cuts[pieces] = n); with a gap, the runs after the
+ * first start `gap` positions further on (positions need only ascend). */
 typedef struct within_src {
     size_t pieces;
     size_t cuts[5];
+    uint64_t gap;
 } within_src;
+
+/* pieces_source with the gap after its first run. */
+typedef struct gap_source {
+    sf_source source;
+    pieces_source cut;
+    uint64_t gap;
+} gap_source;
+
+static int gap_next(sf_source *self, sf_run *run) {
+    gap_source *g = (gap_source *)self;
+    const int first = g->cut.next == 0;
+    if (!pieces_next(&g->cut.source, run))
+        return 0;
+    run->base += first ? 0 : g->gap;
+    return 1;
+}
 
 /* The ops that take positions, with the positions' width. */
 typedef struct within_op {
@@ -62,7 +80,7 @@ static const within_op WITHIN_OPS[] = {
     {SF_OP_COUNT, 0}, {SF_OP_COUNT, 1}, {SF_OP_INDEX32, 0}, {SF_OP_INDEX64, 1}};
 #define N_WITHIN_OPS (sizeof WITHIN_OPS / sizeof *WITHIN_OPS)
 
-static long g_within_calls, g_within_errors;
+static long g_within_calls, g_within_errors, g_within_run_ends, g_within_gaps;
 static long g_within_checked[SF_ELEM_COUNT][SF_OP_COUNT_OF_OPS];
 
 /* A base for positions of the width: base + n - 1 fits, and one time in
@@ -82,7 +100,7 @@ static void within_fail(const call_desc *c, const within_set *w, int wide, const
            wide ? 64 : 32);
     for (size_t i = 0; i <= s->pieces; i++)
         printf(" %zu", s->cuts[i]);
-    printf("\n");
+    printf("%s\n", s->gap ? ", a gap after the first run" : "");
     fail(c, "%s", what);
 }
 
@@ -125,11 +143,13 @@ static int within_run(const input *in, const sf_kernel *k, within_op o, const vo
                   .null_bit = in->nulls.bit, .null_stride = in->nulls.stride};
     unsigned char *out = output_for(c, in, room, result_size(o.op, in->size));
     sf_run_source one;
-    pieces_source cut;
+    gap_source cut;
     sf_source *src = sf_run_source_init(&one, &run);
     if (s->pieces > 1) {
-        pieces_init(&cut, &run, s->pieces);
-        memcpy(cut.cuts, s->cuts, sizeof s->cuts);
+        pieces_init(&cut.cut, &run, s->pieces);
+        memcpy(cut.cut.cuts, s->cuts, sizeof s->cuts);
+        cut.source.next = gap_next;
+        cut.gap = s->gap;
         src = &cut.source;
     }
     const sf_exec opts = {c->threads, NULL, NULL, 0};
@@ -341,7 +361,8 @@ static size_t kept_of(const unsigned char *keep, const uint64_t *rel, size_t m) 
  *     fall inside a block, at a block's first position, a duplicate there and
  *     elsewhere, a fall right after a run's end back into that run, a
  *     duplicate across a cut, a fall at the last position);
- *   - a position before the first run's base: SF_EUNSORTED, found 0;
+ *   - a position before the first run's base, or in a gap between runs:
+ *     SF_EUNSORTED, found 0 (positions that skip the gap: SF_OK);
  *   - a position past the end of the data: SF_EOUTOFBOUNDS, found = the kept
  *     positions before it, even when positions past it fall (they are not
  *     checked). */
@@ -407,6 +428,24 @@ static void within_errors(const input *in, const unsigned char *keep, const sf_k
             abs[at_cut - 1] = abs[at_cut] = end - 1;
             w.name = "a duplicate at a run's end";
             within_expect(in, k, o, &w, abs, s, base, SF_EUNSORTED, 0);
+            g_within_run_ends++;
+        }
+        if (s->pieces > 1) { /* the runs after the first moved on by a gap */
+            within_src g = *s;
+            g.gap = 1 + below(5000);
+            size_t at = 0;
+            for (size_t i = 0; i < w.m; i++) {
+                abs[i] = base + w.rel[i] + (w.rel[i] >= s->cuts[1] ? g.gap : 0);
+                at = !at && w.rel[i] >= s->cuts[1] ? i + 1 : at;
+            }
+            w.name = "positions that skip a gap between runs";
+            within_expect(in, k, o, &w, abs, &g, base, SF_OK, kept_of(keep, w.rel, w.m));
+            if (at) { /* the first position past the first run: into the gap */
+                abs[at - 1] = base + s->cuts[1] + below(g.gap);
+                w.name = "a position in a gap between runs";
+                within_expect(in, k, o, &w, abs, &g, base, SF_EUNSORTED, 0);
+                g_within_gaps++;
+            }
         }
         RESET();
         abs[0] = base - 1;
@@ -439,6 +478,7 @@ static const int WITHIN_LAYOUTS[] = {1, 3, 9, 5, 12};
  * an empty one. */
 static void within_cuts(within_src *s, size_t n, unsigned turn) {
     s->pieces = turn % 4 == 0 ? 1 : 1 + turn % 4;
+    s->gap = 0;
     s->cuts[0] = 0;
     s->cuts[s->pieces] = n;
     size_t c[3];
@@ -507,6 +547,9 @@ static void within_cases(const sf_kernel *const *kernels, int nk) {
     free(keep);
     free(g_rel);
     guarded_free(&g_within, page_size);
+    if (!g_within_run_ends || !g_within_gaps)
+        fail(NULL, "within cases: no fault at a run's end (%ld) or in a gap (%ld) was tried",
+             g_within_run_ends, g_within_gaps);
     printf("within cases: %ld calls (%ld of them errors) in %.2f s\n", g_within_calls,
            g_within_errors, now() - t0);
     static const sf_op ops[] = {SF_OP_COUNT, SF_OP_INDEX32, SF_OP_INDEX64};
