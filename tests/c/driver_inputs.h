@@ -253,12 +253,13 @@ typedef struct {
     expected exp;
 } input;
 
-/* Nulls for n elements, half the time: a bitmap at a random bit offset or mask
- * bytes (stride 1 or 3, other bytes nonzero junk), at a random density, in a
- * read-only guarded region of their own. */
+/* Nulls for n elements, half the time (allow 1), always (allow 2) or never
+ * (allow 0): a bitmap at a random bit offset or mask bytes (stride 1 or 3,
+ * other bytes nonzero junk), at a random density, in a read-only guarded
+ * region of their own. */
 static void nulls_make(nulls_desc *z, size_t n, int allow) {
     memset(z, 0, sizeof *z);
-    if (!allow || n == 0 || below(2))
+    if (!allow || n == 0 || (allow == 1 && below(2)))
         return;
     static const unsigned per_mille[] = {0, 10, 500, 1000};
     const unsigned density = per_mille[below(4)];
@@ -290,8 +291,10 @@ static void nulls_make(nulls_desc *z, size_t n, int allow) {
 }
 
 
-static void input_make_nulls(input *in, sf_elem kind, const layout *l, size_t n, int swap,
-                             int with_nulls) {
+/* One input: with_nulls as nulls_make's allow; nranges ranges (0: one input
+ * in three has 2 to 4, the others 1). */
+static void input_make_ranges(input *in, sf_elem kind, const layout *l, size_t n, int swap,
+                              int with_nulls, size_t nranges) {
     size_t size = sf_elem_size(kind);
     ptrdiff_t stride = stride_of(l, size);
     size_t astride = (size_t)(stride < 0 ? -stride : stride);
@@ -311,7 +314,7 @@ static void input_make_nulls(input *in, sf_elem kind, const layout *l, size_t n,
         low = body + mis;
     }
     unsigned char *data = stride < 0 && n ? low + (n - 1) * astride : low;
-    in->nranges = below(3) == 0 ? 2 + below(3) : 1;
+    in->nranges = nranges ? nranges : below(3) == 0 ? 2 + below(3) : 1;
     in->every = (int)below(2);
     for (size_t j = 0; j < in->nranges; j++)
         in->ranges[j] = pick_range(kind);
@@ -334,7 +337,7 @@ static void input_make_nulls(input *in, sf_elem kind, const layout *l, size_t n,
 }
 
 static void input_make(input *in, sf_elem kind, const layout *l, size_t n, int swap) {
-    input_make_nulls(in, kind, l, n, swap, 1);
+    input_make_ranges(in, kind, l, n, swap, 1, 0);
 }
 
 static void input_free(input *in) {

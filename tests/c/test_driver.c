@@ -36,6 +36,12 @@
  *   - the masks (mask8, bits): every result checked, the bits past the last
  *     element 0, from sources of runs cut anywhere (runs that start inside a
  *     byte of a bits output), capacities that stop anywhere;
+ *   - within= (driver_within.h): count, index32 and index64 at given positions,
+ *     uint32 and uint64, on direct and gathered runs, with and without nulls,
+ *     one range and several, sources of 1 to 4 runs; positions either side of
+ *     the driver's dense pass (16 elements per position), its 4096-element
+ *     windows and its 1024-position blocks; bounded outputs; and the codes of
+ *     positions that do not ascend or lie outside the data;
  *   - outputs with room for n, exactly the count, and below it
  *     (count - 1, count / 2, 0): the output ends at a PROT_NONE page, so one
  *     byte written past capacity crashes; a canary guards the bytes before it.
@@ -59,6 +65,7 @@
  * Output lines the pytest driver parses:
  *   kernel NAME: supported|unsupported
  *   checked KIND OP: runs=R
+ *   checked within KIND OP: runs=R
  *   split threads=T n=N created=C
  *   TOTAL runs=N kernels=a,b time=S status=OK
  */
@@ -94,6 +101,9 @@ static double now(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+/* within=: positions given (after now(), which it reports with). */
+#include "driver_within.h"
 
 /* ---- The cases ------------------------------------------------------------- */
 
@@ -499,6 +509,7 @@ int main(int argc, char **argv) {
     }
     auto_threads_case();
     chunk_cases(kernels, nk);
+    within_cases(kernels, nk);
     thread_cases(kernels, nk);
     cancel_case(last);
     cancel_threads_case(last);
