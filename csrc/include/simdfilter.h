@@ -338,7 +338,8 @@ const char *sf_kernel_arch(const char *name);
 #define SF_EOUTOFBOUNDS (-5) /* sf_execute: a position of `within` is past the data */
 #define SF_EUNSORTED (-6)    /* sf_execute: `within` is not strictly ascending */
 #define SF_EINVAL (-7)       /* sf_kernel_choice: an unknown architecture or CPU feature;
-                                sf_execute: a mask op with `within` */
+                                sf_execute: `within` with a mask or values op, or
+                                positions of another width than the op's */
 
 /* The runnable kernel called `name`: SF_OK with *out set, or an SF_E* code. */
 int sf_kernel_select(const char *name, const sf_kernel **out);
@@ -505,7 +506,10 @@ typedef struct sf_exec {
  * Returns SF_OK with *found = the number of results (for count: the count), or
  * SF_ECANCELLED (with *found = the results written so far), or SF_EUNSUPPORTED
  * when q->kernel cannot run here, or (with q->within) SF_EUNSORTED or
- * SF_EOUTOFBOUNDS, found before any value at such a position is read.
+ * SF_EOUTOFBOUNDS, found before any value at such a position is read, or
+ * SF_EINVAL for `within` with SF_OP_VALUES or with positions of another width
+ * than the op's (SF_OP_INDEX32 takes uint32, SF_OP_INDEX64 uint64, SF_OP_COUNT
+ * either), before anything is written.
  * A query with `within` runs on the calling thread.
  * With capacity >= the total element count, out may be written anywhere up to
  * that many results (whole-vector stores); otherwise exactly the first

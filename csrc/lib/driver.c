@@ -285,8 +285,14 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
     unsigned char *dst = (unsigned char *)out;
     if (sf_op_is_mask(q->op))
         return q->within ? SF_EINVAL : sf_execute_mask(&p, src, dst, capacity, x, found);
-    if (q->within)
+    if (q->within) {
+        /* Positions come out at their own width: refused where that is not
+         * the op's result size, before anything is written. */
+        if (q->op == SF_OP_VALUES || (q->op == SF_OP_INDEX32 && q->within_wide) ||
+            (q->op == SF_OP_INDEX64 && !q->within_wide))
+            return SF_EINVAL;
         return execute_within(&p, q, src, dst, capacity, x, found);
+    }
     if (execute_one_call(&p, src, dst, capacity, found))
         return SF_OK;
     sf_run run, block;

@@ -469,6 +469,43 @@ static void within_errors(const input *in, const unsigned char *keep, const sf_k
     free(abs);
 }
 
+/* Ops and widths sf_execute refuses with within (SF_EINVAL, found 0, nothing
+ * written): values, whose results are elements, not positions; masks; and
+ * positions of another width than the index op writes. */
+static void within_refused(const sf_kernel *k) {
+    uint64_t data[64], out[64], pos64[4] = {1, 5, 9, 13};
+    uint32_t pos32[4] = {1, 5, 9, 13};
+    for (size_t i = 0; i < 64; i++)
+        data[i] = i;
+    sf_run run = {.data = data, .n = 64, .stride = 8};
+    static const struct {
+        sf_op op;
+        int wide;
+    } refused[] = {{SF_OP_VALUES, 0}, {SF_OP_VALUES, 1}, {SF_OP_INDEX32, 1},
+                   {SF_OP_INDEX64, 0}, {SF_OP_MASK8, 0},  {SF_OP_BITS, 1}};
+    for (size_t r = 0; r < sizeof refused / sizeof *refused; r++) {
+        sf_query q = {.kernel = k, .op = refused[r].op, .elem = SF_U64};
+        q.range.lo = 0;
+        q.range.hi = 100;
+        q.within = refused[r].wide ? (const void *)pos64 : (const void *)pos32;
+        q.within_count = 4;
+        q.within_wide = refused[r].wide;
+        memset(out, 0xA5, sizeof out);
+        sf_run_source one;
+        size_t found = 99;
+        const int rc = sf_execute(&q, sf_run_source_init(&one, &run), out, 64, NULL, &found);
+        const unsigned char *bytes = (const unsigned char *)out;
+        int untouched = 1;
+        for (size_t i = 0; i < sizeof out; i++)
+            untouched &= bytes[i] == 0xA5;
+        if (rc != SF_EINVAL || found != 0 || !untouched)
+            fail(NULL, "within refused (%s, %s positions, kernel %s): rc=%d found=%zu%s; "
+                 "expected SF_EINVAL, 0 found, nothing written",
+                 op_names[refused[r].op], refused[r].wide ? "uint64" : "uint32", k->name, rc,
+                 found, untouched ? "" : ", out written");
+    }
+}
+
 /* ---- The cases -------------------------------------------------------------------- */
 
 /* The non-direct layouts, in turn (u8 has no misalignment: byte-swapped instead). */
@@ -541,6 +578,8 @@ static void within_cases(const sf_kernel *const *kernels, int nk) {
                     }
                 }
                 within_errors(&in, keep, kernels[ki], &s);
+                if (kind == 0 && shape == 0)
+                    within_refused(kernels[ki]);
             }
             input_free(&in);
         }
