@@ -177,12 +177,32 @@ def test_the_pool_stays_within_its_limits():
         np.testing.assert_array_equal(kept[2], np.flatnonzero(a <= 60))
         del kept
         now = _core._result_pool()
-        assert now["buffers"] <= now["slots"] and now["idle_bytes"] <= now["idle_max"]
+        assert now["buffers"] <= now["slots"] and now["idle_written"] <= now["idle_max"]
+        assert now["idle_written"] <= now["idle_bytes"] <= now["slots"] * now["idle_max"]
     big = np.zeros(POOLED_MAX // 4 + 1, np.uint8)  # a worst case past the pool: not kept
     r = simdfilter.filter_indexes(big, 0, 0)
     assert r.flags.owndata and r.size == big.size
     del r
-    assert _core._result_pool()["idle_bytes"] <= POOLED_MAX
+    assert _core._result_pool()["idle_written"] <= POOLED_MAX
+
+
+def test_a_worst_case_buffer_written_in_part_stays_in_the_pool():
+    # 8 Mi uint32 positions: a 32 MiB worst case of which 10 % is written, then
+    # copied into a result of its own. The pool counts what was written, so the
+    # worst-case buffer and the dead result's both stay for the next call.
+    n = POOLED_MAX // 4 // 2
+    a = _data(n, np.uint8, seed=9)
+    want = np.flatnonzero(a <= 9).astype(np.uint32)
+    r = simdfilter.filter_indexes(a, 0, 9)
+    _check(r, want)
+    del r
+    gc.collect()
+    held = _core._result_pool()["idle"]  # (bytes, bytes written) of each idle buffer
+    assert any(size >= n * 4 and written < n * 4 // 2 for size, written in held)
+    assert any(want.nbytes <= size <= 2 * want.nbytes for size, _ in held)
+    again = simdfilter.filter_indexes(a, 0, 9)
+    _check(again, want)
+    assert len(_core._result_pool()["idle"]) == len(held) - 1  # the copy's buffer, reused
 
 
 def test_a_pooled_result_is_an_ordinary_array():

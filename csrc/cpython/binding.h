@@ -39,14 +39,21 @@ typedef enum sfpy_helper {
 
 /* result_pool.c: memory of dead fresh results, kept for the next call. */
 #define SFPY_POOL_SLOTS 8
+/* The largest buffer the pool serves, and the most bytes written (hence
+ * mapped) that its idle buffers may hold. */
 #define SFPY_POOL_IDLE_MAX ((size_t)64 << 20)
 /* Results of fewer bytes come from malloc, whose free lists reuse them. */
 #define SFPY_POOL_MIN ((size_t)64 << 10)
+/* A pool buffer: `bytes` long, its first `touched` bytes (at most) written. */
+typedef struct sfpy_buffer {
+    void *mem;
+    size_t bytes, touched;
+    int fresh; /* new memory: no page of it mapped yet */
+} sfpy_buffer;
 typedef struct sfpy_pool {
-    void *mem[SFPY_POOL_SLOTS]; /* oldest first */
-    size_t bytes[SFPY_POOL_SLOTS];
+    sfpy_buffer idle[SFPY_POOL_SLOTS]; /* oldest first */
     int count;
-    size_t idle; /* the sum of bytes[] */
+    size_t touched; /* the sum of idle[].touched */
 } sfpy_pool;
 
 /* Everything the module keeps between calls (multi-phase init, PEP 489): each
@@ -237,17 +244,20 @@ static inline int sfpy_poolable(size_t bytes) {
 int sfpy_pool_init(PyObject *module, sfpy_state *st);
 /* Frees every idle buffer (the module's end). */
 void sfpy_pool_free(sfpy_state *st);
-/* The smallest idle buffer of need..most bytes (*fresh 0: its pages are
- * mapped), else a new one of about need bytes (*fresh 1); *bytes is its size.
- * NULL when malloc fails (no exception set). */
-void *sfpy_pool_take(sfpy_state *st, size_t need, size_t most, size_t *bytes, int *fresh);
-/* mem (of `bytes`) back to the pool, or freed when the pool cannot keep it. */
-void sfpy_pool_give(sfpy_state *st, void *mem, size_t bytes);
-/* A 1-d array of k elements of descr over mem, which it owns from now on (back
- * to the pool when the array and its views die); NULL with an exception, mem
+/* The smallest idle buffer of need..most bytes (fresh 0: the pages it was
+ * written in are mapped), else a new one of about need bytes (fresh 1).
+ * 0, or -1 when malloc fails (no exception set). */
+int sfpy_pool_take(sfpy_state *st, size_t need, size_t most, sfpy_buffer *b);
+/* A call wrote the first `used` bytes of b (and may have touched a little
+ * past them: SFPY_POOL_WRITE_SLACK). */
+void sfpy_buffer_wrote(sfpy_buffer *b, size_t used);
+/* b back to the pool, or freed when the pool cannot keep it. */
+void sfpy_pool_give(sfpy_state *st, const sfpy_buffer *b);
+/* A 1-d array of k elements of descr over b, which it owns from now on (back
+ * to the pool when the array and its views die); NULL with an exception, b
  * given back. */
-PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, void *mem,
-                          size_t bytes);
+PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k,
+                          const sfpy_buffer *b);
 /* _core._result_pool(): what the pool holds, for tests and benchmarks. */
 PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused);
 

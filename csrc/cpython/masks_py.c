@@ -21,15 +21,15 @@ PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, con
     const size_t n = col->n;
     PyArrayObject *res = (PyArrayObject *)out;
     int fresh = out == NULL;
-    void *pooled = NULL;
-    size_t bytes = 0;
+    sfpy_buffer pooled;
     if (out) {
         Py_INCREF(out);
-    } else if (nonempty && sfpy_poolable(n) &&
-               (pooled = sfpy_pool_take(st, n, 2 * n, &bytes, &fresh)) != NULL) {
+    } else if (nonempty && sfpy_poolable(n) && sfpy_pool_take(st, n, 2 * n, &pooled) == 0) {
         /* the mask is every byte of a pool buffer: no page faults from the
          * second call on (result_pool.c) */
-        res = (PyArrayObject *)sfpy_pool_array(st, descr, (npy_intp)n, pooled, bytes);
+        fresh = pooled.fresh;
+        sfpy_buffer_wrote(&pooled, n);
+        res = (PyArrayObject *)sfpy_pool_array(st, descr, (npy_intp)n, &pooled);
         if (!res)
             return NULL;
     } else {

@@ -279,8 +279,9 @@ static PyMethodDef filter_methods[] = {
      "library's rule, the CPUs this\nprocess may use and, on Linux, those idle at this "
      "instant, at most 256. The call itself also keeps\nat least 256 Ki elements per thread."},
     {"_result_pool", sfpy_pool_stats, METH_NOARGS,
-     "_result_pool()\n--\n\nWhat the pool of dead results' memory holds now: idle buffers, "
-     "their bytes,\nand its limits (result_pool.c)."},
+     "_result_pool()\n--\n\nWhat the pool of dead results' memory holds now: its idle "
+     "buffers (`idle`: bytes\nand bytes written of each), their sums and its limits "
+     "(result_pool.c)."},
     {NULL, NULL, 0, NULL},
 };
 

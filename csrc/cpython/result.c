@@ -282,14 +282,11 @@ static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n
 static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
                             const void *src) {
     const size_t used = (size_t)k * (size_t)PyDataType_ELSIZE(descr);
-    if (sfpy_poolable(used)) {
-        size_t bytes;
-        int fresh;
-        void *mem = sfpy_pool_take(st, used, 2 * used, &bytes, &fresh);
-        if (mem) {
-            memcpy(mem, src, used);
-            return sfpy_pool_array(st, descr, k, mem, bytes);
-        }
+    sfpy_buffer b;
+    if (sfpy_poolable(used) && sfpy_pool_take(st, used, 2 * used, &b) == 0) {
+        memcpy(b.mem, src, used);
+        sfpy_buffer_wrote(&b, used);
+        return sfpy_pool_array(st, descr, k, &b);
     }
     PyObject *res = new_1d(descr, k);
     if (res && k)
@@ -304,22 +301,21 @@ static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
 static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
     sfpy_state *st = c->st;
     const size_t size = (size_t)PyDataType_ELSIZE(descr);
-    size_t bytes;
-    int fresh;
-    unsigned char *buf = sfpy_pool_take(st, n * size, SIZE_MAX, &bytes, &fresh);
-    *tried = buf != NULL;
-    if (!buf)
+    sfpy_buffer b;
+    *tried = sfpy_pool_take(st, n * size, SIZE_MAX, &b) == 0;
+    if (!*tried)
         return NULL;
-    const call_run filling = {st, c->q, c->column, c->threads, fresh};
-    const Py_ssize_t k = run_into(&filling, buf, n);
+    const call_run filling = {st, c->q, c->column, c->threads, b.fresh};
+    const Py_ssize_t k = run_into(&filling, b.mem, n);
+    sfpy_buffer_wrote(&b, k < 0 ? b.bytes : (size_t)k * size);
     if (k < 0) {
-        sfpy_pool_give(st, buf, bytes);
+        sfpy_pool_give(st, &b);
         return NULL;
     }
-    if ((size_t)k * size >= bytes / 2)
-        return sfpy_pool_array(st, descr, k, buf, bytes);
-    PyObject *res = exact_copy(st, descr, k, buf);
-    sfpy_pool_give(st, buf, bytes);
+    if ((size_t)k * size >= b.bytes / 2)
+        return sfpy_pool_array(st, descr, k, &b);
+    PyObject *res = exact_copy(st, descr, k, b.mem);
+    sfpy_pool_give(st, &b);
     return res;
 }
 

@@ -10,8 +10,9 @@
  * last array or view over it dies, the buffer goes back to the module's pool,
  * its pages still mapped, and the next call writes into them without a fault.
  *
- * What it holds: at most SFPY_POOL_SLOTS idle buffers and SFPY_POOL_IDLE_MAX
- * idle bytes; the oldest idle buffer is freed first. Buffers of live results
+ * What it holds: at most SFPY_POOL_SLOTS idle buffers, which may have written
+ * (hence mapped) SFPY_POOL_IDLE_MAX bytes in all; the oldest idle buffer is
+ * freed first. Buffers of live results
  * are the caller's, not counted. Everything is touched with the GIL held (the kernels
  * never see the pool), and each module object has its own pool (module state).
  */
@@ -27,9 +28,13 @@
 
 typedef struct result_buffer {
     PyObject_HEAD
-    void *mem;
-    size_t bytes;
+    sfpy_buffer buf;
 } result_buffer;
+
+/* How far past its results a call may write into a buffer: the kernels store
+ * whole vectors, and threads fault a fresh output ahead of their copies
+ * (team.c's 2 MiB stretch). Only for the pool's count of written bytes. */
+#define SFPY_POOL_WRITE_SLACK (((size_t)2 << 20) + 4096)
 
 /* Huge pages: buffers of HUGE_MIN bytes and more are aligned to 2 MiB and
  * advised MADV_HUGEPAGE (as NumPy's allocator advises arrays of 4 MiB and
@@ -61,51 +66,59 @@ static void pool_free(void *mem) {
 }
 
 /* Idle buffer i out of the pool (its memory is the caller's now). */
-static void *pool_remove(sfpy_pool *p, int i) {
-    void *mem = p->mem[i];
-    p->idle -= p->bytes[i];
+static sfpy_buffer pool_remove(sfpy_pool *p, int i) {
+    const sfpy_buffer b = p->idle[i];
+    p->touched -= b.touched;
     p->count--;
-    for (; i < p->count; i++) {
-        p->mem[i] = p->mem[i + 1];
-        p->bytes[i] = p->bytes[i + 1];
-    }
-    return mem;
+    for (; i < p->count; i++)
+        p->idle[i] = p->idle[i + 1];
+    return b;
 }
 
 static void pool_release_oldest(sfpy_pool *p) {
-    pool_free(pool_remove(p, 0));
+    pool_free(pool_remove(p, 0).mem);
 }
 
-void sfpy_pool_give(sfpy_state *st, void *mem, size_t bytes) {
+void sfpy_buffer_wrote(sfpy_buffer *b, size_t used) {
+    const size_t reach = b->bytes < SFPY_POOL_WRITE_SLACK || used > b->bytes - SFPY_POOL_WRITE_SLACK
+                             ? b->bytes
+                             : used + SFPY_POOL_WRITE_SLACK;
+    if (reach > b->touched)
+        b->touched = reach;
+}
+
+/* The idle limit counts written bytes, not sizes: a worst-case buffer a call
+ * wrote 10 % of holds 10 % of its size in memory, the rest never mapped. */
+void sfpy_pool_give(sfpy_state *st, const sfpy_buffer *b) {
     sfpy_pool *p = &st->pool;
-    if (bytes > SFPY_POOL_IDLE_MAX) {
-        pool_free(mem);
+    if (b->touched > SFPY_POOL_IDLE_MAX || b->bytes > SFPY_POOL_IDLE_MAX) {
+        pool_free(b->mem);
         return;
     }
-    while (p->count == SFPY_POOL_SLOTS || p->idle + bytes > SFPY_POOL_IDLE_MAX)
+    while (p->count == SFPY_POOL_SLOTS || p->touched + b->touched > SFPY_POOL_IDLE_MAX)
         pool_release_oldest(p);
-    p->mem[p->count] = mem;
-    p->bytes[p->count] = bytes;
-    p->count++;
-    p->idle += bytes;
+    p->idle[p->count++] = *b;
+    p->touched += b->touched;
 }
 
-void *sfpy_pool_take(sfpy_state *st, size_t need, size_t most, size_t *bytes, int *fresh) {
+int sfpy_pool_take(sfpy_state *st, size_t need, size_t most, sfpy_buffer *b) {
     sfpy_pool *p = &st->pool;
     int best = -1;
     for (int i = 0; i < p->count; i++)
-        if (p->bytes[i] >= need && p->bytes[i] <= most &&
-            (best < 0 || p->bytes[i] < p->bytes[best]))
+        if (p->idle[i].bytes >= need && p->idle[i].bytes <= most &&
+            (best < 0 || p->idle[i].bytes < p->idle[best].bytes))
             best = i;
     if (best >= 0) {
-        *bytes = p->bytes[best];
-        *fresh = 0;
-        return pool_remove(p, best);
+        *b = pool_remove(p, best);
+        b->fresh = 0;
+        return 0;
     }
     const size_t rounded = (need + POOL_GRAIN - 1) / POOL_GRAIN * POOL_GRAIN;
-    *bytes = rounded >= need && rounded <= most ? rounded : need;
-    *fresh = 1;
-    return pool_alloc(*bytes);
+    b->bytes = rounded >= need && rounded <= most ? rounded : need;
+    b->touched = 0;
+    b->fresh = 1;
+    b->mem = pool_alloc(b->bytes);
+    return b->mem ? 0 : -1;
 }
 
 void sfpy_pool_free(sfpy_state *st) {
@@ -118,11 +131,11 @@ static void result_buffer_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
     /* The type holds its module, so the state outlives every buffer. */
     sfpy_state *st = (sfpy_state *)PyType_GetModuleState(type);
-    if (b->mem) {
+    if (b->buf.mem) {
         if (st)
-            sfpy_pool_give(st, b->mem, b->bytes);
+            sfpy_pool_give(st, &b->buf);
         else
-            pool_free(b->mem);
+            pool_free(b->buf.mem);
     }
     type->tp_free(self);
     Py_DECREF(type);
@@ -152,21 +165,20 @@ int sfpy_pool_init(PyObject *module, sfpy_state *st) {
                : -1;
 }
 
-PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, void *mem,
-                          size_t bytes) {
+PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k,
+                          const sfpy_buffer *b) {
     PyTypeObject *type = (PyTypeObject *)st->result_buffer_type;
     result_buffer *owner = PyObject_New(result_buffer, type);
     if (!owner) {
-        sfpy_pool_give(st, mem, bytes);
+        sfpy_pool_give(st, b);
         return NULL;
     }
-    owner->mem = mem;
-    owner->bytes = bytes;
+    owner->buf = *b;
     Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
-    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, 1, &k, NULL, mem,
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, 1, &k, NULL, b->mem,
                                          NPY_ARRAY_CARRAY, NULL);
     if (!arr) {
-        Py_DECREF(owner); /* gives mem back */
+        Py_DECREF(owner); /* gives the buffer back */
         return NULL;
     }
     if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)owner) < 0) {
@@ -179,7 +191,21 @@ PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, void
 PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused) {
     (void)unused;
     const sfpy_pool *p = &sfpy_state_of(module)->pool;
-    return Py_BuildValue("{s:i,s:n,s:n,s:i}", "buffers", p->count, "idle_bytes",
-                         (Py_ssize_t)p->idle, "idle_max", (Py_ssize_t)SFPY_POOL_IDLE_MAX,
-                         "slots", SFPY_POOL_SLOTS);
+    size_t bytes = 0;
+    PyObject *idle = PyList_New(p->count);
+    if (!idle)
+        return NULL;
+    for (int i = 0; i < p->count; i++) {
+        bytes += p->idle[i].bytes;
+        PyObject *pair = Py_BuildValue("(nn)", (Py_ssize_t)p->idle[i].bytes,
+                                       (Py_ssize_t)p->idle[i].touched);
+        if (!pair) {
+            Py_DECREF(idle);
+            return NULL;
+        }
+        PyList_SET_ITEM(idle, i, pair);
+    }
+    return Py_BuildValue("{s:i,s:n,s:n,s:n,s:i,s:N}", "buffers", p->count, "idle_bytes",
+                         (Py_ssize_t)bytes, "idle_written", (Py_ssize_t)p->touched, "idle_max",
+                         (Py_ssize_t)SFPY_POOL_IDLE_MAX, "slots", SFPY_POOL_SLOTS, "idle", idle);
 }
