@@ -126,7 +126,17 @@ def _address(r):
     return r.__array_interface__["data"][0]
 
 
-def test_a_dead_result_s_memory_serves_the_next_call():
+@pytest.fixture
+def empty_pool():
+    """The pool as a fresh process has it: earlier tests in this worker leave idle
+    buffers, and the next call takes the best fit among them."""
+    gc.collect()
+    _core._release_result_pool()
+    assert _core._result_pool()["buffers"] == 0
+    yield
+
+
+def test_a_dead_result_s_memory_serves_the_next_call(empty_pool):
     a = _data(1 << 18, np.uint32, seed=3)  # 1 MiB of worst-case uint32 positions
     want = np.flatnonzero(a <= 89)
     r = simdfilter.filter_indexes(a, 0, 89)  # 90 %: the pool buffer is the result
@@ -141,7 +151,7 @@ def test_a_dead_result_s_memory_serves_the_next_call():
     _check(again, want.astype(np.uint32))
 
 
-def test_a_live_view_keeps_its_buffer_out_of_the_pool():
+def test_a_live_view_keeps_its_buffer_out_of_the_pool(empty_pool):
     a = _data(1 << 18, np.uint32, seed=4)
     want = np.flatnonzero(a <= 89).astype(np.uint32)
     r = simdfilter.filter_indexes(a, 0, 89)
@@ -186,7 +196,7 @@ def test_the_pool_stays_within_its_limits():
     assert _core._result_pool()["idle_written"] <= POOLED_MAX
 
 
-def test_a_worst_case_buffer_written_in_part_stays_in_the_pool():
+def test_a_worst_case_buffer_written_in_part_stays_in_the_pool(empty_pool):
     # 8 Mi uint32 positions: a 32 MiB worst case of which 10 % is written, then
     # copied into a result of its own. The pool counts what was written, so the
     # worst-case buffer and the dead result's both stay for the next call.
@@ -218,7 +228,7 @@ def test_a_pooled_result_is_an_ordinary_array():
         _core._ResultBuffer()
 
 
-def test_in_range_masks_come_from_the_pool():
+def test_in_range_masks_come_from_the_pool(empty_pool):
     a = _data(1 << 18, np.uint16, seed=8)  # a 256 KiB mask
     want = (a >= 10) & (a <= 70)
     m = simdfilter.in_range(a, 10, 70)

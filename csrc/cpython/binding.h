@@ -260,6 +260,8 @@ PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k,
                           const sfpy_buffer *b);
 /* _core._result_pool(): what the pool holds, for tests and benchmarks. */
 PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused);
+/* _core._release_result_pool(): frees the idle buffers; how many. */
+PyObject *sfpy_pool_release(PyObject *module, PyObject *unused);
 
 /* ---- within.c: the positions of within= ---- */
 

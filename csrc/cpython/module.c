@@ -282,6 +282,9 @@ static PyMethodDef filter_methods[] = {
      "_result_pool()\n--\n\nWhat the pool of dead results' memory holds now: its idle "
      "buffers (`idle`: bytes\nand bytes written of each), their sums and its limits "
      "(result_pool.c)."},
+    {"_release_result_pool", sfpy_pool_release, METH_NOARGS,
+     "_release_result_pool()\n--\n\nFrees the pool's idle buffers (their memory goes back "
+     "to the system) and\nreturns how many there were. Results alive keep theirs."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -219,3 +219,11 @@ PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused) {
                          (Py_ssize_t)bytes, "idle_written", (Py_ssize_t)p->touched, "idle_max",
                          (Py_ssize_t)SFPY_POOL_IDLE_MAX, "slots", SFPY_POOL_SLOTS, "idle", idle);
 }
+
+PyObject *sfpy_pool_release(PyObject *module, PyObject *unused) {
+    (void)unused;
+    sfpy_state *st = sfpy_state_of(module);
+    const int count = st->pool.count;
+    sfpy_pool_free(st);
+    return PyLong_FromLong(count);
+}
