@@ -151,7 +151,7 @@ def test_dense_and_sparse_stretches_of_positions(kernel, dtype, rng):
     raw = rng.integers(0, 50, n)
     if dtype[0] == "M":
         a = raw.astype("M8[ns]")
-        a[rng.random(n) < 0.05] = np.datetime64("NaT")
+        a[rng.random(n) < 0.05] = np.datetime64("NaT", "ns")
         lo, hi = np.datetime64(10, "ns"), np.datetime64(30, "ns")
     elif dtype == "?":
         a, lo, hi = raw % 2 == 1, True, True
