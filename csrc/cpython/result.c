@@ -242,40 +242,6 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     return res;
 }
 
-/* Small worst cases (below SFPY_POOL_MIN bytes): the query into a staging
- * buffer of the call, then an exact-size copy; malloc's free lists give both
- * back on the next call without a fault. NULL without an exception when the
- * buffer cannot be had (the caller then takes another path). */
-static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
-    const size_t size = (size_t)PyDataType_ELSIZE(descr);
-    unsigned char *stage = PyMem_RawMalloc(n * size);
-    *tried = stage != NULL;
-    if (!stage)
-        return NULL;
-    /* not fresh_out: from the second call on these pages are malloc's, faulted */
-    const call_run filling = {c->st, c->q, c->column, c->threads, 0};
-    const Py_ssize_t k = run_into(&filling, stage, n);
-    PyObject *res = k < 0 ? NULL : new_1d(descr, k);
-    if (res && k)
-        memcpy(PyArray_BYTES((PyArrayObject *)res), stage, (size_t)k * size);
-    PyMem_RawFree(stage);
-    return res;
-}
-
-/* Worst cases (bytes) from SFPY_POOL_MIN up to SFPY_POOL_IDLE_MAX
- * (sfpy_poolable) are run into a buffer of the result pool (result_pool.c),
- * whose pages stay mapped from one result to the next.
- *
- * Why: new memory is page faults, 1.2-1.8 us per 4 KiB page on the 2-core AMD
- * EPYC Zen 4 KVM (family 25 model 17; first touch of a fresh mmap, THP off),
- * about 15 times the cost of writing the page; a call over 1 Mi uint32 at 90%
- * selected faulted its 922 pages in 2.2-3.4 ms where the query into out= took
- * 0.18-0.24 ms. glibc maps every block past its mmap threshold afresh, and the
- * earlier paths here (a worst case shrunk in place; a malloc'd staging buffer
- * copied into an exact result, which raises that threshold; counting first)
- * still left 3-10x out= at 50-99% in the first 30 calls of a process: see
- * the figures in result_pool.c. */
-
 /* k elements of src as a result of their own: a pool buffer when they are
  * large (its pages mapped by an earlier result, at most twice their size),
  * else a new array. */
@@ -294,8 +260,40 @@ static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
     return res;
 }
 
-/* The query into a pool buffer of its worst case. When the answer fills at
- * least half the buffer, the buffer is the result; otherwise the answer is
+/* Small worst cases (below SFPY_POOL_MIN bytes): the query into a staging
+ * buffer of the call, then an exact-size copy; malloc's free lists give both
+ * back on the next call without a fault. NULL without an exception when the
+ * buffer cannot be had (the caller then takes another path). */
+static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
+    const size_t size = (size_t)PyDataType_ELSIZE(descr);
+    unsigned char *stage = PyMem_RawMalloc(n * size);
+    *tried = stage != NULL;
+    if (!stage)
+        return NULL;
+    /* not fresh_out: from the second call on these pages are malloc's, faulted */
+    const call_run filling = {c->st, c->q, c->column, c->threads, 0};
+    const Py_ssize_t k = run_into(&filling, stage, n);
+    PyObject *res = k < 0 ? NULL : exact_copy(c->st, descr, k, stage);
+    PyMem_RawFree(stage);
+    return res;
+}
+
+/* Worst cases (bytes) from SFPY_POOL_MIN up to SFPY_POOL_IDLE_MAX
+ * (sfpy_poolable) are run into a buffer of the result pool (result_pool.c),
+ * whose pages stay mapped from one result to the next.
+ *
+ * Why: new memory is page faults, 1.2-1.8 us per 4 KiB page on the 2-core AMD
+ * EPYC Zen 4 KVM (family 25 model 17; first touch of a fresh mmap, THP off),
+ * about 15 times the cost of writing the page; a call over 1 Mi uint32 at 90%
+ * selected faulted its 922 pages in 2.2-3.4 ms where the query into out= took
+ * 0.18-0.24 ms. glibc maps every block past its mmap threshold afresh, and the
+ * earlier paths here (a worst case shrunk in place; a malloc'd staging buffer
+ * copied into an exact result, which raises that threshold; counting first)
+ * still left 3-10x out= at 50-99% in the first 30 calls of a process: see
+ * the figures in result_pool.c.
+ *
+ * The query runs into a pool buffer of its worst case. When the answer fills
+ * at least half the buffer, the buffer is the result; otherwise the answer is
  * copied out (exact_copy) and the buffer goes back to the pool. NULL without an
  * exception when no buffer can be had (the caller then takes another path). */
 static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
