@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal, assert_series_equal  # noqa: E402
 
 import simdfilter  # noqa: E402
 import simdfilter.polars  # noqa: E402,F401
-from simdfilter import _conjunction  # noqa: E402
+from simdfilter import _conjunction, _face  # noqa: E402
 
 N = 300
 INCLUSIVE = ("both", "left", "right", "neither")
@@ -225,6 +225,36 @@ def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypat
     monkeypatch.setattr(_conjunction, "ORDER_MIN_ROWS", 10**12)  # the order given
     assert_frame_equal(df.sf.filter(**ranges), expected)
     assert_frame_equal(df.sf.filter(**dict(reversed(list(ranges.items())))), expected)
+
+
+@pytest.mark.parametrize("bits_from", [0.0, None, 2.0], ids=["whole", "default", "at-rows"])
+def test_dataframe_rows_alike_whether_columns_are_read_whole_or_at_the_rows_left(
+    bits_from, rng, monkeypatch
+):
+    # As in the pandas face's test: two chunks, nulls, a tz-aware and a string
+    # column, every column read whole (0) or at the rows left (2).
+    df = make_frame(rng, n=_conjunction.ORDER_MIN_ROWS + 1013)
+    if bits_from is not None:
+        monkeypatch.setattr(_conjunction, "BITS_FROM", bits_from)
+    calls = []
+    for name in ("_in_range_bits", "_filter_indexes_where"):
+        real = getattr(_face._core, name)
+        monkeypatch.setattr(
+            _face._core,
+            name,
+            lambda *a, _real=real, _n=name, **k: calls.append(_n) or _real(*a, **k),
+        )
+    wide = dict(dep_delay=(-20, 150), distance=(100, 3000))
+    for ranges in QUERIES + [wide]:
+        for inclusive in ("both", "neither"):
+            expr = pl.all_horizontal(
+                [_expr(k, lo, hi, inclusive) for k, (lo, hi) in ranges.items()]
+            )
+            assert_frame_equal(df.sf.filter(ranges, closed=CLOSED[inclusive]), df.filter(expr))
+    if bits_from == 0.0:
+        assert {"_in_range_bits", "_filter_indexes_where"} <= set(calls)
+    if bits_from == 2.0:
+        assert calls == []
 
 
 def test_dataframe_errors():

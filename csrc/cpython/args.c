@@ -47,7 +47,7 @@ int sfpy_args_init(sfpy_state *st) {
 /* Whether the function of `op` takes keyword argument k. */
 static int takes_keyword(sf_op op, int k) {
     if (k == ARG_OUT)
-        return op != SF_OP_COUNT && op != SF_OP_BITS;
+        return op != SF_OP_COUNT; /* SF_OP_BITS: _in_range_bits's */
     if (k == ARG_INDEX_DTYPE)
         return op == SF_OP_INDEX32 || op == SF_OP_INDEX64;
     if (k == ARG_WITHIN)

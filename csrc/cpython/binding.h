@@ -147,6 +147,11 @@ struct column {
     /* The caller's promise (assume_sorted=True) that the values ascend in
      * NumPy's sort order: queries read them through sf_sorted_source. */
     int sorted;
+    /* Only the elements whose bit (bit j for position j, LSB first) is 1 are
+     * read, every run's nulls replaced by it: the rows a frame query left
+     * (_filter_indexes_where), with the column's own nulls ANDed in. NULL:
+     * every element. Not owned. */
+    const uint8_t *where;
     /* COLUMN_NUMPY */
     PyArrayObject *arr;
     PyArrayObject *mask; /* nonzero bytes are nulls; NULL: none */
@@ -205,10 +210,16 @@ int sfpy_arrow_column(PyObject *values, int has_array, column *c);
 void sfpy_arrow_release(column *c);
 int sfpy_arrow_descrs(const sf_arrow_type *t, PyArray_Descr **meaning, PyArray_Descr **storage);
 
-/* A source over either form of column. */
-typedef union column_source {
-    numpy_source numpy;
-    sf_arrow_source arrow;
+/* A source over either form of column; with the column's `where`, its runs
+ * go through `rows`, which points their nulls at it. */
+typedef struct column_source {
+    union {
+        numpy_source numpy;
+        sf_arrow_source arrow;
+    };
+    sf_source rows;
+    sf_source *inner;
+    const uint8_t *where;
 } column_source;
 sf_source *sfpy_column_source(const column *c, column_source *s);
 /* The source a query `q` reads: the column's, narrowed by binary search
@@ -282,6 +293,11 @@ int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_qu
  * nothing; `nonempty` 0 answers without running. */
 PyObject *sfpy_result(sfpy_state *st, const sf_query *q, int nonempty, const column *c,
                       PyObject *out, PyArray_Descr *descr, int threads);
+/* A new 1-d array of k elements of descr: over a pool buffer when large
+ * (sfpy_poolable; *fresh 0 when its pages are mapped already), else NumPy's. */
+PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *fresh);
+/* out (a 1-d array) itself when it has k elements, else out[:k]. */
+PyObject *sfpy_first(PyObject *out, Py_ssize_t k);
 /* At most how many results the query can give: the column's length, or
  * within's. */
 size_t sfpy_most_results(const sf_query *q, const column *c);
@@ -300,9 +316,20 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
  * array) or a fresh one; all False when `nonempty` is 0. */
 PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
                             PyObject *out, PyArray_Descr *descr, int threads);
+/* The column's validity into a new bitmap (free()), or NULL (and *nulls 0)
+ * when no element is null; -1 out of memory. */
+int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls);
 /* SF_OP_BITS: an Arrow boolean array (values: in range and not null; validity:
  * the column's, when it has nulls) as the pair of PyCapsules
  * (arrow_schema, arrow_array) that __arrow_c_array__ returns. */
 PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, int threads);
+/* SF_OP_BITS as _in_range_bits gives it: the values bitmap alone, a uint8
+ * array of ceil(n / 8) bytes, into out[:ceil(n / 8)] (a checked array) or a
+ * fresh one. */
+PyObject *sfpy_bits_array(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                          PyObject *out, int threads);
+/* _positions_of_bits: sf_bits_positions of bits[0, n) into a new array of
+ * index_dtype. */
+PyObject *sfpy_positions_of_bits(sfpy_state *st, PyObject *bits, Py_ssize_t n, PyObject *dtype);
 
 #endif

@@ -170,10 +170,27 @@ void sfpy_column_release(column *c) {
 
 /* ---- Sources ---------------------------------------------------------------- */
 
+/* The next run, its nulls where's bits from its position on. */
+static int next_where(sf_source *self, sf_run *run) {
+    column_source *s = (column_source *)(void *)((char *)self - offsetof(column_source, rows));
+    if (!s->inner->next(s->inner, run))
+        return 0;
+    run->null_form = SF_NULLS_BITMAP;
+    run->nulls = s->where;
+    run->null_bit = run->base;
+    return 1;
+}
+
 sf_source *sfpy_column_source(const column *c, column_source *s) {
-    if (c->form == COLUMN_ARROW)
-        return sf_arrow_source_init(&s->arrow, &c->arrow_type, c->chunks, c->nchunks);
-    return sfpy_numpy_source_init(&s->numpy, c->arr, c->mask, c->n);
+    sf_source *src = c->form == COLUMN_ARROW
+                         ? sf_arrow_source_init(&s->arrow, &c->arrow_type, c->chunks, c->nchunks)
+                         : sfpy_numpy_source_init(&s->numpy, c->arr, c->mask, c->n);
+    if (!c->where || !src)
+        return src;
+    s->inner = src;
+    s->where = c->where;
+    s->rows.next = next_where;
+    return &s->rows;
 }
 
 void sfpy_column_source_free(const column *c, column_source *s) {

@@ -245,4 +245,32 @@ PyDoc_STRVAR(in_range_arrow_doc,
 "that __arrow_c_array__ returns. Its values bitmap holds in_range's answer\n"
 "(a null's bit is 0); its validity bitmap is the column's, when it has nulls.\n");
 
+PyDoc_STRVAR(in_range_bits_doc,
+"_in_range_bits(values, lo, hi, *, inclusive='both', out=None, threads=None, invert=False)\n"
+"--\n"
+"\n"
+"in_range packed eight to a byte: a uint8 array of ceil(n / 8) bytes, bit i\n"
+"(LSB first) 1 when element i is in range and not null, the bits past n 0.\n"
+"Written into out (uint8, at least ceil(n / 8) bytes: its first ones are\n"
+"returned) or a new array. Frame queries AND these over their columns.\n");
+
+PyDoc_STRVAR(filter_indexes_where_doc,
+"_filter_indexes_where(where, values, lo, hi, *, inclusive='both', out=None,\n"
+"                      index_dtype=None, threads=None, invert=False)\n"
+"--\n"
+"\n"
+"filter_indexes over the elements whose bit of `where` is set (a contiguous\n"
+"uint8 array of at least ceil(n / 8) bytes, bit i LSB first for position i,\n"
+"as _in_range_bits writes it): the last column of a frame query, read in one\n"
+"pass with the rows the others left. Nulls are never kept. No within= or\n"
+"assume_sorted.\n");
+
+PyDoc_STRVAR(positions_of_bits_doc,
+"_positions_of_bits(bits, n, index_dtype)\n"
+"--\n"
+"\n"
+"The positions of the set bits among the first n bits of `bits` (a contiguous\n"
+"uint8 array, LSB first, as _in_range_bits writes them), ascending, in\n"
+"index_dtype (uint32, uint64 or int64; uint32 only below 2**32).\n");
+
 #endif

@@ -16,48 +16,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
-                            PyObject *out, PyArray_Descr *descr, int threads) {
-    const size_t n = col->n;
+/* A mask of `count` elements of descr (n bools, or ceil(n / 8) bytes of bits)
+ * over the column, into out[:count] or a fresh array (a pool buffer when large:
+ * no page faults from the second call on, result_pool.c). */
+static PyObject *mask_into(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                           PyObject *out, PyArray_Descr *descr, size_t count, int threads) {
+    int fresh = 0;
     PyArrayObject *res = (PyArrayObject *)out;
-    int fresh = out == NULL;
-    sfpy_buffer pooled;
-    if (out) {
+    if (out)
         Py_INCREF(out);
-    } else if (nonempty && sfpy_poolable(n) && sfpy_pool_take(st, n, 2 * n, &pooled) == 0) {
-        /* the mask is every byte of a pool buffer: no page faults from the
-         * second call on (result_pool.c) */
-        fresh = pooled.fresh;
-        sfpy_buffer_wrote(&pooled, n);
-        res = (PyArrayObject *)sfpy_pool_array(st, descr, (npy_intp)n, &pooled);
-        if (!res)
-            return NULL;
-    } else {
-        npy_intp dim = (npy_intp)n;
-        Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
-        res = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, descr, 1, &dim, NULL, NULL, 0,
-                                                    NULL);
-        if (!res)
-            return NULL;
-    }
-    if (!nonempty || n == 0)
-        memset(PyArray_BYTES(res), 0, n);
-    else if (sfpy_run_column(q, col, PyArray_BYTES(res), n, threads, fresh) < 0) {
+    else if (!(res = (PyArrayObject *)sfpy_new_array(st, descr, (npy_intp)count, &fresh)))
+        return NULL;
+    if (!nonempty || col->n == 0)
+        memset(PyArray_BYTES(res), 0, count);
+    else if (sfpy_run_column(q, col, PyArray_BYTES(res), col->n, threads, fresh) < 0) {
         Py_DECREF(res);
         return NULL;
     }
-    if (!out || (size_t)PyArray_SIZE(res) == n)
-        return (PyObject *)res;
-    /* out[:n], as the filters return out[:k] */
-    PyObject *stop = PyLong_FromSize_t(n), *result = NULL;
-    PyObject *slice = stop ? PySlice_New(NULL, stop, NULL) : NULL;
-    Py_XDECREF(stop);
-    if (slice) {
-        result = PyObject_GetItem(out, slice);
-        Py_DECREF(slice);
-    }
+    PyObject *result = sfpy_first((PyObject *)res, (Py_ssize_t)count);
     Py_DECREF(res);
     return result;
+}
+
+PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                            PyObject *out, PyArray_Descr *descr, int threads) {
+    return mask_into(st, q, nonempty, col, out, descr, col->n, threads);
+}
+
+PyObject *sfpy_bits_array(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
+                          PyObject *out, int threads) {
+    PyArray_Descr *bytes = PyArray_DescrFromType(NPY_UINT8);
+    PyObject *res = mask_into(st, q, nonempty, col, out, bytes,
+                              sf_output_bytes(SF_OP_BITS, SF_U8, col->n), threads);
+    Py_DECREF(bytes);
+    return res;
 }
 
 /* ---- The Arrow boolean array ------------------------------------------------ */
@@ -112,9 +104,7 @@ static int may_have_nulls(const column *col) {
     return 0;
 }
 
-/* The column's validity into a new bitmap, or NULL (and *nulls 0) when no
- * element is null; -1 out of memory. */
-static int validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
+int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
     *valid = NULL;
     *nulls = 0;
     if (!may_have_nulls(col))
@@ -143,7 +133,7 @@ PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, i
     const void **buffers = (const void **)malloc(2 * sizeof *buffers);
     struct ArrowSchema *schema = (struct ArrowSchema *)calloc(1, sizeof *schema);
     struct ArrowArray *array = (struct ArrowArray *)calloc(1, sizeof *array);
-    if (!values || !buffers || !schema || !array || validity_of(col, &valid, &nulls) < 0) {
+    if (!values || !buffers || !schema || !array || sfpy_validity_of(col, &valid, &nulls) < 0) {
         free(values), free(buffers), free(schema), free(array);
         return PyErr_NoMemory();
     }

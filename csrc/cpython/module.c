@@ -22,10 +22,12 @@ typedef struct call {
     PyArray_Descr *descr; /* of the results; NULL for count */
     PyArrayObject *within; /* the positions q.within points into, or NULL */
     sf_range *ranges;      /* several ranges: what q.range and q.more hold, or NULL */
+    uint8_t *where_nulls;  /* where ANDed with the column's validity (free()), or NULL */
     sf_query query;
 } call;
 
 static void release_call(call *c) {
+    free(c->where_nulls);
     PyMem_Free(c->ranges);
     Py_XDECREF(c->descr);
     Py_XDECREF(c->within);
@@ -49,6 +51,7 @@ static int prepare_call(call *c, sf_op op) {
     c->descr = NULL;
     c->within = NULL;
     c->ranges = NULL;
+    c->where_nulls = NULL;
     memset(&c->query, 0, sizeof c->query);
     if (sfpy_column_from(c->st, c->args.values, &c->column) < 0)
         return -1;
@@ -157,18 +160,53 @@ static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
     return 1;
 }
 
-static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
-                             Py_ssize_t nargs, PyObject *kwnames) {
+/* _filter_indexes_where's rows: the column reads only the elements whose bit
+ * of `where` is 1 (column.where), its own nulls ANDed in. 0 or -1. */
+static int set_where(call *c, PyObject *where) {
+    const size_t n = c->column.n, bytes = (n + 7) / 8;
+    PyArrayObject *w = (PyArrayObject *)where;
+    if (!PyArray_Check(where) || PyArray_TYPE(w) != NPY_UINT8 || PyArray_NDIM(w) != 1 ||
+        !PyArray_IS_C_CONTIGUOUS(w) || (size_t)PyArray_SIZE(w) < bytes) {
+        PyErr_Format(PyExc_TypeError, "_filter_indexes_where: where must be a contiguous 1-d "
+                     "uint8 array of at least ceil(values.size / 8) = %zu bytes", bytes);
+        return -1;
+    }
+    if (c->within || c->column.sorted) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_filter_indexes_where takes no within= nor assume_sorted=True");
+        return -1;
+    }
+    const uint8_t *rows = (const uint8_t *)PyArray_BYTES(w);
+    int64_t nulls;
+    if (sfpy_validity_of(&c->column, &c->where_nulls, &nulls) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (c->where_nulls)
+        for (size_t i = 0; i < bytes; i++)
+            c->where_nulls[i] &= rows[i];
+    c->column.where = c->where_nulls ? c->where_nulls : rows;
+    return 0;
+}
+
+/* A function's call; `bits_array` (SF_OP_BITS): the values bitmap as a NumPy
+ * array, not an Arrow array; `where` (or NULL): _filter_indexes_where's. */
+static PyObject *filter_call(PyObject *module, sf_op op, int bits_array, PyObject *where,
+                             PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     call c;
     c.st = sfpy_state_of(module);
     if (parse_call(&c, op, args, nargs, kwnames) < 0)
         return NULL;
     PyObject *result = NULL;
-    if (prepare_call(&c, op) == 0) {
+    if (prepare_call(&c, op) == 0 && (!where || set_where(&c, where) == 0)) {
         const int several = is_bound_list(c.args.lo) || is_bound_list(c.args.hi);
         const int nonempty = several ? resolve_ranges(&c, c.args.lo, c.args.hi)
                                      : resolve_range(&c, c.args.lo, c.args.hi, &c.query.range);
-        if (nonempty >= 0)
+        if (nonempty >= 0 && bits_array)
+            result = sfpy_bits_array(c.st, &c.query, nonempty, &c.column, c.args.out, c.threads);
+        else if (nonempty >= 0 && op == SF_OP_BITS && c.args.out)
+            PyErr_SetString(PyExc_TypeError, "_in_range_arrow takes no out=");
+        else if (nonempty >= 0)
             result = sfpy_result(c.st, &c.query, nonempty, &c.column, c.args.out, c.descr,
                                  c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)
@@ -180,27 +218,53 @@ static PyObject *filter_call(PyObject *module, sf_op op, PyObject *const *args,
 
 static PyObject *py_filter_indexes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    return filter_call(self, SF_OP_INDEX32, args, nargs, kwnames);
+    return filter_call(self, SF_OP_INDEX32, 0, NULL, args, nargs, kwnames);
 }
 
 static PyObject *py_filter_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
-    return filter_call(self, SF_OP_VALUES, args, nargs, kwnames);
+    return filter_call(self, SF_OP_VALUES, 0, NULL, args, nargs, kwnames);
 }
 
 static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    return filter_call(self, SF_OP_COUNT, args, nargs, kwnames);
+    return filter_call(self, SF_OP_COUNT, 0, NULL, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-    return filter_call(self, SF_OP_MASK8, args, nargs, kwnames);
+    return filter_call(self, SF_OP_MASK8, 0, NULL, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range_arrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    return filter_call(self, SF_OP_BITS, args, nargs, kwnames);
+    return filter_call(self, SF_OP_BITS, 0, NULL, args, nargs, kwnames);
+}
+
+static PyObject *py_in_range_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+    return filter_call(self, SF_OP_BITS, 1, NULL, args, nargs, kwnames);
+}
+
+/* _filter_indexes_where(where, values, lo, hi, **keywords): where first, so
+ * that the rest are filter_indexes' arguments as they came. */
+static PyObject *py_filter_indexes_where(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames) {
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "_filter_indexes_where needs where, values, lo, hi");
+        return NULL;
+    }
+    return filter_call(self, SF_OP_INDEX32, 0, args[0], args + 1, nargs - 1, kwnames);
+}
+
+/* _positions_of_bits(bits, n, index_dtype): sf_bits_positions into an
+ * exact-size array. */
+static PyObject *py_positions_of_bits(PyObject *self, PyObject *args) {
+    PyObject *bits, *dtype;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OnO:_positions_of_bits", &bits, &n, &dtype))
+        return NULL;
+    return sfpy_positions_of_bits(sfpy_state_of(self), bits, n, dtype);
 }
 
 /* What threads=None decides, for whoever measures it (the benchmark's thread
@@ -273,6 +337,11 @@ static PyMethodDef filter_methods[] = {
      in_range_doc},
     {"_in_range_arrow", (PyCFunction)(void (*)(void))py_in_range_arrow,
      METH_FASTCALL | METH_KEYWORDS, in_range_arrow_doc},
+    {"_in_range_bits", (PyCFunction)(void (*)(void))py_in_range_bits,
+     METH_FASTCALL | METH_KEYWORDS, in_range_bits_doc},
+    {"_positions_of_bits", py_positions_of_bits, METH_VARARGS, positions_of_bits_doc},
+    {"_filter_indexes_where", (PyCFunction)(void (*)(void))py_filter_indexes_where,
+     METH_FASTCALL | METH_KEYWORDS, filter_indexes_where_doc},
     {"_auto_threads", (PyCFunction)(void (*)(void))py_auto_threads, METH_VARARGS | METH_KEYWORDS,
      "_auto_threads(nbytes, fresh=False)\n--\n\nThe threads threads=None gives a call over "
      "`nbytes` bytes of input here and now\n(`fresh`: into a fresh result, not out=): the "

@@ -87,7 +87,7 @@ static PyArray_Descr *index_type(sf_op *op, const call_args *a, size_t n, const 
 /* `out` is checked whole before anything is written. */
 static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, const sf_query *q,
                      sf_op op) {
-    const size_t n = sfpy_most_results(q, c);
+    const size_t n = op == SF_OP_BITS ? sf_output_bytes(op, SF_U8, c->n) : sfpy_most_results(q, c);
     if (!PyArray_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "out must be a numpy.ndarray, not %.200s",
                      Py_TYPE(obj)->tp_name);
@@ -110,7 +110,11 @@ static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, const
     }
     if ((size_t)PyArray_SIZE(out) < n) {
         PyErr_Format(PyExc_ValueError, "out has %zd elements; it needs at least %s = %zu",
-                     PyArray_SIZE(out), q->within ? "len(within)" : "values.size", n);
+                     PyArray_SIZE(out),
+                     op == SF_OP_BITS ? "ceil(values.size / 8)"
+                     : q->within      ? "len(within)"
+                                      : "values.size",
+                     n);
         return -1;
     }
     const char *lo = PyArray_BYTES(out), *hi = lo + PyArray_NBYTES(out);
@@ -124,9 +128,11 @@ static int check_out(PyObject *obj, PyArray_Descr *descr, const column *c, const
 int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_query *q,
                      PyArray_Descr **descr) {
     *descr = NULL;
-    if (*op == SF_OP_COUNT || *op == SF_OP_BITS) /* a number; an Arrow array (masks_py.c) */
+    if (*op == SF_OP_COUNT || (*op == SF_OP_BITS && !a->out)) /* a number; a new array */
         return 0;
-    if (*op == SF_OP_MASK8) {
+    if (*op == SF_OP_BITS) {
+        *descr = PyArray_DescrFromType(NPY_UINT8);
+    } else if (*op == SF_OP_MASK8) {
         *descr = PyArray_DescrFromType(NPY_BOOL);
     } else if (*op == SF_OP_VALUES) {
         if (a->out && c->storage_descr->type_num != c->descr->type_num) {
@@ -242,21 +248,87 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     return res;
 }
 
-/* k elements of src as a result of their own: a pool buffer when they are
- * large (its pages mapped by an earlier result, at most twice their size),
- * else a new array. */
-static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
-                            const void *src) {
+/* A pool buffer when large: its pages mapped by an earlier result, at most
+ * twice the k elements' size. */
+PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *fresh) {
     const size_t used = (size_t)k * (size_t)PyDataType_ELSIZE(descr);
     sfpy_buffer b;
+    *fresh = 1;
     if (sfpy_poolable(used) && sfpy_pool_take(st, used, 2 * used, &b) == 0) {
-        memcpy(b.mem, src, used);
+        *fresh = b.fresh;
         sfpy_buffer_wrote(&b, used);
         return sfpy_pool_array(st, descr, k, &b);
     }
-    PyObject *res = new_1d(descr, k);
+    return new_1d(descr, k);
+}
+
+/* k elements of src as a result of their own. */
+static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
+                            const void *src) {
+    int fresh;
+    PyObject *res = sfpy_new_array(st, descr, k, &fresh);
     if (res && k)
-        memcpy(PyArray_BYTES((PyArrayObject *)res), src, used);
+        memcpy(PyArray_BYTES((PyArrayObject *)res), src,
+               (size_t)k * (size_t)PyDataType_ELSIZE(descr));
+    return res;
+}
+
+PyObject *sfpy_first(PyObject *out, Py_ssize_t k) {
+    if (PyArray_SIZE((PyArrayObject *)out) == k) {
+        Py_INCREF(out);
+        return out;
+    }
+    PyObject *stop = PyLong_FromSsize_t(k), *result = NULL;
+    PyObject *slice = stop ? PySlice_New(NULL, stop, NULL) : NULL;
+    Py_XDECREF(stop);
+    if (slice) {
+        result = PyObject_GetItem(out, slice);
+        Py_DECREF(slice);
+    }
+    return result;
+}
+
+PyObject *sfpy_positions_of_bits(sfpy_state *st, PyObject *bits, Py_ssize_t n, PyObject *dtype) {
+    PyArray_Descr *descr = NULL;
+    int w64 = 0;
+    if (!PyArray_Check(bits) || PyArray_TYPE((PyArrayObject *)bits) != NPY_UINT8 ||
+        PyArray_NDIM((PyArrayObject *)bits) != 1 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)bits)) {
+        PyErr_SetString(PyExc_TypeError, "_positions_of_bits: bits must be a contiguous 1-d "
+                                         "uint8 array");
+        return NULL;
+    }
+    if (n < 0 || (size_t)n > 8 * (size_t)PyArray_SIZE((PyArrayObject *)bits)) {
+        PyErr_Format(PyExc_ValueError, "_positions_of_bits: %zd bits asked of %zd bytes", n,
+                     PyArray_SIZE((PyArrayObject *)bits));
+        return NULL;
+    }
+    if (!PyArray_DescrConverter(dtype, &descr))
+        return NULL;
+    if (!is_index_type(descr, &w64) || (!w64 && (size_t)n > (size_t)UINT32_MAX)) {
+        PyErr_Format(PyExc_TypeError, "_positions_of_bits: index_dtype must be one of %s "
+                     "(not uint32 from 2**32 bits), not %R", INDEX_TYPES, (PyObject *)descr);
+        Py_DECREF(descr);
+        return NULL;
+    }
+    const sf_kernel *kernel = sfpy_context_kernel(st); /* a use_kernel block's, or NULL */
+    if (kernel == SFPY_KERNEL_ERROR) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    const uint8_t *b = (const uint8_t *)PyArray_BYTES((PyArrayObject *)bits);
+    const sf_op op = w64 ? SF_OP_INDEX64 : SF_OP_INDEX32;
+    size_t k;
+    Py_BEGIN_ALLOW_THREADS k = sf_bits_positions(NULL, b, (size_t)n, op, NULL);
+    Py_END_ALLOW_THREADS
+    int fresh;
+    PyObject *res = sfpy_new_array(st, descr, (npy_intp)k, &fresh);
+    Py_DECREF(descr);
+    if (res && k) {
+        void *dst = PyArray_BYTES((PyArrayObject *)res);
+        Py_BEGIN_ALLOW_THREADS sf_bits_positions(kernel, b, (size_t)n, op, dst);
+        Py_END_ALLOW_THREADS
+    }
     return res;
 }
 

@@ -125,10 +125,10 @@ size_t sf_ones(const uint8_t *bytes, size_t len) {
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, bytes + i, 8);
-        total += (size_t)__builtin_popcountll(w);
+        total += sf_ones64(w);
     }
     for (; i < len; i++)
-        total += (size_t)__builtin_popcount(bytes[i]);
+        total += sf_ones64(bytes[i]);
     return total;
 }
 

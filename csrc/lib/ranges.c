@@ -63,18 +63,56 @@ static void bits_to_bytes(const uint8_t *bits, size_t n, uint8_t *mask) {
         mask[i] = (uint8_t)((bits[i / 8] >> (i % 8)) & 1u);
 }
 
-/* The positions (from `base`) of the set bits of bits[0, bytes), one by one:
- * for a block that keeps few elements. Returns how many. */
-static size_t positions_of_bits(const uint8_t *bits, size_t bytes, uint64_t base, sf_op op,
-                                unsigned char *out) {
+/* Room offsets_of_bits needs past a block's last offset. */
+#define OFFSETS_SLACK 4
+
+/* The offsets of the set bits of bits[0, bytes) (at most SF_RANGES_STEP / 8
+ * bytes), ascending, into at[], which has room for OFFSETS_SLACK more than
+ * the bits set: a word's first four offsets are written whatever it holds.
+ * There is then no branch on whether a word has any bit set, which at 1 % of
+ * bits set is a coin toss per word (perf on AMD EPYC Zen 4: that branch was
+ * most of _positions_of_bits' time). Returns how many. */
+static size_t offsets_of_bits(const uint8_t *bits, size_t bytes, uint16_t *at) {
     size_t k = 0;
     for (size_t i = 0; i < bytes; i += 8) {
         uint64_t w = 0; /* byte j of the 8 at bits + i as bits 8j..8j+7, any byte order */
-        for (size_t j = 0; j < 8 && i + j < bytes; j++)
-            w |= (uint64_t)bits[i + j] << (8 * j);
-        for (; w; w &= w - 1u, k++)
-            sf_put_result(op, out, k, NULL, 0, base + 8 * i + (uint64_t)__builtin_ctzll(w));
+        if (i + 8 <= bytes) {
+            memcpy(&w, bits + i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            w = __builtin_bswap64(w);
+#endif
+        } else {
+            for (size_t j = 0; i + j < bytes; j++)
+                w |= (uint64_t)bits[i + j] << (8 * j);
+        }
+        const size_t set = sf_ones64(w), base = 8 * i;
+        /* ctz of 0 is undefined: w | 2^63 gives 63 instead, an offset that is
+         * written past this word's last and overwritten (or never read) */
+        for (size_t j = 0; j < OFFSETS_SLACK; j++, w &= w - 1u)
+            at[k + j] = (uint16_t)(base + (size_t)__builtin_ctzll(w | (1ull << 63)));
+        for (size_t j = OFFSETS_SLACK; j < set; j++, w &= w - 1u)
+            at[k + j] = (uint16_t)(base + (size_t)__builtin_ctzll(w));
+        k += set;
     }
+    return k;
+}
+
+/* The positions (from `base`) of the set bits of bits[0, bytes), bit by bit:
+ * for a block that keeps few elements. Returns how many. */
+static size_t positions_of_bits(const uint8_t *bits, size_t bytes, uint64_t base, sf_op op,
+                                unsigned char *out) {
+    uint16_t at[SF_RANGES_STEP + OFFSETS_SLACK];
+    const size_t k = offsets_of_bits(bits, bytes, at);
+    if (op == SF_OP_INDEX32)
+        for (size_t j = 0; j < k; j++) {
+            const uint32_t q = (uint32_t)(base + at[j]);
+            memcpy(out + 4 * j, &q, 4);
+        }
+    else
+        for (size_t j = 0; j < k; j++) {
+            const uint64_t q = base + at[j];
+            memcpy(out + 8 * j, &q, 8);
+        }
     return k;
 }
 
@@ -87,6 +125,46 @@ static void take_values(const unsigned char *x, size_t size, const uint32_t *pos
     case 4: for (size_t j = 0; j < m; j++) memcpy(out + 4 * j, x + 4 * (size_t)pos[j], 4); break;
     default: for (size_t j = 0; j < m; j++) memcpy(out + 8 * j, x + 8 * (size_t)pos[j], 8); break;
     }
+}
+
+size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n, sf_op op,
+                         void *out) {
+    if (op != SF_OP_INDEX32 && op != SF_OP_INDEX64)
+        return 0;
+    /* the bits past n are not the caller's: its last partial byte masked */
+    const uint8_t last = n % 8 ? (uint8_t)(bits[n / 8] & ((1u << (n % 8)) - 1u)) : 0;
+    if (!out)
+        return sf_ones(bits, n / 8) + sf_ones64(last);
+    const sf_kernel *k = kernel ? kernel : sf_active_kernel();
+    const size_t rsize = op == SF_OP_INDEX32 ? 4 : 8;
+    unsigned char *dst = (unsigned char *)out;
+    uint8_t tail[SF_RANGES_STEP / 8], bytes[SF_RANGES_STEP];
+    uint64_t pos[SF_RANGES_STEP]; /* the kernel writes anywhere in its n results */
+    size_t total = 0;
+    for (size_t i = 0; i < n; i += SF_RANGES_STEP) {
+        const size_t m = n - i < SF_RANGES_STEP ? n - i : SF_RANGES_STEP, nbytes = (m + 7) / 8;
+        const uint8_t *block = bits + i / 8;
+        if (m % 8) { /* the last block */
+            memcpy(tail, block, nbytes - 1);
+            tail[nbytes - 1] = last;
+            block = tail;
+        }
+        const size_t kept = sf_ones(block, nbytes);
+        /* As sf_run_ranges reads a block's bits: one by one when few are set,
+         * else spread to bytes for the kernel's uint8 filter. */
+        if (kept <= m / 32) {
+            positions_of_bits(block, nbytes, i, op, dst + rsize * total);
+        } else {
+            bits_to_bytes(block, m, bytes);
+            if (op == SF_OP_INDEX32)
+                k->index32[SF_U8](bytes, m, &NONZERO, (uint32_t)i, (uint32_t *)(void *)pos);
+            else
+                k->index64[SF_U8](bytes, m, &NONZERO, i, pos);
+            memcpy(dst + rsize * total, pos, rsize * kept);
+        }
+        total += kept;
+    }
+    return total;
 }
 
 size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,

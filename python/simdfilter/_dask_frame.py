@@ -143,8 +143,8 @@ class DataFrameAccessor:
     """``ddf.sf``: range queries over several columns of a Dask DataFrame.
 
     Each partition evaluates the conjunction of the pandas face (``df.sf``):
-    the most selective range through the kernel over its column, each further
-    one only at the surviving rows, columns no kernel reads last, compared by
+    the kernels read the columns most selective first, whole while many rows
+    stand, then only at the rows left; columns no kernel reads last, compared by
     pandas at the rows left. Column kinds and fallbacks as :class:`SeriesAccessor`.
     """
 

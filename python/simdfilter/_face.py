@@ -33,6 +33,7 @@ import numpy as np
 
 import simdfilter as _sf
 from simdfilter import _conjunction as _conj
+from simdfilter import _core
 
 # The kernels' names for the closed ends; each host's names map onto them.
 KERNEL_NAMES = ("both", "left", "right", "neither")
@@ -98,17 +99,24 @@ def positions(
     inclusive: str,
     *,
     wide: Any,
-    within: Optional[np.ndarray] = None,
+    within: Any = None,
     invert: bool = False,
     assume_sorted: bool = False,
 ) -> np.ndarray:
     """``simdfilter.filter_indexes`` on a face's column, positions in
     ``index_dtype(len(col), wide)``; `within` passed only when given (the
-    refinement of a conjunction), `assume_sorted` as the face knows it.
-    TypeError and ValueError as the kernel raises them."""
+    refinement of a conjunction), `assume_sorted` as the face knows it. With
+    `within` ``_conjunction.BITS``, the column's in-range bits instead, and with
+    a ``_conjunction.Standing``, the positions of its rows in range (a
+    conjunction's columns read whole). TypeError and ValueError as the kernel
+    raises them."""
     kw: Dict[str, Any] = dict(
         inclusive=inclusive, index_dtype=index_dtype(len(col), wide), invert=invert
     )
+    if within is _conj.BITS:
+        return _core._in_range_bits(col, lo, hi, inclusive=inclusive, invert=invert)
+    if isinstance(within, _conj.Standing):
+        return _core._filter_indexes_where(within.bits, col, lo, hi, **kw)
     if within is not None:
         kw["within"] = within
     if assume_sorted:
@@ -200,7 +208,7 @@ def frame_rows(
     kernel reads go last, so the host compares only the rows the kernels left;
     with `host_fallback` False they are refused (TypeError naming the column).
     """
-    plan = _conj.most_selective_first(plan, n, inclusive)
+    plan, fractions = _conj.most_selective_first(plan, n, inclusive)
     return _conj.conjunction(
         plan,
         n,
@@ -209,6 +217,7 @@ def frame_rows(
         positions=positions,
         mask=mask,
         fallback=(TypeError, ValueError) if host_fallback else (),
+        fractions=fractions,
     )
 
 

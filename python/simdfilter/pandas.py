@@ -110,7 +110,7 @@ def _positions(
     lo: Any,
     hi: Any,
     inclusive: str,
-    within: Optional[np.ndarray] = None,
+    within: Any = None,  # positions, or _conjunction.BITS
     invert: bool = False,
 ) -> np.ndarray:
     """filter_indexes on the column (uint32, int64 from 2**32 rows on), the
@@ -270,7 +270,7 @@ def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":
 
 
 def _frame_positions(
-    col: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Optional[np.ndarray]
+    col: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Any
 ) -> Optional[np.ndarray]:
     try:
         return _positions(col, lo, hi, inclusive, within=within)
@@ -310,10 +310,10 @@ class DataFrameAccessor:
     b=(lo, hi))`` for labels that are identifiers, equals
     ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The mapping takes any
     label: ints, strings with spaces, MultiIndex tuples, a column called
-    ``inclusive``. The first range is evaluated through the kernel over the
-    whole column, each further one only at the surviving rows; columns no kernel
-    reads come last, compared by pandas only at the rows left. Accelerated
-    columns as in ``s.sf``.
+    ``inclusive``. The kernels read the columns most selective first: each one
+    whole while many rows stand (its in-range bits ANDed with the others'), then
+    each further one only at the rows left; columns no kernel reads come last,
+    compared by pandas only at the rows left. Accelerated columns as in ``s.sf``.
     """
 
     def __init__(self, frame: "pd.DataFrame") -> None:

@@ -178,7 +178,7 @@ def _positions(
     lo: Any,
     hi: Any,
     inclusive: str,
-    within: Optional[np.ndarray] = None,
+    within: Any = None,  # positions, or _conjunction.BITS
     invert: bool = False,
 ) -> np.ndarray:
     """filter_indexes on the Series (uint32, uint64 from 2**32 rows on, Polars'
@@ -455,7 +455,7 @@ def _rows(
             col = col.gather(at)
         return _polars_mask(col, lo, hi, inclusive, True).fill_null(False).to_numpy()
 
-    def positions(col: "pl.Series", lo: Any, hi: Any, within: Optional[np.ndarray]) -> Any:
+    def positions(col: "pl.Series", lo: Any, hi: Any, within: Any) -> Any:
         # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
         try:
             lo, hi = _expression_bounds(col, lo, hi)

@@ -292,6 +292,60 @@ static void check_merge_ranges(void) {
 /* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
  * active: the bounds the issue names, lo > hi (nothing, and nothing written),
  * lo == hi, and n too long for 32-bit positions. */
+/* sf_bits_positions with every kernel that runs here: the set bits of random
+ * bitmaps (every length to 70, and across the 2,048-element blocks; from none
+ * set to all, so both the bit-by-bit and the kernel's path), the bits past n
+ * set and never read as positions, exactly the count written (canaries after
+ * it), the count alone without out, and 0 for an op that is not a position. */
+static void check_bits_positions(void) {
+    enum { MAXN = 3 * 2048 + 5, CANARIES = 8 };
+    static uint8_t bits[MAXN / 8 + 1];
+    static uint64_t want[MAXN], got64[MAXN + CANARIES];
+    static uint32_t got32[MAXN + CANARIES];
+    static const unsigned density[] = {0, 1, 3, 20, 70, 100};
+    cur_call = " via sf_bits_positions";
+    for (int i = 0; i < sf_kernel_count(); i++) {
+        const sf_kernel *k = sf_kernel_at(i);
+        if (!sf_kernel_supported(k))
+            continue;
+        cur_kernel = k->name;
+        for (size_t round = 0; round < 140; round++) {
+            const size_t n = round <= 70 ? round
+                             : round < 100 ? 2040 + below(20)
+                                           : 2049 + below(MAXN - 2049 + 1);
+            const unsigned pct = density[round % 6];
+            size_t m = 0;
+            for (size_t j = 0; j < sizeof bits; j++)
+                bits[j] = (uint8_t)rnd(); /* past n: whatever was there */
+            for (size_t j = 0; j < n; j++) {
+                const int set = below(100) < pct;
+                bits[j / 8] = (uint8_t)((bits[j / 8] & ~(1u << (j % 8))) | (unsigned)set << (j % 8));
+                if (set)
+                    want[m++] = j;
+            }
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, NULL) == m,
+                      "sf_bits_positions counted wrong (n %zu, %zu set)", n, m);
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_COUNT, got32) == 0,
+                      "sf_bits_positions took SF_OP_COUNT");
+            memset(got32, 0xA5, sizeof got32);
+            memset(got64, 0xA5, sizeof got64);
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, got32) == m &&
+                          sf_bits_positions(k, bits, n, SF_OP_INDEX64, got64) == m,
+                      "sf_bits_positions returned a wrong count (n %zu, %zu set)", n, m);
+            for (size_t j = 0; j < m; j++)
+                API_CHECK(got32[j] == want[j] && got64[j] == want[j],
+                          "sf_bits_positions: position %zu of %zu is %u / %llu, expected %llu (n %zu)",
+                          j, m, got32[j], (unsigned long long)got64[j],
+                          (unsigned long long)want[j], n);
+            for (size_t j = m; j < m + CANARIES; j++)
+                API_CHECK(got32[j] == 0xA5A5A5A5u && got64[j] == 0xA5A5A5A5A5A5A5A5u,
+                          "sf_bits_positions wrote past its %zu positions (n %zu)", m, n);
+        }
+    }
+    cur_kernel = "(harness)";
+    cur_call = "";
+}
+
 static void check_convenience(void) {
     static const uint32_t bounds[] = {0, 1, 2, 1000, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u,
                                       0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
@@ -353,4 +407,5 @@ static void check_convenience(void) {
     check_rule();
     check_invert_range();
     check_merge_ranges();
+    check_bits_positions();
 }
