@@ -29,9 +29,11 @@ SAMPLE = 1024
 # The fraction of rows standing (by the sample) from which the next column is
 # read whole into bits rather than at each row left (within=). A row left is a
 # load of its own where the rows are spread (a cache line each, the prefetcher
-# of no help), a whole pass streams. Measured on AMD EPYC Zen 4 (family 25
-# model 17, avx2 kernel, one core, 10 M rows): see BITS_FROM's figures in
-# docs/performance.rst.
+# of no help), a whole pass streams. On AMD EPYC Zen 4 (family 25 model 17,
+# avx2 kernel, one core, 10 M rows) the two ways measured alike at 1/32: read
+# whole, 1.04x (float64) and 1.13x (uint8) faster there, 1.33-1.70x at 1/8,
+# 0.67-0.85x at 1/128 (docs/performance.rst, "Frame queries"). Not measured on
+# another CPU yet; on one with cheaper scattered loads the crossing moves up.
 BITS_FROM = 1 / 32
 
 # ``positions(col, lo, hi, BITS)`` asks a face for the kernel's in-range bits
