@@ -257,6 +257,25 @@ def test_dataframe_rows_alike_whether_columns_are_read_whole_or_at_the_rows_left
         assert calls == []
 
 
+def test_dataframe_sorted_column_keeps_its_binary_search(rng, monkeypatch):
+    # A column Polars knows sorted is binary-searched, never read whole, even
+    # where the next column would be (BITS_FROM 0).
+    n = _conjunction.ORDER_MIN_ROWS + 1013
+    df = pl.DataFrame({"t": np.arange(n), "x": rng.random(n)}).with_columns(
+        pl.col("t").set_sorted()
+    )
+    monkeypatch.setattr(_conjunction, "BITS_FROM", 0.0)
+    calls = []
+    real = _face._core._in_range_bits
+    monkeypatch.setattr(
+        _face._core, "_in_range_bits", lambda *a, **k: calls.append(a) or real(*a, **k)
+    )
+    ranges = {"t": (0, n // 10), "x": (0.0, 0.5)}
+    expected = df.filter(pl.col("t").is_between(0, n // 10) & pl.col("x").is_between(0.0, 0.5))
+    assert_frame_equal(df.sf.filter(ranges), expected)
+    assert calls == []
+
+
 def test_dataframe_errors():
     df = pl.DataFrame({"a": [1, 2, 3]})
     with pytest.raises(KeyError, match="nope"):

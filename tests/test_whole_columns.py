@@ -128,7 +128,8 @@ def test_filter_indexes_where_nulls_and_layouts(rng):
 
     every = np.ones(n, dtype=bool)
     check(base, base, every)
-    check(base, base, every, threads=2, index_dtype=np.int64)
+    check(base, base, every, index_dtype=np.int64)
+    check(base.byteswap().view(base.dtype.newbyteorder()), base, every)
     nulls = rng.random(n) < 0.2
     check(np.ma.masked_array(base, mask=nulls), base, ~nulls)
     rev = np.ascontiguousarray(base)[::-1]
@@ -147,11 +148,35 @@ def test_filter_indexes_where_nulls_and_layouts(rng):
     check(chunked, base, ~nulls)
 
 
+def test_filter_indexes_where_threads_and_2d(rng):
+    # 2**20 + 3 rows: runs long enough for threads=2 to split them (the bits
+    # read from each part's own position on); a Fortran-order 2-D masked array,
+    # walked row by row in C order (a run per row).
+    n = (1 << 20) + 3
+    a = rng.normal(size=n)
+    rows = rng.random(n) < 0.5
+    want = np.flatnonzero(rows & (a >= -1) & (a <= 1))
+    for threads in (1, 2):
+        got = _core._filter_indexes_where(packed(rows), a, -1.0, 1.0, threads=threads)
+        np.testing.assert_array_equal(got, want)
+    m = 3001 * 7
+    grid = np.asfortranarray(rng.normal(size=(3001, 7)))
+    nulls = rng.random((3001, 7)) < 0.2
+    masked = np.ma.masked_array(grid, mask=np.asfortranarray(nulls))
+    keep = rng.random(m) < 0.5
+    flat, valid = grid.ravel(), ~nulls.ravel()
+    got = _core._filter_indexes_where(packed(keep), masked, -1.0, 1.0)
+    np.testing.assert_array_equal(got, np.flatnonzero(keep & valid & (flat >= -1) & (flat <= 1)))
+
+
 def test_filter_indexes_where_errors(rng):
     a = rng.normal(size=100)
     bits = np.zeros(13, np.uint8)
-    with pytest.raises(TypeError, match="ceil"):
+    with pytest.raises(ValueError, match="ceil"):
         _core._filter_indexes_where(bits[:12], a, 0.0, 1.0)
+    shared = np.full(400, 255, np.uint8)
+    with pytest.raises(ValueError, match="share memory with where"):
+        _core._filter_indexes_where(shared, a, -10.0, 10.0, out=shared.view(np.uint32))
     with pytest.raises(TypeError, match="uint8"):
         _core._filter_indexes_where(bits.view(np.int8), a, 0.0, 1.0)
     with pytest.raises(TypeError, match="within"):

@@ -166,10 +166,23 @@ static int set_where(call *c, PyObject *where) {
     const size_t n = c->column.n, bytes = (n + 7) / 8;
     PyArrayObject *w = (PyArrayObject *)where;
     if (!PyArray_Check(where) || PyArray_TYPE(w) != NPY_UINT8 || PyArray_NDIM(w) != 1 ||
-        !PyArray_IS_C_CONTIGUOUS(w) || (size_t)PyArray_SIZE(w) < bytes) {
-        PyErr_Format(PyExc_TypeError, "_filter_indexes_where: where must be a contiguous 1-d "
-                     "uint8 array of at least ceil(values.size / 8) = %zu bytes", bytes);
+        !PyArray_IS_C_CONTIGUOUS(w)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_filter_indexes_where: where must be a contiguous 1-d uint8 array");
         return -1;
+    }
+    if ((size_t)PyArray_SIZE(w) < bytes) {
+        PyErr_Format(PyExc_ValueError, "_filter_indexes_where: where has %zd bytes; it needs at "
+                     "least ceil(values.size / 8) = %zu", PyArray_SIZE(w), bytes);
+        return -1;
+    }
+    if (c->args.out) { /* checked as an array by then */
+        const char *o = PyArray_BYTES((PyArrayObject *)c->args.out);
+        const char *wb = PyArray_BYTES(w);
+        if (o < wb + bytes && wb < o + PyArray_NBYTES((PyArrayObject *)c->args.out)) {
+            PyErr_SetString(PyExc_ValueError, "out must not share memory with where");
+            return -1;
+        }
     }
     if (c->within || c->column.sorted) {
         PyErr_SetString(PyExc_TypeError,

@@ -319,15 +319,22 @@ PyObject *sfpy_positions_of_bits(sfpy_state *st, PyObject *bits, Py_ssize_t n, P
     const uint8_t *b = (const uint8_t *)PyArray_BYTES((PyArrayObject *)bits);
     const sf_op op = w64 ? SF_OP_INDEX64 : SF_OP_INDEX32;
     size_t k;
-    Py_BEGIN_ALLOW_THREADS k = sf_bits_positions(NULL, b, (size_t)n, op, NULL);
+    Py_BEGIN_ALLOW_THREADS k = sf_bits_positions(NULL, b, (size_t)n, op, NULL, 0);
     Py_END_ALLOW_THREADS
     int fresh;
     PyObject *res = sfpy_new_array(st, descr, (npy_intp)k, &fresh);
     Py_DECREF(descr);
+    size_t again = k;
     if (res && k) {
         void *dst = PyArray_BYTES((PyArrayObject *)res);
-        Py_BEGIN_ALLOW_THREADS sf_bits_positions(kernel, b, (size_t)n, op, dst);
+        Py_BEGIN_ALLOW_THREADS again = sf_bits_positions(kernel, b, (size_t)n, op, dst, k);
         Py_END_ALLOW_THREADS
+    }
+    if (res && again != k) { /* another thread wrote bits between the passes */
+        Py_DECREF(res);
+        PyErr_SetString(PyExc_RuntimeError,
+                        "_positions_of_bits: the bits changed while they were read");
+        return NULL;
     }
     return res;
 }

@@ -546,13 +546,14 @@ size_t sf_validity(sf_source *src, uint8_t *out, size_t capacity, size_t *nulls)
 /* The positions of the set bits among bits [0, n) of `bits` (LSB first, as
  * SF_OP_BITS writes them), ascending, as uint32 (op SF_OP_INDEX32, which needs
  * n <= 2^32) or uint64 (SF_OP_INDEX64): a mask ANDed from several queries
- * (the rows in range in every column) turned into rows. out has room for as
- * many positions as bits are set, and only those are written (out NULL: none,
- * the count alone); bits past n are not read as positions. Returns how many,
- * 0 for another op. `kernel` (NULL: the process default) reads the dense
+ * (the rows in range in every column) turned into rows. At most `capacity`
+ * positions are written to out, nothing past them (out NULL: none, the count
+ * alone); bits past n are not read as positions. Returns how many bits are
+ * set (more than capacity when the bits changed since they were counted), 0
+ * for another op. `kernel` (NULL: the process default) reads the dense
  * stretches. */
 size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n, sf_op op,
-                         void *out);
+                         void *out, size_t capacity);
 
 /* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 8 MiB
  * (so 1 below 16 MiB), at most sf_available_cpus(), and on Linux at most the

@@ -128,7 +128,7 @@ static void take_values(const unsigned char *x, size_t size, const uint32_t *pos
 }
 
 size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n, sf_op op,
-                         void *out) {
+                         void *out, size_t capacity) {
     if (op != SF_OP_INDEX32 && op != SF_OP_INDEX64)
         return 0;
     /* the bits past n are not the caller's: its last partial byte masked */
@@ -150,17 +150,24 @@ size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n,
             block = tail;
         }
         const size_t kept = sf_ones(block, nbytes);
+        const size_t room = total < capacity ? capacity - total : 0;
         /* As sf_run_ranges reads a block's bits: one by one when few are set,
-         * else spread to bytes for the kernel's uint8 filter. */
-        if (kept <= m / 32) {
+         * else spread to bytes for the kernel's uint8 filter. A block that
+         * would pass the capacity (the bits changed since they were counted)
+         * is made aside and cut. */
+        if (kept <= m / 32 && kept <= room) {
             positions_of_bits(block, nbytes, i, op, dst + rsize * total);
-        } else {
-            bits_to_bytes(block, m, bytes);
-            if (op == SF_OP_INDEX32)
-                k->index32[SF_U8](bytes, m, &NONZERO, (uint32_t)i, (uint32_t *)(void *)pos);
-            else
-                k->index64[SF_U8](bytes, m, &NONZERO, i, pos);
-            memcpy(dst + rsize * total, pos, rsize * kept);
+        } else if (room) {
+            size_t made;
+            if (kept <= m / 32) {
+                made = positions_of_bits(block, nbytes, i, op, (unsigned char *)pos);
+            } else {
+                bits_to_bytes(block, m, bytes);
+                made = op == SF_OP_INDEX32 ? k->index32[SF_U8](bytes, m, &NONZERO, (uint32_t)i,
+                                                               (uint32_t *)(void *)pos)
+                                           : k->index64[SF_U8](bytes, m, &NONZERO, i, pos);
+            }
+            memcpy(dst + rsize * total, pos, rsize * (made < room ? made : room));
         }
         total += kept;
     }

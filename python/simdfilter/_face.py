@@ -199,8 +199,12 @@ def frame_rows(
     positions: Callable[[Any, Any, Any, Optional[np.ndarray]], Optional[np.ndarray]],
     mask: Callable[[Any, Any, Any, Optional[np.ndarray]], np.ndarray],
     host_fallback: bool,
+    searched: Callable[[Any], bool] = lambda col: False,
 ) -> np.ndarray:
     """Positions of the rows where every column of `plan` is in its range.
+
+    A column for which ``searched(col)`` is true (Polars' sorted flag) is never
+    read whole: its positions are a binary search.
 
     ``positions(col, lo, hi, within)`` is the kernel's answer (None: the host's
     to give); ``mask(col, lo, hi, at)`` the host's, a bool array with nulls
@@ -209,6 +213,7 @@ def frame_rows(
     with `host_fallback` False they are refused (TypeError naming the column).
     """
     plan, fractions = _conj.most_selective_first(plan, n, inclusive)
+    fractions = [float("nan") if searched(col) else f for f, (_, col, _, _) in zip(fractions, plan)]
     return _conj.conjunction(
         plan,
         n,

@@ -473,6 +473,7 @@ def _rows(
         positions=positions,
         mask=mask,
         host_fallback=host_fallback,
+        searched=_sorted,
     )
 
 

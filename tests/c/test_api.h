@@ -289,14 +289,12 @@ static void check_merge_ranges(void) {
     cur_kernel = "(harness)";
 }
 
-/* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
- * active: the bounds the issue names, lo > hi (nothing, and nothing written),
- * lo == hi, and n too long for 32-bit positions. */
 /* sf_bits_positions with every kernel that runs here: the set bits of random
  * bitmaps (every length to 70, and across the 2,048-element blocks; from none
  * set to all, so both the bit-by-bit and the kernel's path), the bits past n
  * set and never read as positions, exactly the count written (canaries after
- * it), the count alone without out, and 0 for an op that is not a position. */
+ * it), a capacity short of the count honoured, the count alone without out,
+ * and 0 for an op that is not a position. */
 static void check_bits_positions(void) {
     enum { MAXN = 3 * 2048 + 5, CANARIES = 8 };
     static uint8_t bits[MAXN / 8 + 1];
@@ -323,14 +321,14 @@ static void check_bits_positions(void) {
                 if (set)
                     want[m++] = j;
             }
-            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, NULL) == m,
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, NULL, 0) == m,
                       "sf_bits_positions counted wrong (n %zu, %zu set)", n, m);
-            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_COUNT, got32) == 0,
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_COUNT, got32, m) == 0,
                       "sf_bits_positions took SF_OP_COUNT");
             memset(got32, 0xA5, sizeof got32);
             memset(got64, 0xA5, sizeof got64);
-            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, got32) == m &&
-                          sf_bits_positions(k, bits, n, SF_OP_INDEX64, got64) == m,
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, got32, m) == m &&
+                          sf_bits_positions(k, bits, n, SF_OP_INDEX64, got64, m) == m,
                       "sf_bits_positions returned a wrong count (n %zu, %zu set)", n, m);
             for (size_t j = 0; j < m; j++)
                 API_CHECK(got32[j] == want[j] && got64[j] == want[j],
@@ -340,12 +338,24 @@ static void check_bits_positions(void) {
             for (size_t j = m; j < m + CANARIES; j++)
                 API_CHECK(got32[j] == 0xA5A5A5A5u && got64[j] == 0xA5A5A5A5A5A5A5A5u,
                           "sf_bits_positions wrote past its %zu positions (n %zu)", m, n);
+            /* a capacity short of the bits set (they changed since counted):
+             * the first `cap` positions, nothing past them, the full count */
+            const size_t cap = m / 2;
+            memset(got32, 0xA5, sizeof got32);
+            API_CHECK(sf_bits_positions(k, bits, n, SF_OP_INDEX32, got32, cap) == m,
+                      "sf_bits_positions with a short capacity miscounted (n %zu)", n);
+            for (size_t j = 0; j < cap + CANARIES; j++)
+                API_CHECK(j < cap ? got32[j] == want[j] : got32[j] == 0xA5A5A5A5u,
+                          "sf_bits_positions with capacity %zu: slot %zu wrong (n %zu)", cap, j, n);
         }
     }
     cur_kernel = "(harness)";
     cur_call = "";
 }
 
+/* sf_filter_indexes_u32 and sf_count_in_range_u32 with every supported kernel
+ * active: the bounds the issue names, lo > hi (nothing, and nothing written),
+ * lo == hi, and n too long for 32-bit positions. */
 static void check_convenience(void) {
     static const uint32_t bounds[] = {0, 1, 2, 1000, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u,
                                       0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
