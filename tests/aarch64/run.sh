@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The whole Python suite on an aarch64 build of simdfilter, under qemu-user, from
+# The Python suite on an aarch64 build of simdfilter, under qemu-user, from
 # an x86-64 Debian machine (README: "aarch64 under qemu").
 #
-#   tests/aarch64/run.sh [-n WORKERS] [--prepare] [CONFIG...] [-- PYTEST_ARGS...]
+#   tests/aarch64/run.sh [-n WORKERS] [--prepare] [--all] [CONFIG...] [-- PYTEST_ARGS...]
 #
 # --prepare: make the cached steps below for the CONFIGs and stop (no build, no
 # test): mostly downloads, which CI runs while the x86 suite runs.
+# --all: every test file on every configuration (see "Not every test file").
 #
 # CONFIG is CPU-NUMPY with CPU one of
 #   neon     -cpu max,sve=off                       (neon is the best kernel)
@@ -41,6 +42,16 @@
 # what it does on x86, where the full counts run. SIMDFILTER_HYPOTHESIS_PROFILE=
 # simdfilter runs the full counts here too.
 #
+# Not every test file runs under qemu (the lists in "what runs under qemu"
+# below, each with its reason, printed before a configuration runs): files that
+# run no kernel on data (text, version strings, the docs' build) are left out
+# everywhere, and the pure-Python faces and a few checks whose code is the same
+# on every kernel and NumPy run on the NumPy 2 configurations only (pandas 2,
+# pyarrow and Polars there), not on numpy1.23. Every test that runs a kernel
+# on data still runs under qemu on at least one configuration; every kernel
+# pinned against scalar runs on every configuration. --all runs every file on
+# every configuration.
+#
 # Anything that keeps the aarch64 Python from coming up is an error (exit 1),
 # never a skip.
 set -euo pipefail
@@ -53,6 +64,7 @@ suite=bookworm
 pyver=3.11
 workers=1
 prepare=0
+all_tests=0
 
 die() { echo "aarch64: FAILED: $*" >&2; exit 1; }
 log() { echo "== aarch64: $*"; }
@@ -61,7 +73,8 @@ while [ $# -gt 0 ]; do
     case "$1" in
         -n) workers=$2; shift 2 ;;
         --prepare) prepare=1; shift ;;
-        -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+        --all) all_tests=1; shift ;;
+        -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
@@ -97,6 +110,57 @@ for c in "${configs[@]}"; do
     numpy_reqs "${c#*-}" >/dev/null
 done
 test_reqs="pytest>=7 hypothesis>=6.80 pytest-xdist>=3"
+
+# --- what runs under qemu ------------------------------------------------------
+# Under qemu a test costs ten to thirty times its x86 time, and the stage is
+# CI's longest: what runs here is what the emulated CPU or the aarch64 build of
+# NumPy and its neighbours can change. Each left-out file or test says why.
+# Everywhere (they run no kernel on data; the x86 suite runs them):
+qemu_never=(
+    # the C harness and the Arrow fuzzer build with the host's compilers (the
+    # harness runs every kernel at C level under qemu-aarch64 in the x86 suite)
+    tests/test_c_harness.py tests/test_fuzz_arrow.py
+    # Sphinx is not installed here (its tests would skip), and the C guide's
+    # program is built by the host's cc and runs on x86: nothing of aarch64's
+    tests/test_docs.py
+    # the .pyi read with ast against inspect's signatures: text, the same here
+    tests/test_stubs.py
+    # the version in the header, setup.py, Cargo.toml and __version__: text
+    tests/test_version.py
+)
+# On the numpy1.23 configurations only (they run under qemu on the numpy2 ones,
+# which have pandas 2, pyarrow and Polars, and natively at the oldest versions
+# with NumPy 1.23.5 and pandas 1.5.3); the kernel on data under them is the
+# one every test of test_kernels, test_dtypes, test_invert, ... pins here:
+qemu_numpy2_only=(
+    # the pandas, Polars and Dask faces: Python over the same C entry points
+    tests/test_faces.py tests/test_pandas_accessor.py tests/test_polars_namespace.py
+    tests/test_polars_expressions.py tests/test_invert_faces.py tests/test_readme.py
+    # simdfilter._bounds.resolve with time zones: Python against pandas' rules
+    tests/test_bounds_tz.py
+    # result.c's size edges and the result pool: the same C code on every
+    # kernel (the default one here), 24 runs of 2**27 elements
+    tests/test_fresh_results.py
+    # the C binding's helper registration: one code path, no kernel
+    tests/test_helpers_registered.py
+)
+# Single tests, as pytest --deselect takes them (a node id, or its prefix):
+qemu_numpy2_only_tests=(
+    # 2**32 + 3 elements at stride 0 for the int64 positions: the length rule,
+    # the same for every kernel (a minute under qemu)
+    tests/test_zonemap.py::test_index_dtype_from_2_to_the_32_elements
+    # SIMDFILTER_KERNEL's refusals, a fresh emulated Python each: parsing, the
+    # same for every CPU (this machine's default against the rule still runs)
+    tests/test_dispatch_rule.py::test_the_import_fails_on_what_the_library_refused
+)
+selection_for() {  # selection_for NUMPY -> pytest's --ignore/--deselect arguments
+    local f
+    for f in "${qemu_never[@]}"; do echo "--ignore=$f"; done
+    [ "$all_tests" = 1 ] && return
+    [ "$1" = numpy2 ] && return
+    for f in "${qemu_numpy2_only[@]}"; do echo "--ignore=$f"; done
+    for f in "${qemu_numpy2_only_tests[@]}"; do echo "--deselect=$f"; done
+}
 
 # --- tools ---------------------------------------------------------------------
 for tool in qemu-aarch64 aarch64-linux-gnu-gcc debootstrap dpkg-deb "python$pyver" sha256sum; do
@@ -280,18 +344,19 @@ print(simdfilter.available_kernels(), "none" if vl < 0 else vl & 0xffff, numpy._
     [[ $check == *" $work/simdfilter-site/"* ]] || die "$config: simdfilter imported from the wrong place"
     if [ "$numpy" = numpy1.23 ]; then [[ $check == *" 1.23.5 "* ]] || die "$config: not NumPy 1.23.5"
     else [[ $check == *" 2."* ]] || die "$config: not NumPy 2"; fi
+    mapfile -t selection < <(selection_for "$numpy")
+    echo "   left out under qemu here (tests/aarch64/run.sh, \"what runs under qemu\", says why):"
+    printf '     %s\n' "${selection[@]}"
     xdist=(-p no:xdist)
     [ "$workers" -gt 1 ] && xdist=(--dist load --tx "$workers*popen//python=$launcher")
     # From the tree's root so that pyproject's pytest settings apply; the tree's
-    # python/ is not on the path, the installed wheel is (checked above). The
-    # C-level tests (the harness, the Arrow fuzzer) build with the host's
-    # compilers and run aarch64 at C level in the x86 suite; not here.
+    # python/ is not on the path, the installed wheel is (checked above).
     # Wall time and the CPU time of every emulated process: on a shared
     # machine the second says more about what the run costs.
     set +e
     TIMEFORMAT="%R %U %S"
     { time (cd "$repo" && "$launcher" -m pytest -q -p no:cacheprovider -p qemu_plugin --durations=10 "${xdist[@]}" tests \
-        --ignore=tests/test_c_harness.py --ignore=tests/test_fuzz_arrow.py ${pytest_args[@]+"${pytest_args[@]}"} 2>&1 | tee "$work/pytest-$config.log"
+        "${selection[@]}" ${pytest_args[@]+"${pytest_args[@]}"} 2>&1 | tee "$work/pytest-$config.log"
         exit "${PIPESTATUS[0]}") ; } 2> "$work/time-$config"
     rc=$?
     set -e
