@@ -6,7 +6,7 @@
 #
 # --prepare: make the cached steps below for the CONFIGs and stop (no build, no
 # test): mostly downloads, which CI runs while the x86 suite runs.
-# --all: every test file on every configuration (see "Not every test file").
+# --all: every test on every configuration (see "Not every test file").
 #
 # CONFIG is CPU-NUMPY with CPU one of
 #   neon     -cpu max,sve=off                       (neon is the best kernel)
@@ -47,9 +47,12 @@
 # run no kernel on data (text, version strings, the docs' build) are left out
 # everywhere, and the pure-Python faces and a few checks whose code is the same
 # on every kernel and NumPy run on the NumPy 2 configurations only (pandas 2,
-# pyarrow and Polars there), not on numpy1.23. Every test that runs a kernel
-# on data still runs under qemu on at least one configuration; every kernel
-# pinned against scalar runs on every configuration. --all runs every file on
+# pyarrow and Polars there), not on numpy1.23; so do the tests pinning the
+# scalar kernel (qemu_plugin.py deselects them on numpy1.23, where NEON is
+# still checked against the reference everywhere and against scalar, run in
+# the same process, by test_kernels). Every test that runs a kernel on data
+# still runs under qemu on at least one configuration; every SIMD kernel
+# pinned against scalar runs on every configuration. --all runs every test on
 # every configuration.
 #
 # Anything that keeps the aarch64 Python from coming up is an error (exit 1),
@@ -74,7 +77,7 @@ while [ $# -gt 0 ]; do
         -n) workers=$2; shift 2 ;;
         --prepare) prepare=1; shift ;;
         --all) all_tests=1; shift ;;
-        -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,59p' "$0"; exit 0 ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
@@ -153,6 +156,14 @@ qemu_numpy2_only_tests=(
     # same for every CPU (this machine's default against the rule still runs)
     tests/test_dispatch_rule.py::test_the_import_fails_on_what_the_library_refused
 )
+# Kernels whose pinned tests (a "kernel" parameter) are deselected by
+# qemu_plugin.py through SIMDFILTER_QEMU_UNPINNED: scalar, the C reference every
+# SIMD kernel is checked against, built with no ISA flags, so the same code on
+# every aarch64 CPU. The numpy2 configurations pin it (against
+# simdfilter.reference); here NEON's tests still check it against the
+# reference, and test_kernels' against scalar run in the same process
+# (test_kernels.check).
+qemu_numpy2_only_kernels=scalar
 selection_for() {  # selection_for NUMPY -> pytest's --ignore/--deselect arguments
     local f
     for f in "${qemu_never[@]}"; do echo "--ignore=$f"; done
@@ -347,6 +358,10 @@ print(simdfilter.available_kernels(), "none" if vl < 0 else vl & 0xffff, numpy._
     mapfile -t selection < <(selection_for "$numpy")
     echo "   left out under qemu here (tests/aarch64/run.sh, \"what runs under qemu\", says why):"
     printf '     %s\n' "${selection[@]}"
+    unpinned=
+    [ "$all_tests" = 1 ] || [ "$numpy" = numpy2 ] || unpinned=$qemu_numpy2_only_kernels
+    export SIMDFILTER_QEMU_UNPINNED=$unpinned
+    [ -z "$unpinned" ] || echo "     the tests pinning kernel $unpinned (qemu_plugin.py)"
     xdist=(-p no:xdist)
     [ "$workers" -gt 1 ] && xdist=(--dist load --tx "$workers*popen//python=$launcher")
     # From the tree's root so that pyproject's pytest settings apply; the tree's
