@@ -96,6 +96,30 @@ def rng(request):
     return np.random.default_rng(zlib.crc32(_case_id(request.node).encode()))
 
 
+@pytest.fixture
+def whole_column_calls(monkeypatch):
+    """The frame faces' whole-column steps, spied on: returns ``calls`` (the
+    names of ``_core._in_range_bits`` and ``_core._filter_indexes_where`` as
+    frame queries call them) and ``set_bits_from(f)``, which sets the standing
+    fraction from which columns are read whole (None keeps the default)."""
+    from simdfilter import _conjunction, _face
+
+    calls = []
+    for name in ("_in_range_bits", "_filter_indexes_where"):
+        real = getattr(_face._core, name)
+        monkeypatch.setattr(
+            _face._core,
+            name,
+            lambda *a, _real=real, _n=name, **k: calls.append(_n) or _real(*a, **k),
+        )
+
+    def set_bits_from(fraction):
+        if fraction is not None:
+            monkeypatch.setattr(_conjunction, "BITS_FROM", fraction)
+
+    return calls, set_bits_from
+
+
 def pytest_configure(config):
     # pytest-xdist (-n): deal the tests out one at a time as workers free up (each
     # worker holds the test it runs and the next), not in chunks of a quarter of a

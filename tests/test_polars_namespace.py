@@ -229,21 +229,13 @@ def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypat
 
 @pytest.mark.parametrize("bits_from", [0.0, None, 2.0], ids=["whole", "default", "at-rows"])
 def test_dataframe_rows_alike_whether_columns_are_read_whole_or_at_the_rows_left(
-    bits_from, rng, monkeypatch
+    bits_from, rng, whole_column_calls
 ):
     # As in the pandas face's test: two chunks, nulls, a tz-aware and a string
     # column, every column read whole (0) or at the rows left (2).
     df = make_frame(rng, n=_conjunction.ORDER_MIN_ROWS + 1013)
-    if bits_from is not None:
-        monkeypatch.setattr(_conjunction, "BITS_FROM", bits_from)
-    calls = []
-    for name in ("_in_range_bits", "_filter_indexes_where"):
-        real = getattr(_face._core, name)
-        monkeypatch.setattr(
-            _face._core,
-            name,
-            lambda *a, _real=real, _n=name, **k: calls.append(_n) or _real(*a, **k),
-        )
+    calls, set_bits_from = whole_column_calls
+    set_bits_from(bits_from)
     wide = dict(dep_delay=(-20, 150), distance=(100, 3000))
     for ranges in QUERIES + [wide]:
         for inclusive in ("both", "neither"):

@@ -152,8 +152,9 @@ def conjunction(
             and standing >= BITS_FROM
             and (bits is not None or _dense_next(fracs[i + 1], frac))
         )
-        if bits is not None and not dense:  # few rows stand now: read at them
-            idx, bits = _core._positions_of_bits(bits, n, index_dtype), None
+        # Bits are kept only when the next column qualifies (`last` below), so a
+        # column after bits is always read whole too.
+        assert bits is None or dense
         if idx is not None and len(idx) == 0:
             break
         # The last column read whole gives the positions itself.
