@@ -283,8 +283,12 @@ def make_frame(rng, n=2000):
         index=pd.RangeIndex(0, 2 * n, 2),
     )
     seats = rng.integers(50, 400, n)
-    if pa is not None:  # an Arrow-backed column with nulls
-        seats = pd.arrays.ArrowExtensionArray(pa.array(seats, mask=rng.random(n) < 0.05))
+    if pa is not None:  # an Arrow-backed column with nulls, in two chunks (the second
+        # starts at a bit offset that is not a byte's)
+        seats = pa.array(seats, mask=rng.random(n) < 0.05)
+        cut = n // 3 + 3
+        chunks = pa.chunked_array([seats.slice(0, cut), seats.slice(cut)])
+        seats = pd.arrays.ArrowExtensionArray(chunks)
     df["seats"] = pd.Series(seats, index=df.index)
     df.loc[rng.random(n) < 0.1, "dep_delay"] = pd.NA
     df.loc[rng.random(n) < 0.05, "distance"] = np.nan
