@@ -17,24 +17,39 @@ import simdfilter
 # A loaded machine slows data generation: that is not a failure of the code
 # under test. None has a deadline. Example counts: "simdfilter" runs
 # Hypothesis's default (100) per test, and a test's own count where it sets one
-# (through examples() below); "simdfilter-emulated" a quarter of each (25 by
-# default), for the suite under qemu-aarch64, where an example costs ten to
-# thirty times more: tests/aarch64/run.sh selects it through
-# SIMDFILTER_HYPOTHESIS_PROFILE. Every test runs under either.
+# (through examples() below); the quarter profiles a quarter of each (25 by
+# default):
+# - "simdfilter-quick" for the quick loop (`-m "not slow"`), which a contributor
+#   runs after every change: the full suite (`pytest` with no -m, CI's x86
+#   stage) runs the full counts;
+# - "simdfilter-emulated" for the suite under qemu-aarch64, where an example
+#   costs ten to thirty times more: tests/aarch64/run.sh selects it.
+# SIMDFILTER_HYPOTHESIS_PROFILE names one and wins over the rule
+# (pytest_configure). Every test runs under each.
 settings.register_profile("simdfilter", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile(
-    "simdfilter-emulated",
-    parent=settings.get_profile("simdfilter"),
-    max_examples=settings.get_profile("default").max_examples // 4,
-)
-HYPOTHESIS_PROFILE = os.environ.get("SIMDFILTER_HYPOTHESIS_PROFILE") or "simdfilter"
-settings.load_profile(HYPOTHESIS_PROFILE)  # an unknown name: Hypothesis's InvalidArgument
+for _quarter in ("simdfilter-quick", "simdfilter-emulated"):
+    settings.register_profile(
+        _quarter,
+        parent=settings.get_profile("simdfilter"),
+        max_examples=settings.get_profile("default").max_examples // 4,
+    )
+QUICK_LOOP = "not slow"  # the -m expression of the README's quick loop
+HYPOTHESIS_PROFILE = "simdfilter"  # the one loaded, set by pytest_configure
+
+
+def hypothesis_profile(markexpr):
+    """The profile a run loads: SIMDFILTER_HYPOTHESIS_PROFILE's, else the quick
+    loop's for ``-m "not slow"``, else the full one."""
+    named = os.environ.get("SIMDFILTER_HYPOTHESIS_PROFILE")
+    if named:
+        return named
+    return "simdfilter-quick" if (markexpr or "").strip() == QUICK_LOOP else "simdfilter"
 
 
 def examples(n):
     """A test's own example count `n`, scaled as the loaded profile scales
     Hypothesis's default: `n` under "simdfilter", a quarter of it (at least 1)
-    under "simdfilter-emulated"."""
+    under the quarter profiles."""
     return max(1, n * settings.default.max_examples // settings.get_profile("default").max_examples)
 
 
@@ -121,6 +136,11 @@ def whole_column_calls(monkeypatch):
 
 
 def pytest_configure(config):
+    # Here, before the test modules are imported: their examples(n) read the
+    # loaded profile. An unknown name is Hypothesis's InvalidArgument.
+    global HYPOTHESIS_PROFILE
+    HYPOTHESIS_PROFILE = hypothesis_profile(config.getoption("markexpr", ""))
+    settings.load_profile(HYPOTHESIS_PROFILE)
     # pytest-xdist (-n): deal the tests out one at a time as workers free up (each
     # worker holds the test it runs and the next), not in chunks of a quarter of a
     # worker's share: the first chunk would hold the whole C harness (the order

@@ -1,26 +1,40 @@
-"""The Hypothesis profiles of tests/conftest.py: "simdfilter" (x86) and
-"simdfilter-emulated" (a quarter of the examples, tests/aarch64/run.sh), and
-that every test's own example count follows the profile loaded."""
+"""The Hypothesis profiles of tests/conftest.py: "simdfilter" (the full suite),
+"simdfilter-quick" (a quarter of the examples, the quick loop -m "not slow")
+and "simdfilter-emulated" (a quarter, tests/aarch64/run.sh); which one a run
+loads; and that every test's own example count follows the profile loaded."""
 
 import pathlib
 import re
 
 from hypothesis import HealthCheck, settings
 
-from conftest import HYPOTHESIS_PROFILE, examples
+import conftest
+from conftest import examples, hypothesis_profile
 
 TESTS = pathlib.Path(__file__).resolve().parent
 DEFAULT = settings.get_profile("default").max_examples
 
 
 def test_the_profiles():
-    full, emulated = settings.get_profile("simdfilter"), settings.get_profile("simdfilter-emulated")
+    full = settings.get_profile("simdfilter")
+    quarters = [settings.get_profile(p) for p in ("simdfilter-quick", "simdfilter-emulated")]
     assert full.max_examples == DEFAULT
-    assert emulated.max_examples == DEFAULT // 4
-    for profile in (full, emulated):
+    assert [q.max_examples for q in quarters] == [DEFAULT // 4] * 2
+    for profile in [full, *quarters]:
         assert profile.deadline is None
         assert HealthCheck.too_slow in profile.suppress_health_check
-    assert settings.default.max_examples == settings.get_profile(HYPOTHESIS_PROFILE).max_examples
+    loaded = settings.get_profile(conftest.HYPOTHESIS_PROFILE)
+    assert settings.default.max_examples == loaded.max_examples
+
+
+def test_which_profile_a_run_loads(monkeypatch):
+    monkeypatch.delenv("SIMDFILTER_HYPOTHESIS_PROFILE", raising=False)
+    assert hypothesis_profile("not slow") == "simdfilter-quick"
+    assert hypothesis_profile(" not slow ") == "simdfilter-quick"
+    for markexpr in ("", None, "slow", "not slow and not x"):
+        assert hypothesis_profile(markexpr) == "simdfilter"
+    monkeypatch.setenv("SIMDFILTER_HYPOTHESIS_PROFILE", "simdfilter")
+    assert hypothesis_profile("not slow") == "simdfilter"
 
 
 def test_examples_scale_with_the_profile():
