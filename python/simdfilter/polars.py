@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import zoneinfo
 from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
@@ -158,11 +159,17 @@ def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     for bound in (lo, hi):
         if type(bound) is int and not -(2**63) <= bound < 2**63:
             raise OverflowError("an int past Int64: Polars' own comparison")
-    if type(lo) is float and type(hi) is int:
+    # A NumPy integer of the column's dtype is an integer literal too: beside a
+    # float, Polars compares it in Float64 as it does a Python int.
+    if type(lo) is float and _is_integer(hi):
         return lo, float(hi)
-    if type(hi) is float and type(lo) is int:
+    if type(hi) is float and _is_integer(lo):
         return float(lo), hi
     return lo, hi
+
+
+def _is_integer(bound: Any) -> bool:
+    return type(bound) is int or isinstance(bound, np.integer)
 
 
 def _sorted(s: "pl.Series") -> bool:
@@ -205,25 +212,96 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
         return True
     if _face.is_bound_list(lo) or _face.is_bound_list(hi):
         return True  # Polars compares a sequence element by element (or raises)
+    if not (_kernel_bound(s, lo, expr) and _kernel_bound(s, hi, expr)):
+        return True
     if _past_int64(lo) or _past_int64(hi):
         return True  # Polars' Series methods raise OverflowError, its expressions compare
     if _f32_overflow(s, lo) or _f32_overflow(s, hi):
         return True
     if _unit_rounds(s, lo, expr) or _unit_rounds(s, hi, expr):
         return True
-    if expr and s.dtype == pl.Boolean and not (_is_bool(lo) and _is_bool(hi)):
-        return True  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
     return expr and (_f32_wide_int(s, lo) or _f32_wide_int(s, hi))
+
+
+# The NumPy scalar type of each Polars dtype whose values the kernels compare
+# with such a scalar exactly as Polars does (the literal is already of the column's type).
+_NUMPY_SCALARS = (
+    (pl.Int8, np.int8),
+    (pl.Int16, np.int16),
+    (pl.Int32, np.int32),
+    (pl.Int64, np.int64),
+    (pl.UInt8, np.uint8),
+    (pl.UInt16, np.uint16),
+    (pl.UInt32, np.uint32),
+    (pl.UInt64, np.uint64),
+    (pl.Float32, np.float32),
+    (pl.Float64, np.float64),
+    (pl.Boolean, np.bool_),
+)
+
+
+def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
+    """Whether the kernels may compare `bound` with `s`: the common cases, where
+    they give Polars' answer (the other checks of `_delegate` aside).
+
+    Polars converts any other bound its own ways, which no rule of the kernels
+    follows: an expression casts the column and its literals to their supertype
+    (a NumPy float64 makes Float32 data Float64, a NumPy datetime64 is
+    Datetime('ns'), a Decimal is a Decimal), or refuses the pair (a str on a
+    temporal column, a datetime of another time zone); the eager Series method
+    casts the bound to the Series' dtype (``int(np.float32(0.1))``, ``int`` of a
+    Decimal, OverflowError for an int outside the dtype) or has no comparison
+    at all (Boolean; a NumPy or int bound on a temporal Series). So a bound is
+    the kernels' only when it is a Python bool, int or float on a numeric
+    column, a NumPy scalar of the column's own dtype, or a Python date,
+    datetime (of the column's time zone), time or timedelta on the column of
+    that kind; anything else is Polars' to answer (or refuse).
+    """
+    if bound is None:
+        return True
+    dtype = s.dtype
+    if dtype == pl.Boolean and not expr:
+        return False  # Polars' Series methods have no >= or <= on Boolean
+    if isinstance(bound, np.generic):
+        return any(dtype == d and type(bound) is t for d, t in _NUMPY_SCALARS)
+    kind = type(bound)
+    if dtype == pl.Boolean:
+        return kind is bool  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
+    if dtype.is_integer():
+        if kind is int and not expr:
+            # The Series method casts the int to the dtype: OverflowError outside it.
+            info = np.iinfo(str(dtype).lower())  # Int8 -> int8
+            return int(info.min) <= bound <= int(info.max)
+        return kind in (bool, int, float)
+    if dtype.is_float():
+        return kind in (bool, int, float)
+    if isinstance(dtype, pl.Datetime):
+        if kind is dt.date:
+            return expr  # the Series method has no comparison with a date
+        return kind is dt.datetime and _same_zone(bound, dtype.time_zone)
+    if dtype == pl.Date:
+        return kind is dt.date
+    if isinstance(dtype, pl.Duration):
+        return kind is dt.timedelta
+    if dtype == pl.Time:
+        return kind is dt.time
+    return True  # a column no kernel reads: the kernels refuse it, Polars answers
+
+
+def _same_zone(bound: dt.datetime, zone: Optional[str]) -> bool:
+    """Whether Polars takes the datetime on a column of time zone `zone`: naive
+    on naive, or a zone of the same name (an expression raises SchemaError
+    otherwise, the Series method TypeError)."""
+    tz = bound.tzinfo
+    if tz is None or zone is None:
+        return tz is None and zone is None
+    return isinstance(tz, (zoneinfo.ZoneInfo, dt.timezone)) and str(tz) == zone
 
 
 def _past_int64(bound: Any) -> bool:
     # A Python int outside Int64: Polars' own business (its Series methods raise
     # OverflowError, its expressions compare it as a wider literal or raise).
     return type(bound) is int and not -(2**63) <= bound < 2**63
-
-
-def _is_bool(bound: Any) -> bool:
-    return bound is None or isinstance(bound, (bool, np.bool_))
 
 
 def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
