@@ -1,11 +1,14 @@
 """The Polars ``sf`` namespace against Polars' own expressions, on every dtype it reads."""
 
 import datetime as dt
+from decimal import Decimal
 import subprocess
 import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pl = pytest.importorskip("polars", reason="polars is not installed")
 from polars.testing import assert_frame_equal, assert_series_equal  # noqa: E402
@@ -13,6 +16,8 @@ from polars.testing import assert_frame_equal, assert_series_equal  # noqa: E402
 import simdfilter  # noqa: E402
 import simdfilter.polars  # noqa: E402,F401
 from simdfilter import _conjunction, _face  # noqa: E402
+
+from conftest import examples  # noqa: E402
 
 N = 300
 INCLUSIVE = ("both", "left", "right", "neither")
@@ -348,3 +353,194 @@ def test_version_comparison(version, older):
     from simdfilter._columns import older_than
 
     assert older_than(version, (1, 33, 1)) is older
+
+
+# ---- bounds Polars converts its own way (issue 28: B1, B2, C1) ---------------------
+
+TOKYO = pytest.importorskip("zoneinfo").ZoneInfo("Asia/Tokyo")
+NS = np.datetime64("2020-01-01T00:00:00.000000001")
+
+
+def _f32():
+    return pl.Series("x", [0.1, 0.2], dtype=pl.Float32)
+
+
+def _durations():
+    return pl.Series("x", [dt.timedelta(0), dt.timedelta(1)])
+
+
+def _tokyo():
+    return pl.Series("x", [dt.datetime(2020, 1, 1, 6)]).dt.replace_time_zone("Asia/Tokyo")
+
+
+FOREIGN_BOUNDS = [
+    (_f32, np.float64(0.1), 0.1, "both"),
+    (_f32, 0.1, np.uint64(2**64 - 1), "right"),
+    (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), NS, dt.datetime(2021, 1, 1), "both"),
+    (lambda: pl.Series("x", [dt.date(2020, 1, 1)]), NS, dt.datetime(2021, 1, 1), "both"),
+    (_durations, np.timedelta64(1, "ns"), dt.timedelta(1), "both"),
+    (_durations, dt.timedelta(0), np.uint64(2**64 - 1), "both"),
+    (_durations, np.int8(-1), dt.timedelta(2), "both"),
+    (_durations, 0, 10**12, "both"),
+    (lambda: pl.Series("x", [1, 2]), True, Decimal("1.5"), "both"),
+    (lambda: pl.Series("x", [1, 2]), Decimal("1.5"), 2, "both"),
+    (lambda: pl.Series("x", [0, 1]), np.float32(0.1), 1, "both"),
+    (lambda: pl.Series("x", [1, 2], dtype=pl.Int8), 0, 2**53 + 1, "both"),
+    (lambda: pl.Series("x", [1, 2], dtype=pl.UInt8), -1, 5, "both"),
+    (lambda: pl.Series("x", [True, False, None]), False, True, "both"),
+    (_tokyo, dt.datetime(2019, 1, 1, tzinfo=UTC), dt.datetime(2030, 1, 1, tzinfo=UTC), "both"),
+    (_tokyo, dt.datetime(2019, 1, 1, tzinfo=TOKYO), dt.datetime(2030, 1, 1), "both"),
+    (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), dt.date(2019, 1, 1), None, "both"),
+    (lambda: pl.Series("x", [dt.date(2000, 1, 1)]), "2000-01-01", "2000-01-02", "both"),
+    (_tokyo, "2019-01-01", "2030-01-01", "both"),
+    (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), "2019-01-01", "2030-01-01", "both"),
+    (_durations, "0", "1", "both"),
+    (lambda: pl.Series("x", [dt.time(1)]), "00:00", "02:00", "both"),
+]
+
+
+def _host(face, s, lo, hi, closed):
+    """The host's answer for `face`: the eager Series method (with a None end the
+    comparison it leaves), the expression, or df.filter's row positions."""
+    x = s if face == "series" else pl.col("x")
+    if face == "frame":  # a str in a frame's mapping is a value
+        lo, hi = (pl.lit(b) if isinstance(b, str) else b for b in (lo, hi))
+    if lo is not None and hi is not None:
+        m = x.is_between(lo, hi, closed=closed)
+    else:  # a None end is unbounded: the comparison the other leaves
+        m = x == x
+        if lo is not None:
+            m = m & (x >= lo if closed in ("both", "left") else x > lo)
+        if hi is not None:
+            m = m & (x <= hi if closed in ("both", "right") else x < hi)
+    if face == "series":
+        return m.to_list()
+    if face == "frame":
+        return s.to_frame().with_row_index("i").filter(m)["i"].to_list()
+    return s.to_frame().select(m).to_series().to_list()
+
+
+def _ours(face, verb, s, lo, hi, closed):
+    if face == "series":
+        got = getattr(s.sf, verb)(lo, hi, closed)
+        return got if verb == "count" else got.to_list()
+    if face == "frame":
+        return s.to_frame().sf.indexes({"x": (lo, hi)}, closed=closed).to_list()
+    return s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series().to_list()
+
+
+def _agree(face, s, lo, hi, closed):
+    try:
+        want = _host(face, s, lo, hi, closed)
+    except Exception as exc:  # the host raises: so does every verb of the face
+        verbs = ("between", "filter", "count", "indexes") if face == "series" else ("between",)
+        for verb in verbs:
+            with pytest.raises(type(exc)):
+                _ours(face, verb, s, lo, hi, closed)
+        if face == "frame":
+            with pytest.raises(type(exc)):
+                s.to_frame().sf.filter({"x": (lo, hi)}, closed=closed)
+            with pytest.raises(type(exc)):
+                s.to_frame().sf.count({"x": (lo, hi)}, closed=closed)
+        return
+    assert _ours(face, "between", s, lo, hi, closed) == want
+    if face == "series":
+        hits = [i for i, v in enumerate(want) if v]
+        assert _ours(face, "indexes", s, lo, hi, closed) == hits
+        assert _ours(face, "count", s, lo, hi, closed) == len(hits)
+        assert _ours(face, "filter", s, lo, hi, closed) == s.gather(hits).to_list()
+    if face == "frame":
+        rows = s.to_frame().sf.filter({"x": (lo, hi)}, closed=closed)
+        assert_frame_equal(rows, s.to_frame()[want])
+
+
+@pytest.mark.parametrize("face", ["series", "expr", "frame"])
+@pytest.mark.parametrize("make, lo, hi, closed", FOREIGN_BOUNDS)
+def test_bounds_polars_converts_its_own_way(face, make, lo, hi, closed):
+    # The acceptance tester's reproducers: NumPy scalars not of the column's dtype,
+    # Decimals, strs on temporal columns, datetimes of another zone, numbers on
+    # Boolean and temporal columns, ints outside a narrow integer Series' dtype.
+    _agree(face, make(), lo, hi, closed)
+
+
+TEMPORAL = [
+    "Datetime(us)",
+    "Datetime(ns)",
+    "Datetime(ms)",
+    "Datetime(us,UTC)",
+    "Datetime(us,Asia/Tokyo)",
+    "Date",
+    "Duration(us)",
+    "Duration(ns)",
+    "Time",
+]
+T0 = dt.datetime(2020, 1, 1)
+ZONES = [None, UTC, TOKYO, dt.timezone(dt.timedelta(hours=9))]
+
+
+def _temporal(kind):
+    offsets = [dt.timedelta(days=d, microseconds=u) for d in (-1, 0, 1) for u in (0, 1, 999, 1000)]
+    if kind == "Date":
+        return pl.Series("x", [T0.date() + dt.timedelta(days=d) for d in (-1, 0, 1)] + [None])
+    if kind == "Time":
+        return pl.Series(
+            "x", [(T0 + dt.timedelta(hours=h) + o).time() for h in (1, 5) for o in offsets] + [None]
+        )
+    if kind.startswith("Duration"):
+        unit = kind[9:-1]
+        return pl.Series("x", offsets + [None], dtype=pl.Duration(unit))
+    unit, _, zone = kind[9:-1].partition(",")
+    s = pl.Series("x", [T0 + o for o in offsets] + [None], dtype=pl.Datetime(unit))
+    return s.dt.replace_time_zone(zone) if zone else s
+
+
+@st.composite
+def temporal_bounds(draw):
+    kind = draw(
+        st.sampled_from(
+            [
+                "none",
+                "datetime",
+                "date",
+                "timedelta",
+                "time",
+                "datetime64",
+                "timedelta64",
+                "number",
+                "str",
+            ]
+        )
+    )
+    delta = dt.timedelta(
+        days=draw(st.integers(-2, 2)), microseconds=draw(st.sampled_from([0, 1, 999, 1000, 10**6]))
+    )
+    unit = draw(st.sampled_from(["D", "s", "ms", "us", "ns"]))
+    if kind == "none":
+        return None
+    if kind == "datetime":
+        return (T0 + delta).replace(tzinfo=draw(st.sampled_from(ZONES)))
+    if kind == "date":
+        return (T0 + delta).date()
+    if kind == "timedelta":
+        return delta
+    if kind == "time":
+        return (T0 + delta).time()
+    if kind == "datetime64":
+        return np.datetime64(T0 + delta).astype(f"M8[{unit}]")
+    if kind == "timedelta64":
+        return np.timedelta64(delta).astype(f"m8[{unit}]")
+    if kind == "number":
+        return draw(st.sampled_from([0, -1, 10**12, 2**64 - 1, np.int8(-1), np.int64(10**9), 1.5]))
+    return (T0 + delta).isoformat() if draw(st.booleans()) else str(delta)
+
+
+@pytest.mark.parametrize("face", ["series", "expr", "frame"])
+@pytest.mark.parametrize("kind", TEMPORAL)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_temporal_bounds_are_polars(kind, face, data):
+    # Python, NumPy, numeric and str bounds on every temporal dtype: each face
+    # answers as its host does, or raises its host's exception type.
+    lo, hi = data.draw(temporal_bounds(), label="lo"), data.draw(temporal_bounds(), label="hi")
+    closed = data.draw(st.sampled_from(list(CLOSED.values())), label="closed")
+    _agree(face, _temporal(kind), lo, hi, closed)

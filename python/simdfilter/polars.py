@@ -277,7 +277,9 @@ def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
         return kind in (bool, int, float)
     if isinstance(dtype, pl.Datetime):
         if kind is dt.date:
-            return expr  # the Series method has no comparison with a date
+            # The Series method has no comparison with a date; an expression takes
+            # it as midnight UTC on aware data, which the kernels refuse (no zone).
+            return expr and dtype.time_zone is None
         return kind is dt.datetime and _same_zone(bound, dtype.time_zone)
     if dtype == pl.Date:
         return kind is dt.date
