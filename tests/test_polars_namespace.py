@@ -284,6 +284,44 @@ def test_dataframe_errors():
     df = pl.DataFrame({"a": [1, 2, 3]})
     with pytest.raises(KeyError, match="nope"):
         df.sf.filter(a=(1, 2), nope=(0, 1))
+
+
+@pytest.mark.parametrize("verb", ["filter", "count", "indexes"])
+def test_a_missing_column_is_polars_column_not_found_and_a_key_error(verb):
+    df = pl.DataFrame({"a": [1, 2, 3]})
+    with pytest.raises(pl.exceptions.ColumnNotFoundError) as theirs:
+        df.filter(pl.col("nope").is_between(0, 1))
+    with pytest.raises(type(theirs.value), match="nope"):
+        getattr(df.sf, verb)({"nope": (0, 1)})
+    with pytest.raises(KeyError, match="nope"):  # what the namespace raised before
+        getattr(df.sf, verb)(a=(1, 2), nope=(0, 1))
+
+
+def test_a_column_named_closed_goes_in_the_mapping():
+    df = pl.DataFrame({"closed": [1, 5]})
+    assert_frame_equal(
+        df.sf.filter({"closed": (0, 1)}), df.filter(pl.col("closed").is_between(0, 1))
+    )
+    with pytest.raises(TypeError, match=r"mapping.*\{'closed': \(0, 1\)\}"):
+        df.sf.filter(closed=(0, 1))
+    for bad in ("all", (0, 1, 2), None):  # any other bad value: Polars' own error
+        with pytest.raises((TypeError, ValueError)) as theirs:
+            df.filter(pl.col("closed").is_between(0, 1, closed=bad))
+        with pytest.raises(type(theirs.value)) as ours:
+            df.sf.filter({"closed": (0, 1)}, closed=bad)
+        assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("verb", ["filter", "count", "indexes"])
+def test_a_range_polars_refuses_raises_where_another_leaves_no_row(verb):
+    # df.filter checks every comparison's types before it reads a row.
+    df = pl.DataFrame({"a": [1, 2], "x": [dt.date(2000, 1, 1)] * 2})
+    ranges = {"a": (100, 200), "x": ("2000-01-01", "2000-01-02")}
+    with pytest.raises(pl.exceptions.PolarsError) as theirs:
+        df.filter(pl.all_horizontal(_expr(k, lo, hi, "both") for k, (lo, hi) in ranges.items()))
+    for order in (ranges, dict(reversed(list(ranges.items())))):
+        with pytest.raises(type(theirs.value)):
+            getattr(df.sf, verb)(order)
     with pytest.raises(TypeError):
         df.sf.filter(a=5)
     with pytest.raises(TypeError):

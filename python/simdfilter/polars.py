@@ -516,6 +516,35 @@ class ExprNamespace:
 # ---- frames -----------------------------------------------------------------------
 
 
+class ColumnNotFoundError(pl.exceptions.ColumnNotFoundError, KeyError):
+    """A column the frame lacks: Polars' ColumnNotFoundError, as ``df.filter``
+    raises, and a KeyError, as the frame namespace raised before (issue 28)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])  # the message, not KeyError's repr of it
+
+
+def _frame_closed(closed: Any) -> str:
+    """`_check`, with a clear TypeError for a range given as ``closed=(lo, hi)``:
+    ``closed`` is the parameter, so a column named closed cannot be a keyword."""
+    if isinstance(closed, (tuple, list)) and len(closed) == 2:
+        raise TypeError(
+            f"closed={closed!r}: `closed` is the closed-ends parameter ('both', 'left', "
+            f"'right', 'none'); a column named 'closed' goes in the mapping: "
+            f"filter({{'closed': {tuple(closed)!r}}})"
+        )
+    return _check(closed)
+
+
+def _host_answers(col: "pl.Series", lo: Any, hi: Any) -> bool:
+    """Whether a frame's range is Polars' to answer (as `_rows`' positions decides)."""
+    try:
+        lo, hi = _expression_bounds(col, lo, hi)
+    except OverflowError:
+        return True
+    return _delegate(lo, hi, col, True)
+
+
 def _rows(
     df: "pl.DataFrame",
     ranges: Optional[Mapping[Hashable, Any]],
@@ -526,9 +555,24 @@ def _rows(
     """Positions of the rows in every range (simdfilter._face.frame_rows): columns
     no kernel reads are refused, or with `host_fallback` compared by Polars at the
     rows the others left."""
-    inclusive = _check(closed)
+    inclusive = _frame_closed(closed)
     names = set(df.columns)
-    plan = _face.frame_plan(ranges, keywords, lambda c: c in names, df.get_column)
+
+    def has(name: Hashable) -> bool:
+        if name not in names:
+            raise ColumnNotFoundError(
+                f"unable to find column {name!r}; valid columns: {df.columns!r}"
+            )
+        return True
+
+    plan = _face.frame_plan(ranges, keywords, has, df.get_column)
+    # Polars checks every comparison's types before it reads a row: a range it
+    # refuses raises even where another range leaves no row, which stops the
+    # conjunction before it. So each range Polars answers is asked of no rows
+    # first (its literals and the column's dtype decide; no row does).
+    for _, col, lo, hi in plan:
+        if _host_answers(col, lo, hi):
+            _polars_mask(col.clear(), lo, hi, inclusive, True)
 
     def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
         if at is not None:
@@ -537,13 +581,9 @@ def _rows(
 
     def positions(col: "pl.Series", lo: Any, hi: Any, within: Any) -> Any:
         # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
-        try:
-            lo, hi = _expression_bounds(col, lo, hi)
-        except OverflowError:
+        if _host_answers(col, lo, hi):
             return None
-        if _delegate(lo, hi, col, True):
-            return None
-        return _positions(col, lo, hi, inclusive, within=within)
+        return _positions(col, *_expression_bounds(col, lo, hi), inclusive, within=within)
 
     return _face.frame_rows(
         plan,
@@ -589,13 +629,14 @@ class DataFrameNamespace:
 
         Raises
         ------
-        KeyError
-            An unknown column.
+        ColumnNotFoundError
+            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
         TypeError
             A column no kernel reads, bounds of the wrong kind, no range, a
             range that is not a pair, or a name given twice.
         ValueError
-            Bad `closed`.
+            Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
+            a range meant for a column named closed, which goes in `ranges`).
         """
         idx = _rows(self._df, ranges, keywords, closed, host_fallback=False)
         return pl.Series("index", idx)
@@ -614,12 +655,13 @@ class DataFrameNamespace:
 
         Raises
         ------
-        KeyError
-            An unknown column.
+        ColumnNotFoundError
+            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
         TypeError
             No range, a range that is not a pair, or a name given twice.
         ValueError
-            Bad `closed`.
+            Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
+            a range meant for a column named closed, which goes in `ranges`).
         """
         # Row selection by an integer array: every Polars has it; DataFrame.gather
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
