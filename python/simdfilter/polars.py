@@ -16,13 +16,15 @@
 
 The Series is read in place through its Arrow C stream (chunks and nulls
 included, no copy). Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64,
-Float32, Float64, Datetime (with or without a time zone), Duration. Any other
-(String, Categorical, Date, Decimal, ...) is computed by Polars itself in
+Float32, Float64, Date, Datetime (with or without a time zone), Duration, Time.
+Any other (String, Categorical, Decimal, ...) is computed by Polars itself in
 `between`, `filter` and `count`; `indexes` raises TypeError for it. Nulls
 never match; `between` is null where Polars' ``is_between`` is. A None end is
 unbounded. The ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
 In expressions (``pl.col("x").sf.between``) the answer is Polars' expression's,
-on every dtype (see :class:`ExprNamespace`).
+on every dtype (see :class:`ExprNamespace`); the Series verbs give the eager
+``Series.is_between``'s, and bounds Polars converts its own way are Polars'
+to answer or refuse (see `_kernel_bound`).
 """
 
 from __future__ import annotations
@@ -352,9 +354,11 @@ def _count(
 class SeriesNamespace:
     """``s.sf``: range queries on one Polars Series through simdfilter's kernels.
 
-    Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64, Float32, Float64,
-    Datetime (naive or with a time zone), Duration; others are computed by
-    Polars in `between`, `filter` and `count`, and `indexes` raises TypeError.
+    Accelerated dtypes: Int8..Int64, UInt8..UInt64, Float32, Float64, Date,
+    Datetime (naive or with a time zone), Duration, Time; others are computed
+    by Polars in `between`, `filter` and `count`, and `indexes` raises
+    TypeError. Each verb follows the eager ``Series.is_between`` (its answer,
+    or its exception: NotImplementedError on Boolean Series, Polars 2.1).
     The closed ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
     """
 
