@@ -314,14 +314,17 @@ def test_a_column_named_closed_goes_in_the_mapping():
 
 @pytest.mark.parametrize("verb", ["filter", "count", "indexes"])
 def test_a_range_polars_refuses_raises_where_another_leaves_no_row(verb):
-    # df.filter checks every comparison's types before it reads a row.
-    df = pl.DataFrame({"a": [1, 2], "x": [dt.date(2000, 1, 1)] * 2})
-    ranges = {"a": (100, 200), "x": ("2000-01-01", "2000-01-02")}
-    with pytest.raises(pl.exceptions.PolarsError) as theirs:
-        df.filter(pl.all_horizontal(_expr(k, lo, hi, "both") for k, (lo, hi) in ranges.items()))
-    for order in (ranges, dict(reversed(list(ranges.items())))):
-        with pytest.raises(type(theirs.value)):
-            getattr(df.sf, verb)(order)
+    # df.filter checks every comparison's types before it reads a row (and raises
+    # another type on an empty frame, Polars 2.1: ComputeError for SchemaError).
+    full = pl.DataFrame({"a": [1, 2], "x": [dt.timedelta(0)] * 2})
+    ranges = {"a": (100, 200), "x": ("0:00:00", dt.date(2020, 1, 1))}
+    expr = pl.all_horizontal(_expr(k, lo, hi, "both") for k, (lo, hi) in ranges.items())
+    for df in (full, full.clear()):
+        with pytest.raises(pl.exceptions.PolarsError) as theirs:
+            df.filter(expr)
+        for order in (ranges, dict(reversed(list(ranges.items())))):
+            with pytest.raises(type(theirs.value)):
+                getattr(df.sf, verb)(order)
     with pytest.raises(TypeError):
         df.sf.filter(a=5)
     with pytest.raises(TypeError):
@@ -433,6 +436,7 @@ FOREIGN_BOUNDS = [
     (_tokyo, "2019-01-01", "2030-01-01", "both"),
     (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), "2019-01-01", "2030-01-01", "both"),
     (_durations, "0", "1", "both"),
+    (_durations, "0:00:00", dt.date(2020, 1, 1), "both"),  # an empty frame: ComputeError
     (lambda: pl.Series("x", [dt.time(1)]), "00:00", "02:00", "both"),
 ]
 

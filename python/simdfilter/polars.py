@@ -572,11 +572,13 @@ def _rows(
     plan = _face.frame_plan(ranges, keywords, has, df.get_column)
     # Polars checks every comparison's types before it reads a row: a range it
     # refuses raises even where another range leaves no row, which stops the
-    # conjunction before it. So each range Polars answers is asked of no rows
-    # first (its literals and the column's dtype decide; no row does).
+    # conjunction before it. So each range Polars answers is asked of the first
+    # row first (its literals and the column's dtype decide the error; but not
+    # of no row: on an empty frame Polars raises another type, ComputeError
+    # for SchemaError, as df.filter does only on an empty frame).
     for _, col, lo, hi in plan:
         if _host_answers(col, lo, hi):
-            _polars_mask(col.clear(), lo, hi, inclusive, True)
+            _polars_mask(col.head(1), lo, hi, inclusive, True)
 
     def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
         if at is not None:
