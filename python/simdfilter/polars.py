@@ -60,7 +60,7 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
-__all__ = ["SeriesNamespace", "DataFrameNamespace", "ExprNamespace"]
+__all__ = ["SeriesNamespace", "DataFrameNamespace", "ExprNamespace", "ColumnNotFoundError"]
 
 
 def _probe(closed: Any) -> Any:
