@@ -242,6 +242,18 @@ _NUMPY_SCALARS = (
 )
 
 
+_INT_BITS = {
+    pl.Int8: 8,
+    pl.Int16: 16,
+    pl.Int32: 32,
+    pl.Int64: 64,
+    pl.UInt8: 8,
+    pl.UInt16: 16,
+    pl.UInt32: 32,
+    pl.UInt64: 64,
+}
+
+
 def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
     """Whether the kernels may compare `bound` with `s`: the common cases, where
     they give Polars' answer (the other checks of `_delegate` aside).
@@ -272,8 +284,13 @@ def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
     if dtype.is_integer():
         if kind is int and not expr:
             # The Series method casts the int to the dtype: OverflowError outside it.
-            info = np.iinfo(str(dtype).lower())  # Int8 -> int8
-            return int(info.min) <= bound <= int(info.max)
+            # (Int128 and UInt128, which no kernel reads, are Polars' anyway.)
+            bits = _INT_BITS.get(dtype)
+            if bits is None:
+                return False
+            signed = dtype.is_signed_integer()
+            least, most = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+            return least <= bound <= most
         return kind in (bool, int, float)
     if dtype.is_float():
         return kind in (bool, int, float)
