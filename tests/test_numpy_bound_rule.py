@@ -13,6 +13,7 @@ and Polars themselves.
 import importlib
 import math
 import warnings
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -113,6 +114,10 @@ def bounds(draw, kinds=("int", "float", "numpy", "subclass", "bool", "none")):
         return draw(floats)
     if kind == "bool":
         return draw(st.sampled_from([True, False, np.True_, np.False_]))
+    if kind == "decimal":
+        # At most 38 digits: Polars 2.1 panics on a wider Decimal literal.
+        edge = st.sampled_from([Decimal(v) for v in EDGE_INTS if abs(v) < 10**30])
+        return draw(edge | st.decimals(-(10**20), 10**20, places=6))
     v = draw(ints | floats)
     if kind == "subclass":
         return IntSub(v) if isinstance(v, int) else FloatSub(v)
@@ -277,14 +282,17 @@ def _polars_want(pl, s, lo, hi, closed, expr):
 
 
 @needs_numpy2
-@pytest.mark.parametrize("dtype", ["Float32", "Float64", "Int64"])
+@pytest.mark.parametrize("dtype", ["Float32", "Float64", "Int64", "Int8", "UInt64"])
 @pytest.mark.parametrize("face", ["series", "expr", "frame"])
 @SETTINGS
 @given(data=st.data())
 def test_polars_between_is_polars(dtype, face, data):
     # Float32 with Python ints beyond 2**53 included: the Series methods round such
     # an int as NumPy does (to a double, then to float32); Polars' expressions
-    # cast it once, or compare in Float64, depending on the other bound. Each face
+    # cast it once, or compare in Float64, depending on the other bound. NumPy
+    # scalars, bools, int and float subclasses and Decimals too: an expression
+    # casts to the supertype of the column and its literals, the Series method
+    # casts each bound to the Series' dtype (OverflowError outside it). Each face
     # gives its own host's answer (a frame's host is df.filter(expression)), and
     # raises the exception type its host raises.
     pl = pytest.importorskip("polars")
@@ -294,10 +302,10 @@ def test_polars_between_is_polars(dtype, face, data):
         )
     importlib.import_module("simdfilter.polars")
 
-    kinds = ("int", "float", "none")  # Python numbers: Polars' literals
+    kinds = ("int", "float", "none", "numpy", "bool", "subclass", "decimal")
     lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
     inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
-    base = {"Float32": "f4", "Float64": "f8", "Int64": "i8"}[dtype]
+    base = {"Float32": "f4", "Float64": "f8", "Int64": "i8", "Int8": "i1", "UInt64": "u8"}[dtype]
     s = pl.Series("x", _data(base, lo, hi))
     closed = "none" if inclusive == "neither" else inclusive
 
@@ -314,7 +322,7 @@ def test_polars_between_is_polars(dtype, face, data):
 
     try:
         want = host()
-    except (TypeError, OverflowError, pl.exceptions.PolarsError) as exc:
+    except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError) as exc:
         with pytest.raises(type(exc)):
             ours()
         return

@@ -1,11 +1,14 @@
 """The Polars ``sf`` namespace against Polars' own expressions, on every dtype it reads."""
 
 import datetime as dt
+from decimal import Decimal
 import subprocess
 import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pl = pytest.importorskip("polars", reason="polars is not installed")
 from polars.testing import assert_frame_equal, assert_series_equal  # noqa: E402
@@ -13,6 +16,8 @@ from polars.testing import assert_frame_equal, assert_series_equal  # noqa: E402
 import simdfilter  # noqa: E402
 import simdfilter.polars  # noqa: E402,F401
 from simdfilter import _conjunction, _face  # noqa: E402
+
+from conftest import examples  # noqa: E402
 
 N = 300
 INCLUSIVE = ("both", "left", "right", "neither")
@@ -84,11 +89,18 @@ def test_every_verb_matches_polars(kind, kernel, rng):
     assert s.n_chunks() == 2
     rotate = INCLUSIVE[KINDS.index(kind) % 4 :][:1]
     for inclusive in INCLUSIVE if kernel == simdfilter.default_kernel() else rotate:
-        if kind == "Boolean":  # Polars has no gt/lt on Boolean: compare as 0/1, as the kernels do
-            expected = s.cast(pl.Int8).is_between(int(lo), int(hi), closed=CLOSED[inclusive])
-        else:
-            expected = s.is_between(lo, hi, closed=CLOSED[inclusive])
         closed = CLOSED[inclusive]
+        if kind == "Boolean":
+            # Polars' Series method has no >= on Boolean (NotImplementedError, 2.1):
+            # every verb raises what it raises (the expression's answer is tested
+            # with the expressions).
+            with pytest.raises(Exception) as theirs:
+                s.is_between(lo, hi, closed=closed)
+            for verb in (s.sf.between, s.sf.filter, s.sf.count, s.sf.indexes):
+                with pytest.raises(type(theirs.value)):
+                    verb(lo, hi, closed)
+            continue
+        expected = s.is_between(lo, hi, closed=closed)
         assert_series_equal(s.sf.between(lo, hi, closed), expected)
         assert_series_equal(s.sf.filter(lo, hi, closed=closed), s.filter(expected))
         assert s.sf.count(lo, hi, closed) == expected.sum()
@@ -272,6 +284,47 @@ def test_dataframe_errors():
     df = pl.DataFrame({"a": [1, 2, 3]})
     with pytest.raises(KeyError, match="nope"):
         df.sf.filter(a=(1, 2), nope=(0, 1))
+
+
+@pytest.mark.parametrize("verb", ["filter", "count", "indexes"])
+def test_a_missing_column_is_polars_column_not_found_and_a_key_error(verb):
+    df = pl.DataFrame({"a": [1, 2, 3]})
+    with pytest.raises(pl.exceptions.ColumnNotFoundError) as theirs:
+        df.filter(pl.col("nope").is_between(0, 1))
+    with pytest.raises(type(theirs.value), match="nope"):
+        getattr(df.sf, verb)({"nope": (0, 1)})
+    with pytest.raises(KeyError, match="nope"):  # what the namespace raised before
+        getattr(df.sf, verb)(a=(1, 2), nope=(0, 1))
+
+
+def test_a_column_named_closed_goes_in_the_mapping():
+    df = pl.DataFrame({"closed": [1, 5]})
+    assert_frame_equal(
+        df.sf.filter({"closed": (0, 1)}), df.filter(pl.col("closed").is_between(0, 1))
+    )
+    with pytest.raises(TypeError, match=r"mapping.*\{'closed': \(0, 1\)\}"):
+        df.sf.filter(closed=(0, 1))
+    for bad in ("all", (0, 1, 2), None):  # any other bad value: Polars' own error
+        with pytest.raises((TypeError, ValueError)) as theirs:
+            df.filter(pl.col("closed").is_between(0, 1, closed=bad))
+        with pytest.raises(type(theirs.value)) as ours:
+            df.sf.filter({"closed": (0, 1)}, closed=bad)
+        assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("verb", ["filter", "count", "indexes"])
+def test_a_range_polars_refuses_raises_where_another_leaves_no_row(verb):
+    # df.filter checks every comparison's types before it reads a row (and raises
+    # another type on an empty frame, Polars 2.1: ComputeError for SchemaError).
+    full = pl.DataFrame({"a": [1, 2], "x": [dt.timedelta(0)] * 2})
+    ranges = {"a": (100, 200), "x": ("0:00:00", dt.date(2020, 1, 1))}
+    expr = pl.all_horizontal(_expr(k, lo, hi, "both") for k, (lo, hi) in ranges.items())
+    for df in (full, full.clear()):
+        with pytest.raises(pl.exceptions.PolarsError) as theirs:
+            df.filter(expr)
+        for order in (ranges, dict(reversed(list(ranges.items())))):
+            with pytest.raises(type(theirs.value)):
+                getattr(df.sf, verb)(order)
     with pytest.raises(TypeError):
         df.sf.filter(a=5)
     with pytest.raises(TypeError):
@@ -341,3 +394,204 @@ def test_version_comparison(version, older):
     from simdfilter._columns import older_than
 
     assert older_than(version, (1, 33, 1)) is older
+
+
+# ---- bounds Polars converts its own way (issue 28: B1, B2, C1) ---------------------
+
+TOKYO = pytest.importorskip("zoneinfo").ZoneInfo("Asia/Tokyo")
+NS = np.datetime64("2020-01-01T00:00:00.000000001")
+
+
+def _f32():
+    return pl.Series("x", [0.1, 0.2], dtype=pl.Float32)
+
+
+def _durations():
+    return pl.Series("x", [dt.timedelta(0), dt.timedelta(1)])
+
+
+def _tokyo():
+    return pl.Series("x", [dt.datetime(2020, 1, 1, 6)]).dt.replace_time_zone("Asia/Tokyo")
+
+
+FOREIGN_BOUNDS = [
+    (_f32, np.float64(0.1), 0.1, "both"),
+    (_f32, 0.1, np.uint64(2**64 - 1), "right"),
+    (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), NS, dt.datetime(2021, 1, 1), "both"),
+    (lambda: pl.Series("x", [dt.date(2020, 1, 1)]), NS, dt.datetime(2021, 1, 1), "both"),
+    (_durations, np.timedelta64(1, "ns"), dt.timedelta(1), "both"),
+    (_durations, dt.timedelta(0), np.uint64(2**64 - 1), "both"),
+    (_durations, np.int8(-1), dt.timedelta(2), "both"),
+    (_durations, 0, 10**12, "both"),
+    (lambda: pl.Series("x", [1, 2]), True, Decimal("1.5"), "both"),
+    (lambda: pl.Series("x", [1, 2]), Decimal("1.5"), 2, "both"),
+    (lambda: pl.Series("x", [0, 1]), np.float32(0.1), 1, "both"),
+    (lambda: pl.Series("x", [1, 2], dtype=pl.Int8), 0, 2**53 + 1, "both"),
+    (lambda: pl.Series("x", [1, 2], dtype=pl.UInt8), -1, 5, "both"),
+    (lambda: pl.Series("x", [True, False, None]), False, True, "both"),
+    (_tokyo, dt.datetime(2019, 1, 1, tzinfo=UTC), dt.datetime(2030, 1, 1, tzinfo=UTC), "both"),
+    (_tokyo, dt.datetime(2019, 1, 1, tzinfo=TOKYO), dt.datetime(2030, 1, 1), "both"),
+    (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), dt.date(2019, 1, 1), None, "both"),
+    (lambda: pl.Series("x", [dt.date(2000, 1, 1)]), "2000-01-01", "2000-01-02", "both"),
+    (_tokyo, "2019-01-01", "2030-01-01", "both"),
+    (lambda: pl.Series("x", [dt.datetime(2020, 1, 1)]), "2019-01-01", "2030-01-01", "both"),
+    (_durations, "0", "1", "both"),
+    (_durations, "0:00:00", dt.date(2020, 1, 1), "both"),  # an empty frame: ComputeError
+    (lambda: pl.Series("x", [dt.time(1)]), "00:00", "02:00", "both"),
+]
+
+
+def _host(face, s, lo, hi, closed):
+    """The host's answer for `face`: the eager Series method (with a None end the
+    comparison it leaves), the expression, or df.filter's row positions."""
+    x = s if face == "series" else pl.col("x")
+    if face == "frame":  # a str in a frame's mapping is a value
+        lo, hi = (pl.lit(b) if isinstance(b, str) else b for b in (lo, hi))
+    if lo is not None and hi is not None:
+        m = x.is_between(lo, hi, closed=closed)
+    else:  # a None end is unbounded: the comparison the other leaves
+        m = x == x
+        if lo is not None:
+            m = m & (x >= lo if closed in ("both", "left") else x > lo)
+        if hi is not None:
+            m = m & (x <= hi if closed in ("both", "right") else x < hi)
+    if face == "series":
+        return m.to_list()
+    if face == "frame":
+        return s.to_frame().with_row_index("i").filter(m)["i"].to_list()
+    return s.to_frame().select(m).to_series().to_list()
+
+
+def _ours(face, verb, s, lo, hi, closed):
+    if face == "series":
+        got = getattr(s.sf, verb)(lo, hi, closed)
+        return got if verb == "count" else got.to_list()
+    if face == "frame":
+        return s.to_frame().sf.indexes({"x": (lo, hi)}, closed=closed).to_list()
+    return s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series().to_list()
+
+
+def _agree(face, s, lo, hi, closed):
+    try:
+        want = _host(face, s, lo, hi, closed)
+    except Exception as exc:  # the host raises: so does every verb of the face
+        verbs = ("between", "filter", "count", "indexes") if face == "series" else ("between",)
+        for verb in verbs:
+            with pytest.raises(type(exc)):
+                _ours(face, verb, s, lo, hi, closed)
+        if face == "frame":
+            with pytest.raises(type(exc)):
+                s.to_frame().sf.filter({"x": (lo, hi)}, closed=closed)
+            with pytest.raises(type(exc)):
+                s.to_frame().sf.count({"x": (lo, hi)}, closed=closed)
+        return
+    assert _ours(face, "between", s, lo, hi, closed) == want
+    if face == "series":
+        hits = [i for i, v in enumerate(want) if v]
+        assert _ours(face, "indexes", s, lo, hi, closed) == hits
+        assert _ours(face, "count", s, lo, hi, closed) == len(hits)
+        assert _ours(face, "filter", s, lo, hi, closed) == s.gather(hits).to_list()
+    if face == "frame":
+        rows = s.to_frame().sf.filter({"x": (lo, hi)}, closed=closed)
+        assert_frame_equal(rows, s.to_frame()[want])
+
+
+@pytest.mark.parametrize("face", ["series", "expr", "frame"])
+@pytest.mark.parametrize("make, lo, hi, closed", FOREIGN_BOUNDS)
+def test_bounds_polars_converts_its_own_way(face, make, lo, hi, closed):
+    # The acceptance tester's reproducers: NumPy scalars not of the column's dtype,
+    # Decimals, strs on temporal columns, datetimes of another zone, numbers on
+    # Boolean and temporal columns, ints outside a narrow integer Series' dtype.
+    _agree(face, make(), lo, hi, closed)
+
+
+TEMPORAL = [
+    "Datetime(us)",
+    "Datetime(ns)",
+    "Datetime(ms)",
+    "Datetime(us,UTC)",
+    "Datetime(us,Asia/Tokyo)",
+    "Date",
+    "Duration(us)",
+    "Duration(ns)",
+    "Time",
+]
+T0 = dt.datetime(2020, 1, 1)
+ZONES = [None, UTC, TOKYO, dt.timezone(dt.timedelta(hours=9))]
+
+
+def _temporal(kind):
+    offsets = [dt.timedelta(days=d, microseconds=u) for d in (-1, 0, 1) for u in (0, 1, 999, 1000)]
+    if kind == "Date":
+        return pl.Series("x", [T0.date() + dt.timedelta(days=d) for d in (-1, 0, 1)] + [None])
+    if kind == "Time":
+        return pl.Series(
+            "x", [(T0 + dt.timedelta(hours=h) + o).time() for h in (1, 5) for o in offsets] + [None]
+        )
+    if kind.startswith("Duration"):
+        unit = kind[9:-1]
+        return pl.Series("x", offsets + [None], dtype=pl.Duration(unit))
+    unit, _, zone = kind[9:-1].partition(",")
+    s = pl.Series("x", [T0 + o for o in offsets] + [None], dtype=pl.Datetime(unit))
+    return s.dt.replace_time_zone(zone) if zone else s
+
+
+@st.composite
+def temporal_bounds(draw):
+    kind = draw(
+        st.sampled_from(
+            [
+                "none",
+                "datetime",
+                "date",
+                "timedelta",
+                "time",
+                "datetime64",
+                "timedelta64",
+                "number",
+                "str",
+            ]
+        )
+    )
+    delta = dt.timedelta(
+        days=draw(st.integers(-2, 2)), microseconds=draw(st.sampled_from([0, 1, 999, 1000, 10**6]))
+    )
+    unit = draw(st.sampled_from(["D", "s", "ms", "us", "ns"]))
+    if kind == "none":
+        return None
+    if kind == "datetime":
+        return (T0 + delta).replace(tzinfo=draw(st.sampled_from(ZONES)))
+    if kind == "date":
+        return (T0 + delta).date()
+    if kind == "timedelta":
+        return delta
+    if kind == "time":
+        return (T0 + delta).time()
+    if kind == "datetime64":
+        return np.datetime64(T0 + delta).astype(f"M8[{unit}]")
+    if kind == "timedelta64":
+        return np.timedelta64(delta).astype(f"m8[{unit}]")
+    if kind == "number":
+        return draw(st.sampled_from([0, -1, 10**12, 2**64 - 1, np.int8(-1), np.int64(10**9), 1.5]))
+    return (T0 + delta).isoformat() if draw(st.booleans()) else str(delta)
+
+
+@pytest.mark.parametrize("face", ["series", "expr", "frame"])
+@pytest.mark.parametrize("kind", TEMPORAL)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_temporal_bounds_are_polars(kind, face, data):
+    # Python, NumPy, numeric and str bounds on every temporal dtype: each face
+    # answers as its host does, or raises its host's exception type.
+    lo, hi = data.draw(temporal_bounds(), label="lo"), data.draw(temporal_bounds(), label="hi")
+    closed = data.draw(st.sampled_from(list(CLOSED.values())), label="closed")
+    _agree(face, _temporal(kind), lo, hi, closed)
+
+
+@pytest.mark.parametrize("dtype", [pl.Int128, pl.UInt128], ids=str)
+def test_wide_integer_series_are_polars(dtype):
+    # No kernel reads Int128/UInt128: every verb is Polars' own, never an error of ours.
+    s = pl.Series([1, 2, 3], dtype=dtype)
+    for lo, hi in [(0, 2), (0.5, 2), (1.5, 2.5)]:
+        assert s.sf.between(lo, hi).to_list() == s.is_between(lo, hi).to_list()
+        assert s.sf.count(lo, hi) == s.is_between(lo, hi).sum()

@@ -16,13 +16,15 @@
 
 The Series is read in place through its Arrow C stream (chunks and nulls
 included, no copy). Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64,
-Float32, Float64, Datetime (with or without a time zone), Duration. Any other
-(String, Categorical, Date, Decimal, ...) is computed by Polars itself in
+Float32, Float64, Date, Datetime (with or without a time zone), Duration, Time.
+Any other (String, Categorical, Decimal, ...) is computed by Polars itself in
 `between`, `filter` and `count`; `indexes` raises TypeError for it. Nulls
 never match; `between` is null where Polars' ``is_between`` is. A None end is
 unbounded. The ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
 In expressions (``pl.col("x").sf.between``) the answer is Polars' expression's,
-on every dtype (see :class:`ExprNamespace`).
+on every dtype (see :class:`ExprNamespace`); the Series verbs give the eager
+``Series.is_between``'s, and bounds Polars converts its own way are Polars'
+to answer or refuse (see `_kernel_bound`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import zoneinfo
 from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
@@ -57,7 +60,7 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
-__all__ = ["SeriesNamespace", "DataFrameNamespace", "ExprNamespace"]
+__all__ = ["SeriesNamespace", "DataFrameNamespace", "ExprNamespace", "ColumnNotFoundError"]
 
 
 def _probe(closed: Any) -> Any:
@@ -158,11 +161,17 @@ def _expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     for bound in (lo, hi):
         if type(bound) is int and not -(2**63) <= bound < 2**63:
             raise OverflowError("an int past Int64: Polars' own comparison")
-    if type(lo) is float and type(hi) is int:
+    # A NumPy integer of the column's dtype is an integer literal too: beside a
+    # float, Polars compares it in Float64 as it does a Python int.
+    if type(lo) is float and _is_integer(hi):
         return lo, float(hi)
-    if type(hi) is float and type(lo) is int:
+    if type(hi) is float and _is_integer(lo):
         return float(lo), hi
     return lo, hi
+
+
+def _is_integer(bound: Any) -> bool:
+    return type(bound) is int or isinstance(bound, np.integer)
 
 
 def _sorted(s: "pl.Series") -> bool:
@@ -205,25 +214,115 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
         return True
     if _face.is_bound_list(lo) or _face.is_bound_list(hi):
         return True  # Polars compares a sequence element by element (or raises)
+    if not (_kernel_bound(s, lo, expr) and _kernel_bound(s, hi, expr)):
+        return True
     if _past_int64(lo) or _past_int64(hi):
         return True  # Polars' Series methods raise OverflowError, its expressions compare
     if _f32_overflow(s, lo) or _f32_overflow(s, hi):
         return True
     if _unit_rounds(s, lo, expr) or _unit_rounds(s, hi, expr):
         return True
-    if expr and s.dtype == pl.Boolean and not (_is_bool(lo) and _is_bool(hi)):
-        return True  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
     return expr and (_f32_wide_int(s, lo) or _f32_wide_int(s, hi))
+
+
+# The NumPy scalar type of each Polars dtype whose values the kernels compare
+# with such a scalar exactly as Polars does (the literal is already of the column's type).
+_NUMPY_SCALARS = (
+    (pl.Int8, np.int8),
+    (pl.Int16, np.int16),
+    (pl.Int32, np.int32),
+    (pl.Int64, np.int64),
+    (pl.UInt8, np.uint8),
+    (pl.UInt16, np.uint16),
+    (pl.UInt32, np.uint32),
+    (pl.UInt64, np.uint64),
+    (pl.Float32, np.float32),
+    (pl.Float64, np.float64),
+    (pl.Boolean, np.bool_),
+)
+
+
+_INT_BITS = {
+    pl.Int8: 8,
+    pl.Int16: 16,
+    pl.Int32: 32,
+    pl.Int64: 64,
+    pl.UInt8: 8,
+    pl.UInt16: 16,
+    pl.UInt32: 32,
+    pl.UInt64: 64,
+}
+
+
+def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
+    """Whether the kernels may compare `bound` with `s`: the common cases, where
+    they give Polars' answer (the other checks of `_delegate` aside).
+
+    Polars converts any other bound its own ways, which no rule of the kernels
+    follows: an expression casts the column and its literals to their supertype
+    (a NumPy float64 makes Float32 data Float64, a NumPy datetime64 is
+    Datetime('ns'), a Decimal is a Decimal), or refuses the pair (a str on a
+    temporal column, a datetime of another time zone); the eager Series method
+    casts the bound to the Series' dtype (``int(np.float32(0.1))``, ``int`` of a
+    Decimal, OverflowError for an int outside the dtype) or has no comparison
+    at all (Boolean; a NumPy or int bound on a temporal Series). So a bound is
+    the kernels' only when it is a Python bool, int or float on a numeric
+    column, a NumPy scalar of the column's own dtype, or a Python date,
+    datetime (of the column's time zone), time or timedelta on the column of
+    that kind; anything else is Polars' to answer (or refuse).
+    """
+    if bound is None:
+        return True
+    dtype = s.dtype
+    if dtype == pl.Boolean and not expr:
+        return False  # Polars' Series methods have no >= or <= on Boolean
+    if isinstance(bound, np.generic):
+        return any(dtype == d and type(bound) is t for d, t in _NUMPY_SCALARS)
+    kind = type(bound)
+    if dtype == pl.Boolean:
+        return kind is bool  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
+    if dtype.is_integer():
+        if kind is int and not expr:
+            # The Series method casts the int to the dtype: OverflowError outside it.
+            # (Int128 and UInt128, which no kernel reads, are Polars' anyway.)
+            bits = _INT_BITS.get(dtype)
+            if bits is None:
+                return False
+            signed = dtype.is_signed_integer()
+            least, most = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+            return least <= bound <= most
+        return kind in (bool, int, float)
+    if dtype.is_float():
+        return kind in (bool, int, float)
+    if isinstance(dtype, pl.Datetime):
+        if kind is dt.date:
+            # The Series method has no comparison with a date; an expression takes
+            # it as midnight UTC on aware data, which the kernels refuse (no zone).
+            return expr and dtype.time_zone is None
+        return kind is dt.datetime and _same_zone(bound, dtype.time_zone)
+    if dtype == pl.Date:
+        return kind is dt.date
+    if isinstance(dtype, pl.Duration):
+        return kind is dt.timedelta
+    if dtype == pl.Time:
+        return kind is dt.time
+    return True  # a column no kernel reads: the kernels refuse it, Polars answers
+
+
+def _same_zone(bound: dt.datetime, zone: Optional[str]) -> bool:
+    """Whether Polars takes the datetime on a column of time zone `zone`: naive
+    on naive, or a zone of the same name (an expression raises SchemaError
+    otherwise, the Series method TypeError)."""
+    tz = bound.tzinfo
+    if tz is None or zone is None:
+        return tz is None and zone is None
+    return isinstance(tz, (zoneinfo.ZoneInfo, dt.timezone)) and str(tz) == zone
 
 
 def _past_int64(bound: Any) -> bool:
     # A Python int outside Int64: Polars' own business (its Series methods raise
     # OverflowError, its expressions compare it as a wider literal or raise).
     return type(bound) is int and not -(2**63) <= bound < 2**63
-
-
-def _is_bool(bound: Any) -> bool:
-    return bound is None or isinstance(bound, (bool, np.bool_))
 
 
 def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
@@ -272,9 +371,11 @@ def _count(
 class SeriesNamespace:
     """``s.sf``: range queries on one Polars Series through simdfilter's kernels.
 
-    Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64, Float32, Float64,
-    Datetime (naive or with a time zone), Duration; others are computed by
-    Polars in `between`, `filter` and `count`, and `indexes` raises TypeError.
+    Accelerated dtypes: Int8..Int64, UInt8..UInt64, Float32, Float64, Date,
+    Datetime (naive or with a time zone), Duration, Time; others are computed
+    by Polars in `between`, `filter` and `count`, and `indexes` raises
+    TypeError. Each verb follows the eager ``Series.is_between`` (its answer,
+    or its exception: NotImplementedError on Boolean Series, Polars 2.1).
     The closed ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
     """
 
@@ -436,6 +537,35 @@ class ExprNamespace:
 # ---- frames -----------------------------------------------------------------------
 
 
+class ColumnNotFoundError(pl.exceptions.ColumnNotFoundError, KeyError):
+    """A column the frame lacks: Polars' ColumnNotFoundError, as ``df.filter``
+    raises, and a KeyError, as the frame namespace raised before (issue 28)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])  # the message, not KeyError's repr of it
+
+
+def _frame_closed(closed: Any) -> str:
+    """`_check`, with a clear TypeError for a range given as ``closed=(lo, hi)``:
+    ``closed`` is the parameter, so a column named closed cannot be a keyword."""
+    if isinstance(closed, (tuple, list)) and len(closed) == 2:
+        raise TypeError(
+            f"closed={closed!r}: `closed` is the closed-ends parameter ('both', 'left', "
+            f"'right', 'none'); a column named 'closed' goes in the mapping: "
+            f"filter({{'closed': {tuple(closed)!r}}})"
+        )
+    return _check(closed)
+
+
+def _host_answers(col: "pl.Series", lo: Any, hi: Any) -> bool:
+    """Whether a frame's range is Polars' to answer (as `_rows`' positions decides)."""
+    try:
+        lo, hi = _expression_bounds(col, lo, hi)
+    except OverflowError:
+        return True
+    return _delegate(lo, hi, col, True)
+
+
 def _rows(
     df: "pl.DataFrame",
     ranges: Optional[Mapping[Hashable, Any]],
@@ -446,9 +576,26 @@ def _rows(
     """Positions of the rows in every range (simdfilter._face.frame_rows): columns
     no kernel reads are refused, or with `host_fallback` compared by Polars at the
     rows the others left."""
-    inclusive = _check(closed)
+    inclusive = _frame_closed(closed)
     names = set(df.columns)
-    plan = _face.frame_plan(ranges, keywords, lambda c: c in names, df.get_column)
+
+    def has(name: Hashable) -> bool:
+        if name not in names:
+            raise ColumnNotFoundError(
+                f"unable to find column {name!r}; valid columns: {df.columns!r}"
+            )
+        return True
+
+    plan = _face.frame_plan(ranges, keywords, has, df.get_column)
+    # Polars checks every comparison's types before it reads a row: a range it
+    # refuses raises even where another range leaves no row, which stops the
+    # conjunction before it. So each range Polars answers is asked of the first
+    # row first (its literals and the column's dtype decide the error; but not
+    # of no row: on an empty frame Polars raises another type, ComputeError
+    # for SchemaError, as df.filter does only on an empty frame).
+    for _, col, lo, hi in plan:
+        if _host_answers(col, lo, hi):
+            _polars_mask(col.head(1), lo, hi, inclusive, True)
 
     def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
         if at is not None:
@@ -457,13 +604,9 @@ def _rows(
 
     def positions(col: "pl.Series", lo: Any, hi: Any, within: Any) -> Any:
         # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
-        try:
-            lo, hi = _expression_bounds(col, lo, hi)
-        except OverflowError:
+        if _host_answers(col, lo, hi):
             return None
-        if _delegate(lo, hi, col, True):
-            return None
-        return _positions(col, lo, hi, inclusive, within=within)
+        return _positions(col, *_expression_bounds(col, lo, hi), inclusive, within=within)
 
     return _face.frame_rows(
         plan,
@@ -509,13 +652,14 @@ class DataFrameNamespace:
 
         Raises
         ------
-        KeyError
-            An unknown column.
+        ColumnNotFoundError
+            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
         TypeError
             A column no kernel reads, bounds of the wrong kind, no range, a
             range that is not a pair, or a name given twice.
         ValueError
-            Bad `closed`.
+            Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
+            a range meant for a column named closed, which goes in `ranges`).
         """
         idx = _rows(self._df, ranges, keywords, closed, host_fallback=False)
         return pl.Series("index", idx)
@@ -534,12 +678,13 @@ class DataFrameNamespace:
 
         Raises
         ------
-        KeyError
-            An unknown column.
+        ColumnNotFoundError
+            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
         TypeError
             No range, a range that is not a pair, or a name given twice.
         ValueError
-            Bad `closed`.
+            Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
+            a range meant for a column named closed, which goes in `ranges`).
         """
         # Row selection by an integer array: every Polars has it; DataFrame.gather
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
