@@ -659,3 +659,11 @@ def test_memmap_bigger_than_worker_memory(scheduler, tmp_path_factory):
     finally:
         if os.path.exists(path):
             os.remove(path)
+
+
+def test_between_takes_pandas_keyword_names():
+    ps = pd.Series([1, 2, 3, 4], name="x")
+    s = dd.from_pandas(ps, npartitions=2)
+    want = s.between(left=1, right=3, inclusive="right").compute()
+    got = s.sf.between(left=1, right=3, inclusive="right").compute()
+    pd.testing.assert_series_equal(got, want, check_exact=True)

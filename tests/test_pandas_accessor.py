@@ -399,3 +399,10 @@ def test_without_pandas_the_import_names_it(fresh_python):
     ).stdout
     assert "ImportError: simdfilter.pandas needs pandas" in out
     assert out.strip().endswith("3")
+
+
+def test_between_takes_pandas_keyword_names():
+    s = pd.Series([1, 2, 3], name="x")
+    want = s.between(left=1, right=2, inclusive="left")
+    pdt.assert_series_equal(s.sf.between(left=1, right=2, inclusive="left"), want)
+    pdt.assert_series_equal(s.sf.between(1, right=2, inclusive="left"), want)

@@ -216,8 +216,14 @@ class SeriesAccessor:
             idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
-    def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
-        """A drop-in for ``s.between(lo, hi, inclusive)``.
+    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series":
+        """A drop-in for ``s.between(left, right, inclusive)``.
+
+        Parameters
+        ----------
+        left, right : scalar or None
+            Bounds, named as pandas names them; None is unbounded.
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
 
         Returns
         -------
@@ -226,7 +232,7 @@ class SeriesAccessor:
             the NA of a nullable column (``bool[pyarrow]`` for Arrow-backed
             ones), as pandas gives it.
         """
-        s = self._s
+        s, lo, hi = self._s, left, right
         inclusive = _check_inclusive(inclusive)
         try:
             result = _kernel_between(s, lo, hi, inclusive)
