@@ -31,6 +31,7 @@ refuses strings.
 from __future__ import annotations
 
 import datetime as _dt
+import decimal as _decimal
 from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
@@ -87,17 +88,75 @@ def _is_datetime_column(dtype: Any) -> bool:
     return getattr(dtype, "kind", "") == "M"
 
 
+def _is_missing(b: Any) -> bool:
+    """Whether a bound is NaN or NaT (of any kind: pandas', NumPy's)."""
+    if isinstance(b, (float, np.floating)):
+        return bool(np.isnan(b))
+    if isinstance(b, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(b))
+    return b is pd.NaT
+
+
+def _past_int64(b: Any) -> bool:
+    """A Python int pandas cannot make an int64 scalar of (OverflowError)."""
+    return isinstance(b, int) and not isinstance(b, bool) and not -(2**63) <= b < 2**63
+
+
+def _arrow_asks_pandas(kind: str, b: Any) -> bool:
+    """Whether pandas compares an Arrow-backed column of `kind` (the Arrow type's
+    name up to its parameters) with the bound `b` otherwise than the kernels do.
+
+    A NaN or NaT bound makes Arrow's comparison null (the kernels: False); an int
+    past int64 is pandas' OverflowError; pandas refuses strings and NumPy
+    datetimes on timestamps, NumPy unsigned ints on durations, and anything
+    but dates on dates (TypeError). pandas answers those."""
+    if _is_missing(b) or _past_int64(b):
+        return True
+    if kind == "timestamp":
+        return isinstance(b, (str, np.datetime64))
+    if kind == "duration":
+        return isinstance(b, np.unsignedinteger)
+    if kind in ("date32", "date64"):
+        return isinstance(b, (str, _dt.datetime, np.datetime64))
+    return False
+
+
+def _asks_pandas(dtype: Any, b: Any) -> bool:
+    """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
+    the bound `b` otherwise than the kernels do: an int past int64 on bools
+    (pandas' OverflowError), an integer on timedeltas (its TypeError), a Decimal
+    on floats (decimal.InvalidOperation where the data has NaN)."""
+    kind = getattr(dtype, "kind", "")
+    if kind == "b":  # bool and boolean
+        return _past_int64(b)
+    if kind == "m":
+        return isinstance(b, (int, np.integer)) and not isinstance(b, bool)
+    if kind == "f":  # float32, float64, Float32, Float64
+        return isinstance(b, _decimal.Decimal)
+    return False
+
+
 def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
     nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
     Arrow-backed float32 column. _AskPandas (a TypeError) where pandas compares
     otherwise or refuses a bound the kernels would take (a ``datetime.date`` on
-    datetime data): the caller then asks pandas, which answers or raises."""
+    datetime data, NaN on Arrow-backed data, ...): the caller then asks pandas,
+    which answers or raises."""
     dtype = s.dtype
     if _face.is_bound_list(lo) or _face.is_bound_list(hi):
         raise _AskPandas("pandas compares a sequence of bounds element by element")
-    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("float", "double"):
-        return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
+    if isinstance(dtype, pd.ArrowDtype):
+        kind = str(dtype.pyarrow_dtype).split("[", 1)[0]
+        for b in (lo, hi):
+            if b is not None and _arrow_asks_pandas(kind, b):
+                raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
+        if kind in ("float", "double"):
+            return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
+    else:
+        for b in (lo, hi):
+            if b is not None and _asks_pandas(dtype, b):
+                raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
     if _is_datetime_column(dtype):
         for b in (lo, hi):
             if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
@@ -212,7 +271,7 @@ class SeriesAccessor:
         s = self._s
         try:
             return _positions(s, lo, hi, inclusive, invert=invert)
-        except _AskPandas:
+        except (TypeError, ValueError):  # pandas' answer (or its error), as `filter`'s
             idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
@@ -358,7 +417,7 @@ class DataFrameAccessor:
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
-        return _rows(self._df, ranges, keywords, inclusive, host_fallback=False)
+        return _rows(self._df, ranges, keywords, inclusive, host_fallback=True)
 
     def filter(
         self,
