@@ -452,6 +452,8 @@ HOST_CASES = {
     "uint64[pyarrow]-2**64": (lambda: _arrow_series([1, 2, None], pa.uint64()), 2**64, None),
     "bool[pyarrow]-2**63": (lambda: _arrow_series([True, None], pa.bool_()), -(2**63) - 1, 1),
     "duration[pyarrow]-2**63": (lambda: _arrow_series([0, 5], pa.duration("ns")), 0, 2**63),
+    "float64-past-double": (lambda: pd.Series([0.5, np.nan]), 0, 10**400),
+    "Float32-past-double": (lambda: pd.Series([0.5, None], dtype="Float32"), -(10**400), None),
     # Numbers on timedeltas: pandas' TypeError.
     "timedelta64-int": (lambda: pd.Series(pd.to_timedelta([0, 1])), 0, 5),
     "timedelta64-uint64": (lambda: pd.Series(pd.to_timedelta([0, 1])), np.uint64(0), None),
@@ -556,3 +558,57 @@ def test_bounds_pandas_compares_its_own_way_give_pandas_answer(case, inclusive):
         df.sf.indexes(inclusive=inclusive, c=(lo, hi)), df.index.get_indexer(kept.index)
     )
     assert df.sf.count(inclusive=inclusive, c=(lo, hi)) == len(kept)
+
+
+# Columns and bounds the kernels answer as pandas does: no delegation there.
+KERNEL_CASES = {
+    "int64[pyarrow]": (lambda: _arrow_series([1, 2, None], pa.int64()), 0, np.int64(1)),
+    "uint64[pyarrow]": (lambda: _arrow_series([1, 2, None], pa.uint64()), 1.5, None),
+    "bool[pyarrow]": (lambda: _arrow_series([True, False, None], pa.bool_()), False, True),
+    "timestamp[pyarrow]": (
+        lambda: _arrow_series(_TS, pa.timestamp("us")),
+        pd.Timestamp("2020-06-01"),
+        datetime(2022, 1, 1),
+    ),
+    "duration[pyarrow]": (
+        lambda: _arrow_series([0, 5, None], pa.duration("ns")),
+        np.int64(1),
+        pd.Timedelta(9),
+    ),
+    "date32[pyarrow]": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        date(2020, 1, 1),
+        None,
+    ),
+    "bool": (lambda: pd.Series([True, False]), 0, 2**63 - 1),
+    "boolean": (lambda: pd.Series([True, None], dtype="boolean"), True, None),
+    "timedelta64": (lambda: pd.Series(pd.to_timedelta([0, 1])), pd.Timedelta(0), None),
+    "datetime64": (
+        lambda: pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01"])),
+        np.datetime64("2020-06-01"),
+        "2022-01-01",
+    ),
+    "float64": (lambda: pd.Series([0.5, np.nan]), np.nan, 10**300),
+    "Float64": (lambda: pd.Series([0.5, None], dtype="Float64"), 0, np.float32(1)),
+    "int64": (lambda: pd.Series([1, 2]), -(2**70), 2**64),
+}
+
+
+@pytest.mark.parametrize("case", list(KERNEL_CASES))
+def test_ordinary_bounds_stay_on_the_kernels(case, monkeypatch):
+    make, lo, hi = KERNEL_CASES[case]
+    if pa is None and "pyarrow" in case:
+        pytest.skip("pyarrow is not installed")
+    s = make()
+    want = _pandas_mask(s, lo, hi, "both")
+
+    def no_pandas(*args, **kwargs):
+        raise AssertionError("pandas was asked")
+
+    monkeypatch.setattr(simdfilter.pandas, "_host", no_pandas)
+    pdt.assert_series_equal(s.sf.between(lo, hi), want)
+    pdt.assert_series_equal(s.sf.filter(lo, hi), s[want])
+    assert s.sf.count(lo, hi) == int(want.sum())
+    np.testing.assert_array_equal(s.sf.indexes(lo, hi), np.flatnonzero(want.fillna(False)))
+    df = pd.DataFrame({"c": s})
+    pdt.assert_frame_equal(df.sf.filter(c=(lo, hi)), df[want])

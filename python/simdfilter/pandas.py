@@ -102,6 +102,16 @@ def _past_int64(b: Any) -> bool:
     return isinstance(b, int) and not isinstance(b, bool) and not -(2**63) <= b < 2**63
 
 
+def _past_double(b: Any) -> bool:
+    """A Python int no double holds: NumPy's (hence pandas') OverflowError on floats."""
+    if isinstance(b, int) and not isinstance(b, bool) and abs(b) >= 2**1023:
+        try:
+            float(b)
+        except OverflowError:
+            return True
+    return False
+
+
 def _arrow_asks_pandas(kind: str, b: Any) -> bool:
     """Whether pandas compares an Arrow-backed column of `kind` (the Arrow type's
     name up to its parameters) with the bound `b` otherwise than the kernels do.
@@ -123,16 +133,17 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
 
 def _asks_pandas(dtype: Any, b: Any) -> bool:
     """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
-    the bound `b` otherwise than the kernels do: an int past int64 on bools
-    (pandas' OverflowError), an integer on timedeltas (its TypeError), a Decimal
-    on floats (decimal.InvalidOperation where the data has NaN)."""
+    the bound `b` otherwise than the kernels do: an int past int64 on bools, or
+    past every double on floats (pandas' OverflowError), an integer on
+    timedeltas (its TypeError), a Decimal on floats (decimal.InvalidOperation
+    where the data has NaN)."""
     kind = getattr(dtype, "kind", "")
     if kind == "b":  # bool and boolean
         return _past_int64(b)
     if kind == "m":
         return isinstance(b, (int, np.integer)) and not isinstance(b, bool)
     if kind == "f":  # float32, float64, Float32, Float64
-        return isinstance(b, _decimal.Decimal)
+        return isinstance(b, _decimal.Decimal) or _past_double(b)
     return False
 
 
