@@ -20,12 +20,13 @@ the SIMD kernels): bool, int8..uint64, float32, float64, datetime64 (naive or
 tz-aware) and timedelta64, NumPy-backed, nullable (``Int64``, ``Float64``,
 ``boolean``, ...) or Arrow-backed (``int64[pyarrow]``, ...). Any other column
 (object, strings, categorical, Period, intervals) is computed by pandas
-itself, so the answer is always pandas' answer; ``indexes`` raises TypeError
-for such a column instead, as ``simdfilter.filter_indexes`` does.
-A None end is unbounded (pandas has no such bound; the kernels do). Strings
-bound datetime columns as pandas reads them (in the column's zone when it is
-tz-aware), Arrow-backed timestamp columns included, where pandas itself
-refuses strings.
+itself, so the answer is always pandas' answer, and ``indexes`` gives the
+positions of the elements ``filter`` keeps. So are bounds pandas compares
+otherwise than the kernels would (NaN or NaT on Arrow-backed columns, ints past
+int64 on bools, numbers on timedeltas, ...): pandas answers, or raises its own
+exception. A None end is unbounded (pandas has no such bound; the kernels do).
+Strings bound datetime columns as pandas reads them (in the column's zone when
+it is tz-aware); Arrow-backed timestamp columns refuse them, as in pandas.
 """
 
 from __future__ import annotations
@@ -242,8 +243,8 @@ class SeriesAccessor:
 
     Accelerated dtypes: bool, int8..uint64, float32, float64, datetime64 (naive
     or tz-aware) and timedelta64, NumPy-backed, nullable or Arrow-backed. Other
-    columns go to pandas itself in `between`, `filter` and `count`; `indexes`
-    raises TypeError for them. NA, NaN and NaT never match.
+    columns, and bounds pandas compares its own way, go to pandas itself (so
+    `indexes` gives the positions `filter` keeps). NA, NaN and NaT never match.
     """
 
     def __init__(self, series: "pd.Series") -> None:
@@ -259,6 +260,8 @@ class SeriesAccessor:
         lo, hi : scalar or None
             Bounds; None is unbounded. On datetime columns: datetime-likes or
             strings, read as pandas reads them (in the column's zone if tz-aware).
+            A column no kernel reads, or bounds pandas compares its own way,
+            pandas compares.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         invert : bool, default False
             True: the elements outside the range instead, as
@@ -272,9 +275,8 @@ class SeriesAccessor:
 
         Raises
         ------
-        TypeError
-            A column no kernel reads (object, strings, categorical, Period,
-            intervals), or bounds of the wrong kind.
+        TypeError, OverflowError, ...
+            What pandas raises for these bounds on this column (its type).
         ValueError
             Bad `inclusive`.
         """
@@ -423,8 +425,10 @@ class DataFrameAccessor:
         KeyError
             An unknown column.
         TypeError
-            A column no kernel reads, bounds of the wrong kind, no range, a
-            range that is not a pair, or a label given twice.
+            No range, a range that is not a pair, or a label given twice; or
+            pandas' own, as below.
+        TypeError, OverflowError, ...
+            What pandas raises comparing a column with its bounds (its type).
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
