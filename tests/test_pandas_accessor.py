@@ -612,3 +612,22 @@ def test_ordinary_bounds_stay_on_the_kernels(case, monkeypatch):
     np.testing.assert_array_equal(s.sf.indexes(lo, hi), np.flatnonzero(want.fillna(False)))
     df = pd.DataFrame({"c": s})
     pdt.assert_frame_equal(df.sf.filter(c=(lo, hi)), df[want])
+
+
+@pytest.mark.parametrize(
+    "column, lo, hi",
+    [
+        (lambda: pd.Series(pd.to_timedelta([0, 1])), 0, 5),
+        (lambda: pd.Series([True, False]), 0, 2**63),
+        (lambda: pd.Series(["a", "b"], dtype="string"), 0, 1),
+    ],
+    ids=["timedelta-int", "bool-2**63", "string-int"],
+)
+def test_frame_raises_what_pandas_raises_when_no_row_stands_before_the_column(column, lo, hi):
+    # pandas compares every column; the conjunction stops once no row stands.
+    df = pd.DataFrame({"a": [1, 2], "c": column()})
+    with pytest.raises(Exception) as theirs:
+        df[df.a.between(5, 6) & df.c.between(lo, hi)]
+    for verb in ("filter", "count", "indexes"):
+        with pytest.raises(type(theirs.value)):
+            getattr(df.sf, verb)(a=(5, 6), c=(lo, hi))

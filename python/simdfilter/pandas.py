@@ -368,7 +368,7 @@ def _rows(
     rows the others left."""
     inclusive = _check_inclusive(inclusive)
     plan = _face.frame_plan(ranges, keywords, df.columns.__contains__, lambda c: _column(df, c))
-    return _face.frame_rows(
+    rows = _face.frame_rows(
         plan,
         len(df),
         inclusive,
@@ -379,6 +379,14 @@ def _rows(
         ),
         host_fallback=host_fallback,
     )
+    if len(rows) == 0 and len(plan) > 1 and host_fallback:
+        # The conjunction stops once no row stands, but pandas' mask idiom compares
+        # every column: one whose bounds pandas refuses (a number on timedeltas)
+        # raises there. Each column's first row raises what pandas raises for its
+        # dtype (and for objects or strings, for that value), at next to no cost.
+        for _, col, lo, hi in plan:
+            SeriesAccessor(col.iloc[:1]).count(lo, hi, inclusive)
+    return rows
 
 
 class DataFrameAccessor:
