@@ -659,3 +659,34 @@ def test_memmap_bigger_than_worker_memory(scheduler, tmp_path_factory):
     finally:
         if os.path.exists(path):
             os.remove(path)
+
+
+def test_between_takes_pandas_keyword_names():
+    ps = pd.Series([1, 2, 3, 4], name="x")
+    s = dd.from_pandas(ps, npartitions=2)
+    want = s.between(left=1, right=3, inclusive="right").compute()
+    got = s.sf.between(left=1, right=3, inclusive="right").compute()
+    pd.testing.assert_series_equal(got, want, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    "make, lo, hi",
+    [
+        (lambda: pd.Series([1, 2, None, 4], dtype="int64[pyarrow]"), 0, np.nan),
+        (lambda: pd.Series(pd.to_timedelta([0, 1, 2, 3])), 0, 5),
+        (lambda: pd.Series([True, False, True, False]), 0, 2**63),
+    ],
+    ids=["arrow-nan", "timedelta-int", "bool-2**63"],
+)
+def test_between_where_pandas_compares_its_own_way(make, lo, hi, request):
+    if "arrow" in request.node.callspec.id:
+        pytest.importorskip("pyarrow")
+    s = dd.from_pandas(make(), npartitions=2)
+    try:
+        want = s.between(lo, hi).compute()
+    except Exception as exc:  # pandas raises: so does the drop-in, the same type
+        with pytest.raises(type(exc)):
+            s.sf.between(lo, hi).compute()
+        return
+    pd.testing.assert_series_equal(s.sf.between(lo, hi).compute(), want, check_exact=True)
+    assert s.sf.count(lo, hi).compute() == int(want.sum())

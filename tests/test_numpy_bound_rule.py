@@ -229,14 +229,27 @@ def test_filter_indexes_is_numpys(dtype, data):
 
 @needs_numpy2
 @pytest.mark.parametrize(
-    "dtype", ["float32", "Float32", "float64", "int64", "float32[pyarrow]", "double[pyarrow]"]
+    "dtype",
+    [
+        "float32",
+        "Float32",
+        "float64",
+        "int64",
+        "bool",
+        "boolean",
+        "float32[pyarrow]",
+        "double[pyarrow]",
+        "int64[pyarrow]",
+        "uint64[pyarrow]",
+        "bool[pyarrow]",
+    ],
 )
 @SETTINGS
 @given(data=st.data())
 def test_pandas_between_is_pandas(dtype, data):
-    # Arrow-backed floats included, with ints, bools and NaN: pandas compares those
+    # Arrow-backed columns included, with ints, bools and NaN: pandas compares those
     # in Arrow's ways (a float in float64; an int rounded to float32 for >= but not
-    # for <; NaN to null), which the face follows.
+    # for <; NaN to null; an int past int64 refused), which the face follows.
     pd = pytest.importorskip("pandas")
     if dtype.endswith("[pyarrow]"):
         pytest.importorskip("pyarrow")
@@ -246,16 +259,22 @@ def test_pandas_between_is_pandas(dtype, data):
     lo, hi = data.draw(bounds(kinds), label="lo"), data.draw(bounds(kinds), label="hi")
     inclusive = data.draw(st.sampled_from(MODES), label="inclusive")
     base = dtype.lower().replace("[pyarrow]", "").replace("double", "float64")
-    s = pd.Series(_data(np.dtype(base), lo, hi)).astype(dtype)
+    if base in ("bool", "boolean"):
+        s = pd.Series([False, True, True, False]).astype(dtype)
+    else:
+        s = pd.Series(_data(np.dtype(base), lo, hi)).astype(dtype)
     # Recorded, not raised: a warning raised inside pandas would change its answer.
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
         try:
             want = s.between(lo, hi, inclusive=inclusive)
-        except (OverflowError, TypeError, ValueError):
-            return  # pandas raises: simdfilter's exact answer is checked above
+        except Exception as exc:  # pandas raises: so does every drop-in, the same type
+            for verb in ("between", "filter", "count", "indexes"):
+                with pytest.raises(type(exc)):
+                    getattr(s.sf, verb)(lo, hi, inclusive)
+            return
     if any(issubclass(w.category, RuntimeWarning) for w in warned):
-        return  # pandas warns (a float32 overflow): likewise
+        return  # pandas warns (a float32 overflow): simdfilter's exact answer is checked above
     pd.testing.assert_series_equal(s.sf.between(lo, hi, inclusive=inclusive), want)
     assert s.sf.count(lo, hi, inclusive=inclusive) == int(want.sum())
     hits = np.flatnonzero(want.to_numpy(dtype=bool, na_value=False))

@@ -2,6 +2,8 @@
 
 import subprocess
 import textwrap
+from datetime import date, datetime
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -178,16 +180,14 @@ def test_string_bounds_on_datetime_columns_read_as_pandas_reads_them(kind, rng):
         ("2013-06-01", None),
     ]:
         try:
-            if kind.endswith("[pyarrow]"):  # pandas refuses strings there: say them as Timestamps
-                zone = s.dtype.pyarrow_dtype.tz
-                expected = s.between(*(pd.Timestamp(b or "2100-01-01", tz=zone) for b in (lo, hi)))
-            else:
-                expected = s.between(lo, hi if hi is not None else "2100-01-01")
-        except Exception as exc:  # 01:30 on 2013-11-03 happens twice in New York: pandas refuses
+            expected = s.between(lo, hi if hi is not None else "2100-01-01")
+        except Exception as exc:  # 01:30 on 2013-11-03 happens twice in New York, and
+            # Arrow-backed timestamps take no strings: pandas refuses, so does the face
+            for verb in ("between", "filter", "count", "indexes"):
+                with pytest.raises(type(exc)):
+                    getattr(s.sf, verb)(lo, hi)
             with pytest.raises(type(exc)):
-                s.sf.between(lo, hi)
-            with pytest.raises(type(exc)):
-                s.sf.count(lo, hi)
+                s.to_frame().sf.filter(col=(lo, hi))
             continue
         pdt.assert_series_equal(s.sf.between(lo, hi), expected)
         assert s.sf.count(lo, hi) == int(expected.sum())
@@ -230,18 +230,24 @@ def test_columns_no_kernel_reads_are_computed_by_pandas(make):
     pdt.assert_series_equal(s.sf.between(lo, hi), expected)
     pdt.assert_series_equal(s.sf.filter(lo, hi), s[expected])
     assert s.sf.count(lo, hi) == int(expected.sum())
-    with pytest.raises(TypeError):
-        s.sf.indexes(lo, hi)
+    hits = np.flatnonzero(expected.fillna(False).astype(bool).to_numpy())
+    np.testing.assert_array_equal(s.sf.indexes(lo, hi), hits)
+    assert s.sf.indexes(lo, hi).dtype == np.uint32
+    pdt.assert_series_equal(s.iloc[s.sf.indexes(lo, hi)], s.sf.filter(lo, hi))
+    # in a frame: the positions of the rows filter keeps, as for the other columns
+    df = pd.DataFrame({"c": s, "n": np.arange(len(s))})
+    rows = df.sf.indexes(c=(lo, hi), n=(0, 3))
+    pdt.assert_frame_equal(df.iloc[rows], df.sf.filter(c=(lo, hi), n=(0, 3)))
+    pdt.assert_frame_equal(df.iloc[rows], df[expected.fillna(False).astype(bool) & (df.n <= 3)])
 
 
 def test_interval_column_is_computed_by_pandas():
     s = pd.Series(pd.interval_range(0, 5))
-    with pytest.raises(TypeError):
-        s.sf.indexes(0, 3)
     with pytest.raises(TypeError) as exc:
         s.between(0, 3)
-    with pytest.raises(type(exc.value)):
-        s.sf.between(0, 3)
+    for verb in ("between", "filter", "count", "indexes"):
+        with pytest.raises(type(exc.value)):
+            getattr(s.sf, verb)(0, 3)
 
 
 @pytest.mark.parametrize("inclusive", ["all", None, "BOTH", 1])
@@ -325,13 +331,11 @@ def test_dataframe_filter_equals_the_boolean_mask_idiom(ranges, kernel, rng):
     for inclusive in INCLUSIVE:
         expected = _pandas_rows(df, inclusive, ranges)
         pdt.assert_frame_equal(df.sf.filter(inclusive=inclusive, **ranges), expected)
-        if "carrier" in ranges:
-            with pytest.raises(TypeError, match="carrier"):
-                df.sf.indexes(inclusive=inclusive, **ranges)
-        else:
-            np.testing.assert_array_equal(
-                df.sf.indexes(inclusive=inclusive, **ranges), df.index.get_indexer(expected.index)
-            )
+        # the positions of the rows filter keeps, columns pandas compares included
+        np.testing.assert_array_equal(
+            df.sf.indexes(inclusive=inclusive, **ranges), df.index.get_indexer(expected.index)
+        )
+        assert df.sf.count(inclusive=inclusive, **ranges) == len(expected)
 
 
 def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypatch):
@@ -399,3 +403,231 @@ def test_without_pandas_the_import_names_it(fresh_python):
     ).stdout
     assert "ImportError: simdfilter.pandas needs pandas" in out
     assert out.strip().endswith("3")
+
+
+def test_between_takes_pandas_keyword_names():
+    s = pd.Series([1, 2, 3], name="x")
+    want = s.between(left=1, right=2, inclusive="left")
+    pdt.assert_series_equal(s.sf.between(left=1, right=2, inclusive="left"), want)
+    pdt.assert_series_equal(s.sf.between(1, right=2, inclusive="left"), want)
+
+
+def _arrow_series(values, pa_type):
+    return pd.Series(pd.arrays.ArrowExtensionArray(pa.array(values, type=pa_type)), name="c")
+
+
+_TS = [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01"), None]
+# Columns and bounds where pandas compares otherwise than the kernels (issue 28):
+# (column, lo, hi), each a function of pa (None: pyarrow missing, skipped).
+HOST_CASES = {
+    # A NaN or NaT bound: Arrow's comparison is null, so pandas answers NA.
+    "int64[pyarrow]-nan": (lambda: _arrow_series([1, 2, None], pa.int64()), 0, np.nan),
+    "int64[pyarrow]-nan-one-sided": (lambda: _arrow_series([1, 2, None], pa.int64()), np.nan, None),
+    "uint64[pyarrow]-float32-nan": (
+        lambda: _arrow_series([1, 2, None], pa.uint64()),
+        np.float32("nan"),
+        5,
+    ),
+    "bool[pyarrow]-nan": (lambda: _arrow_series([True, False, None], pa.bool_()), True, np.nan),
+    "timestamp[pyarrow]-NaT": (lambda: _arrow_series(_TS, pa.timestamp("us")), _TS[0], pd.NaT),
+    "timestamp[pyarrow]-np-NaT": (
+        lambda: _arrow_series(_TS, pa.timestamp("us")),
+        np.datetime64("NaT"),
+        None,
+    ),
+    "timestamptz[pyarrow]-NaT": (
+        lambda: _arrow_series(_TS, pa.timestamp("ns", tz="Asia/Tokyo")),
+        pd.NaT,
+        pd.Timestamp("2022-01-01", tz="UTC"),
+    ),
+    "duration[pyarrow]-NaT": (
+        lambda: _arrow_series([0, 5, None], pa.duration("ns")),
+        pd.Timedelta(0),
+        np.timedelta64("NaT"),
+    ),
+    # An int past int64: pandas' OverflowError.
+    "bool-2**63": (lambda: pd.Series([True, False]), 0, 2**63),
+    "boolean-2**64": (lambda: pd.Series([True, None], dtype="boolean"), -(2**64), True),
+    "int64[pyarrow]-2**63": (lambda: _arrow_series([1, 2, None], pa.int64()), 0, 2**63),
+    "uint64[pyarrow]-2**64": (lambda: _arrow_series([1, 2, None], pa.uint64()), 2**64, None),
+    "bool[pyarrow]-2**63": (lambda: _arrow_series([True, None], pa.bool_()), -(2**63) - 1, 1),
+    "duration[pyarrow]-2**63": (lambda: _arrow_series([0, 5], pa.duration("ns")), 0, 2**63),
+    "float64-past-double": (lambda: pd.Series([0.5, np.nan]), 0, 10**400),
+    "Float32-past-double": (lambda: pd.Series([0.5, None], dtype="Float32"), -(10**400), None),
+    # Numbers on timedeltas: pandas' TypeError.
+    "timedelta64-int": (lambda: pd.Series(pd.to_timedelta([0, 1])), 0, 5),
+    "timedelta64-uint64": (lambda: pd.Series(pd.to_timedelta([0, 1])), np.uint64(0), None),
+    "duration[pyarrow]-uint64": (
+        lambda: _arrow_series([0, 5], pa.duration("ns")),
+        np.uint64(0),
+        pd.Timedelta(9),
+    ),
+    # A Decimal on floats with NaN: decimal.InvalidOperation.
+    "float64-Decimal": (lambda: pd.Series([0.1, np.nan]), 0, Decimal("1.5")),
+    "float32-Decimal": (
+        lambda: pd.Series([0.1, np.nan], dtype="float32"),
+        Decimal("0"),
+        None,
+    ),
+    "Float64-Decimal": (
+        lambda: pd.Series([0.1, None], dtype="Float64"),
+        0,
+        Decimal("1.5"),
+    ),
+    # Anything but dates on Arrow dates, str and NumPy datetimes on Arrow
+    # timestamps: pandas' TypeError (NaT on dates: NA).
+    "date32[pyarrow]-str": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        "2020-01-01",
+        "2020-12-31",
+    ),
+    "date32[pyarrow]-Timestamp": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        pd.Timestamp("2020-01-01"),
+        None,
+    ),
+    "date32[pyarrow]-datetime": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        date(2020, 1, 1),
+        datetime(2021, 1, 1),
+    ),
+    "date32[pyarrow]-datetime64": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        np.datetime64("2020-01-01"),
+        None,
+    ),
+    "date32[pyarrow]-NaT": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        date(2020, 1, 1),
+        pd.NaT,
+    ),
+    "date32[pyarrow]-np-NaT": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        None,
+        np.datetime64("NaT"),
+    ),
+    "timestamp[pyarrow]-str": (lambda: _arrow_series(_TS, pa.timestamp("us")), "2020-06-01", None),
+    "timestamptz[pyarrow]-str": (
+        lambda: _arrow_series(_TS, pa.timestamp("us", tz="UTC")),
+        "2019-06-01",
+        "2020-06-01",
+    ),
+    "timestamp[pyarrow]-datetime64": (
+        lambda: _arrow_series(_TS, pa.timestamp("us")),
+        _TS[0],
+        np.datetime64("2020-06-01"),
+    ),
+}
+
+
+def _pandas_mask(s, lo, hi, inclusive):
+    """pandas' own answer, a None end written as the one comparison it leaves."""
+    if lo is not None and hi is not None:
+        return s.between(lo, hi, inclusive=inclusive)
+    if lo is not None:
+        return s >= lo if inclusive in ("both", "left") else s > lo
+    return s <= hi if inclusive in ("both", "right") else s < hi
+
+
+@pytest.mark.parametrize("case", list(HOST_CASES))
+@pytest.mark.parametrize("inclusive", ["both", "neither"])
+def test_bounds_pandas_compares_its_own_way_give_pandas_answer(case, inclusive):
+    make, lo, hi = HOST_CASES[case]
+    if pa is None and "pyarrow" in case:
+        pytest.skip("pyarrow is not installed")
+    s = make()
+    df = pd.DataFrame({"c": s, "n": np.arange(len(s))})
+    try:
+        want = _pandas_mask(s, lo, hi, inclusive)
+    except Exception as exc:  # pandas raises: the same type, from every verb
+        for verb in ("between", "filter", "count", "indexes"):
+            with pytest.raises(type(exc)):
+                getattr(s.sf, verb)(lo, hi, inclusive)
+        for verb in ("filter", "count", "indexes"):
+            with pytest.raises(type(exc)):
+                getattr(df.sf, verb)(inclusive=inclusive, c=(lo, hi))
+        return
+    pdt.assert_series_equal(s.sf.between(lo, hi, inclusive), want)
+    kept = s[want]  # pandas drops NA from the mask
+    pdt.assert_series_equal(s.sf.filter(lo, hi, inclusive), kept)
+    assert s.sf.count(lo, hi, inclusive) == int(want.sum())
+    np.testing.assert_array_equal(s.sf.indexes(lo, hi, inclusive), s.index.get_indexer(kept.index))
+    pdt.assert_series_equal(s.sf.filter(lo, hi, inclusive, invert=True), s[~want])
+    pdt.assert_frame_equal(df.sf.filter(inclusive=inclusive, c=(lo, hi)), df[want])
+    np.testing.assert_array_equal(
+        df.sf.indexes(inclusive=inclusive, c=(lo, hi)), df.index.get_indexer(kept.index)
+    )
+    assert df.sf.count(inclusive=inclusive, c=(lo, hi)) == len(kept)
+
+
+# Columns and bounds the kernels answer as pandas does: no delegation there.
+KERNEL_CASES = {
+    "int64[pyarrow]": (lambda: _arrow_series([1, 2, None], pa.int64()), 0, np.int64(1)),
+    "uint64[pyarrow]": (lambda: _arrow_series([1, 2, None], pa.uint64()), 1.5, None),
+    "bool[pyarrow]": (lambda: _arrow_series([True, False, None], pa.bool_()), False, True),
+    "timestamp[pyarrow]": (
+        lambda: _arrow_series(_TS, pa.timestamp("us")),
+        pd.Timestamp("2020-06-01"),
+        datetime(2022, 1, 1),
+    ),
+    "duration[pyarrow]": (
+        lambda: _arrow_series([0, 5, None], pa.duration("ns")),
+        np.int64(1),
+        pd.Timedelta(9),
+    ),
+    "date32[pyarrow]": (
+        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        date(2020, 1, 1),
+        None,
+    ),
+    "bool": (lambda: pd.Series([True, False]), 0, 2**63 - 1),
+    "boolean": (lambda: pd.Series([True, None], dtype="boolean"), True, None),
+    "timedelta64": (lambda: pd.Series(pd.to_timedelta([0, 1])), pd.Timedelta(0), None),
+    "datetime64": (
+        lambda: pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01"])),
+        np.datetime64("2020-06-01"),
+        "2022-01-01",
+    ),
+    "float64": (lambda: pd.Series([0.5, np.nan]), np.nan, 10**300),
+    "Float64": (lambda: pd.Series([0.5, None], dtype="Float64"), 0, np.float32(1)),
+    "int64": (lambda: pd.Series([1, 2]), -(2**70), 2**64),
+}
+
+
+@pytest.mark.parametrize("case", list(KERNEL_CASES))
+def test_ordinary_bounds_stay_on_the_kernels(case, monkeypatch):
+    make, lo, hi = KERNEL_CASES[case]
+    if pa is None and "pyarrow" in case:
+        pytest.skip("pyarrow is not installed")
+    s = make()
+    want = _pandas_mask(s, lo, hi, "both")
+
+    def no_pandas(*args, **kwargs):
+        raise AssertionError("pandas was asked")
+
+    monkeypatch.setattr(simdfilter.pandas, "_host", no_pandas)
+    pdt.assert_series_equal(s.sf.between(lo, hi), want)
+    pdt.assert_series_equal(s.sf.filter(lo, hi), s[want])
+    assert s.sf.count(lo, hi) == int(want.sum())
+    np.testing.assert_array_equal(s.sf.indexes(lo, hi), np.flatnonzero(want.fillna(False)))
+    df = pd.DataFrame({"c": s})
+    pdt.assert_frame_equal(df.sf.filter(c=(lo, hi)), df[want])
+
+
+@pytest.mark.parametrize(
+    "column, lo, hi",
+    [
+        (lambda: pd.Series(pd.to_timedelta([0, 1])), 0, 5),
+        (lambda: pd.Series([True, False]), 0, 2**63),
+        (lambda: pd.Series(["a", "b"], dtype="string"), 0, 1),
+    ],
+    ids=["timedelta-int", "bool-2**63", "string-int"],
+)
+def test_frame_raises_what_pandas_raises_when_no_row_stands_before_the_column(column, lo, hi):
+    # pandas compares every column; the conjunction stops once no row stands.
+    df = pd.DataFrame({"a": [1, 2], "c": column()})
+    with pytest.raises(Exception) as theirs:
+        df[df.a.between(5, 6) & df.c.between(lo, hi)]
+    for verb in ("filter", "count", "indexes"):
+        with pytest.raises(type(theirs.value)):
+            getattr(df.sf, verb)(a=(5, 6), c=(lo, hi))

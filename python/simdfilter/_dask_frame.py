@@ -76,13 +76,13 @@ class SeriesAccessor:
     def __init__(self, series: Any) -> None:
         self._s = series
 
-    def between(self, lo: Any, hi: Any, inclusive: str = "both") -> Any:
-        """Drop-in for ``ds.between(lo, hi, inclusive)``.
+    def between(self, left: Any, right: Any, inclusive: str = "both") -> Any:
+        """Drop-in for ``ds.between(left, right, inclusive)``.
 
         Parameters
         ----------
-        lo, hi : scalar or None
-            The bounds; None is unbounded on that side.
+        left, right : scalar or None
+            The bounds, named as pandas names them; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
 
         Returns
@@ -90,7 +90,7 @@ class SeriesAccessor:
         dask.dataframe.Series
             The same values, dtype, index and name as ``Series.between``.
         """
-        s = self._s
+        s, lo, hi = self._s, left, right
         meta = _partition_between(s._meta, lo, hi, inclusive)  # raises what pandas raises
         return s.map_partitions(_partition_between, lo, hi, inclusive, meta=meta)
 

@@ -20,17 +20,19 @@ the SIMD kernels): bool, int8..uint64, float32, float64, datetime64 (naive or
 tz-aware) and timedelta64, NumPy-backed, nullable (``Int64``, ``Float64``,
 ``boolean``, ...) or Arrow-backed (``int64[pyarrow]``, ...). Any other column
 (object, strings, categorical, Period, intervals) is computed by pandas
-itself, so the answer is always pandas' answer; ``indexes`` raises TypeError
-for such a column instead, as ``simdfilter.filter_indexes`` does.
-A None end is unbounded (pandas has no such bound; the kernels do). Strings
-bound datetime columns as pandas reads them (in the column's zone when it is
-tz-aware), Arrow-backed timestamp columns included, where pandas itself
-refuses strings.
+itself, so the answer is always pandas' answer, and ``indexes`` gives the
+positions of the elements ``filter`` keeps. So are bounds pandas compares
+otherwise than the kernels would (NaN or NaT on Arrow-backed columns, ints past
+int64 on bools, numbers on timedeltas, ...): pandas answers, or raises its own
+exception. A None end is unbounded (pandas has no such bound; the kernels do).
+Strings bound datetime columns as pandas reads them (in the column's zone when
+it is tz-aware); Arrow-backed timestamp columns refuse them, as in pandas.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import decimal as _decimal
 from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
@@ -87,17 +89,86 @@ def _is_datetime_column(dtype: Any) -> bool:
     return getattr(dtype, "kind", "") == "M"
 
 
+def _is_missing(b: Any) -> bool:
+    """Whether a bound is NaN or NaT (of any kind: pandas', NumPy's)."""
+    if isinstance(b, (float, np.floating)):
+        return bool(np.isnan(b))
+    if isinstance(b, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(b))
+    return b is pd.NaT
+
+
+def _past_int64(b: Any) -> bool:
+    """A Python int pandas cannot make an int64 scalar of (OverflowError)."""
+    return isinstance(b, int) and not isinstance(b, bool) and not -(2**63) <= b < 2**63
+
+
+def _past_double(b: Any) -> bool:
+    """A Python int no double holds: NumPy's (hence pandas') OverflowError on floats."""
+    if isinstance(b, int) and not isinstance(b, bool) and abs(b) >= 2**1023:
+        try:
+            float(b)
+        except OverflowError:
+            return True
+    return False
+
+
+def _arrow_asks_pandas(kind: str, b: Any) -> bool:
+    """Whether pandas compares an Arrow-backed column of `kind` (the Arrow type's
+    name up to its parameters) with the bound `b` otherwise than the kernels do.
+
+    A NaN or NaT bound makes Arrow's comparison null (the kernels: False); an int
+    past int64 is pandas' OverflowError; pandas refuses strings and NumPy
+    datetimes on timestamps, NumPy unsigned ints on durations, and anything
+    but dates on dates (TypeError). pandas answers those."""
+    if _is_missing(b) or _past_int64(b):
+        return True
+    if kind == "timestamp":
+        return isinstance(b, (str, np.datetime64))
+    if kind == "duration":
+        return isinstance(b, np.unsignedinteger)
+    if kind in ("date32", "date64"):
+        return isinstance(b, (str, _dt.datetime, np.datetime64))
+    return False
+
+
+def _asks_pandas(dtype: Any, b: Any) -> bool:
+    """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
+    the bound `b` otherwise than the kernels do: an int past int64 on bools, or
+    past every double on floats (pandas' OverflowError), an integer on
+    timedeltas (its TypeError), a Decimal on floats (decimal.InvalidOperation
+    where the data has NaN)."""
+    kind = getattr(dtype, "kind", "")
+    if kind == "b":  # bool and boolean
+        return _past_int64(b)
+    if kind == "m":
+        return isinstance(b, (int, np.integer)) and not isinstance(b, bool)
+    if kind == "f":  # float32, float64, Float32, Float64
+        return isinstance(b, _decimal.Decimal) or _past_double(b)
+    return False
+
+
 def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
     nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
     Arrow-backed float32 column. _AskPandas (a TypeError) where pandas compares
     otherwise or refuses a bound the kernels would take (a ``datetime.date`` on
-    datetime data): the caller then asks pandas, which answers or raises."""
+    datetime data, NaN on Arrow-backed data, ...): the caller then asks pandas,
+    which answers or raises."""
     dtype = s.dtype
     if _face.is_bound_list(lo) or _face.is_bound_list(hi):
         raise _AskPandas("pandas compares a sequence of bounds element by element")
-    if isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) in ("float", "double"):
-        return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
+    if isinstance(dtype, pd.ArrowDtype):
+        kind = str(dtype.pyarrow_dtype).split("[", 1)[0]
+        for b in (lo, hi):
+            if b is not None and _arrow_asks_pandas(kind, b):
+                raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
+        if kind in ("float", "double"):
+            return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
+    else:
+        for b in (lo, hi):
+            if b is not None and _asks_pandas(dtype, b):
+                raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
     if _is_datetime_column(dtype):
         for b in (lo, hi):
             if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
@@ -172,8 +243,8 @@ class SeriesAccessor:
 
     Accelerated dtypes: bool, int8..uint64, float32, float64, datetime64 (naive
     or tz-aware) and timedelta64, NumPy-backed, nullable or Arrow-backed. Other
-    columns go to pandas itself in `between`, `filter` and `count`; `indexes`
-    raises TypeError for them. NA, NaN and NaT never match.
+    columns, and bounds pandas compares its own way, go to pandas itself (so
+    `indexes` gives the positions `filter` keeps). NA, NaN and NaT never match.
     """
 
     def __init__(self, series: "pd.Series") -> None:
@@ -189,6 +260,8 @@ class SeriesAccessor:
         lo, hi : scalar or None
             Bounds; None is unbounded. On datetime columns: datetime-likes or
             strings, read as pandas reads them (in the column's zone if tz-aware).
+            A column no kernel reads, or bounds pandas compares its own way,
+            pandas compares.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         invert : bool, default False
             True: the elements outside the range instead, as
@@ -202,9 +275,8 @@ class SeriesAccessor:
 
         Raises
         ------
-        TypeError
-            A column no kernel reads (object, strings, categorical, Period,
-            intervals), or bounds of the wrong kind.
+        TypeError, OverflowError, ...
+            What pandas raises for these bounds on this column (its type).
         ValueError
             Bad `inclusive`.
         """
@@ -212,12 +284,18 @@ class SeriesAccessor:
         s = self._s
         try:
             return _positions(s, lo, hi, inclusive, invert=invert)
-        except _AskPandas:
+        except (TypeError, ValueError):  # pandas' answer (or its error), as `filter`'s
             idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
-    def between(self, lo: Any, hi: Any, inclusive: str = "both") -> "pd.Series":
-        """A drop-in for ``s.between(lo, hi, inclusive)``.
+    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series":
+        """A drop-in for ``s.between(left, right, inclusive)``.
+
+        Parameters
+        ----------
+        left, right : scalar or None
+            Bounds, named as pandas names them; None is unbounded.
+        inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
 
         Returns
         -------
@@ -226,7 +304,7 @@ class SeriesAccessor:
             the NA of a nullable column (``bool[pyarrow]`` for Arrow-backed
             ones), as pandas gives it.
         """
-        s = self._s
+        s, lo, hi = self._s, left, right
         inclusive = _check_inclusive(inclusive)
         try:
             result = _kernel_between(s, lo, hi, inclusive)
@@ -290,7 +368,7 @@ def _rows(
     rows the others left."""
     inclusive = _check_inclusive(inclusive)
     plan = _face.frame_plan(ranges, keywords, df.columns.__contains__, lambda c: _column(df, c))
-    return _face.frame_rows(
+    rows = _face.frame_rows(
         plan,
         len(df),
         inclusive,
@@ -301,6 +379,14 @@ def _rows(
         ),
         host_fallback=host_fallback,
     )
+    if len(rows) == 0 and len(plan) > 1 and host_fallback:
+        # The conjunction stops once no row stands, but pandas' mask idiom compares
+        # every column: one whose bounds pandas refuses (a number on timedeltas)
+        # raises there. Each column's first row raises what pandas raises for its
+        # dtype (and for objects or strings, for that value), at next to no cost.
+        for _, col, lo, hi in plan:
+            SeriesAccessor(col.iloc[:1]).count(lo, hi, inclusive)
+    return rows
 
 
 class DataFrameAccessor:
@@ -347,12 +433,14 @@ class DataFrameAccessor:
         KeyError
             An unknown column.
         TypeError
-            A column no kernel reads, bounds of the wrong kind, no range, a
-            range that is not a pair, or a label given twice.
+            No range, a range that is not a pair, or a label given twice; or
+            pandas' own, as below.
+        TypeError, OverflowError, ...
+            What pandas raises comparing a column with its bounds (its type).
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
-        return _rows(self._df, ranges, keywords, inclusive, host_fallback=False)
+        return _rows(self._df, ranges, keywords, inclusive, host_fallback=True)
 
     def filter(
         self,
