@@ -572,7 +572,7 @@ KERNEL_CASES = {
     ),
     "duration[pyarrow]": (
         lambda: _arrow_series([0, 5, None], pa.duration("ns")),
-        np.int64(1),
+        np.timedelta64(1, "ns"),
         pd.Timedelta(9),
     ),
     "date32[pyarrow]": (
@@ -583,6 +583,11 @@ KERNEL_CASES = {
     "bool": (lambda: pd.Series([True, False]), 0, 2**63 - 1),
     "boolean": (lambda: pd.Series([True, None], dtype="boolean"), True, None),
     "timedelta64": (lambda: pd.Series(pd.to_timedelta([0, 1])), pd.Timedelta(0), None),
+    "timedelta64-numpy": (
+        lambda: pd.Series(pd.to_timedelta([0, 1])),
+        np.timedelta64(0, "ns"),
+        np.timedelta64(1, "s"),
+    ),
     "datetime64": (
         lambda: pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01"])),
         np.datetime64("2020-06-01"),
@@ -599,6 +604,11 @@ def test_ordinary_bounds_stay_on_the_kernels(case, monkeypatch):
     make, lo, hi = KERNEL_CASES[case]
     if pa is None and "pyarrow" in case:
         pytest.skip("pyarrow is not installed")
+    if case == "duration[pyarrow]" and int(pd.__version__.split(".")[0]) < 2:
+        pytest.skip(
+            "pandas 1.x compares Arrow durations with Timedelta bounds in another unit "
+            "(5 ns <= Timedelta(9) is False there): its bug, not an answer to match"
+        )
     s = make()
     want = _pandas_mask(s, lo, hi, "both")
 
@@ -625,9 +635,15 @@ def test_ordinary_bounds_stay_on_the_kernels(case, monkeypatch):
 )
 def test_frame_raises_what_pandas_raises_when_no_row_stands_before_the_column(column, lo, hi):
     # pandas compares every column; the conjunction stops once no row stands.
+    # Older pandas answer some of these (pandas 1.5 compares bools with 2**63):
+    # then the face answers the same (no row).
     df = pd.DataFrame({"a": [1, 2], "c": column()})
-    with pytest.raises(Exception) as theirs:
-        df[df.a.between(5, 6) & df.c.between(lo, hi)]
-    for verb in ("filter", "count", "indexes"):
-        with pytest.raises(type(theirs.value)):
-            getattr(df.sf, verb)(a=(5, 6), c=(lo, hi))
+    try:
+        want = df[df.a.between(5, 6) & df.c.between(lo, hi)]
+    except Exception as exc:  # noqa: BLE001 - pandas' own exception, whatever its type
+        for verb in ("filter", "count", "indexes"):
+            with pytest.raises(type(exc)):
+                getattr(df.sf, verb)(a=(5, 6), c=(lo, hi))
+        return
+    pdt.assert_frame_equal(df.sf.filter(a=(5, 6), c=(lo, hi)), want)
+    assert df.sf.count(a=(5, 6), c=(lo, hi)) == len(want) == 0

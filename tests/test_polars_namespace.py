@@ -164,9 +164,10 @@ def test_dtypes_no_kernel_reads_are_computed_by_polars(make, lo, hi):
     assert s.sf.count(lo, hi) == expected.sum()
 
 
-def test_indexes_refuses_strings():
-    with pytest.raises(TypeError):
-        pl.Series(["a", "b"]).sf.indexes("a", "b")
+def test_indexes_of_strings_are_polars():
+    s = pl.Series(["a", "c", "b"])
+    assert s.sf.indexes("a", "b").to_list() == [0, 2]
+    assert s.sf.indexes("a", "b").dtype == pl.UInt32
 
 
 def make_frame(rng, n=2000):
@@ -218,12 +219,9 @@ def test_dataframe_filter_equals_the_polars_filter(ranges, kernel, rng):
         assert_frame_equal(df.sf.filter(closed=closed, **ranges), expected)
         assert_frame_equal(df.sf.filter(ranges, closed=closed), expected)
         assert df.sf.count(ranges, closed) == expected.height
-        if "carrier" in ranges:
-            with pytest.raises(TypeError, match="carrier"):
-                df.sf.indexes(closed=closed, **ranges)
-        else:
-            rows = df.with_row_index("i").filter(expr)["i"].to_list()
-            assert df.sf.indexes(ranges, closed=closed).to_list() == rows
+        # carrier (strings) included: Polars compares it at the rows left
+        rows = df.with_row_index("i").filter(expr)["i"].to_list()
+        assert df.sf.indexes(ranges, closed=closed).to_list() == rows
 
 
 def test_dataframe_result_does_not_depend_on_the_evaluation_order(rng, monkeypatch):
@@ -588,10 +586,79 @@ def test_temporal_bounds_are_polars(kind, face, data):
     _agree(face, _temporal(kind), lo, hi, closed)
 
 
-@pytest.mark.parametrize("dtype", [pl.Int128, pl.UInt128], ids=str)
+@pytest.mark.parametrize(
+    "dtype",
+    # Polars 1.33 has Int128 but no UInt128
+    [d for d in (getattr(pl, "Int128", None), getattr(pl, "UInt128", None)) if d is not None],
+    ids=str,
+)
 def test_wide_integer_series_are_polars(dtype):
     # No kernel reads Int128/UInt128: every verb is Polars' own, never an error of ours.
     s = pl.Series([1, 2, 3], dtype=dtype)
     for lo, hi in [(0, 2), (0.5, 2), (1.5, 2.5)]:
         assert s.sf.between(lo, hi).to_list() == s.is_between(lo, hi).to_list()
         assert s.sf.count(lo, hi) == s.is_between(lo, hi).sum()
+
+
+def _outcome(f):
+    """A call's result as comparable data, or its exception's type."""
+    try:
+        got = f()
+    except Exception as exc:  # noqa: BLE001 - the host's own exception, whatever its type
+        return type(exc)
+    return got.to_list() if isinstance(got, pl.Series) else got.rows()
+
+
+@pytest.mark.parametrize(
+    "column, lo, hi",
+    [
+        (pl.Series(["a", "b", "c"]), 0, 5),
+        (pl.Series(["a", "b", "c"], dtype=pl.Categorical), 0, 5),
+        (pl.Series(["a", "b", "c"]), dt.date(2020, 1, 1), dt.date(2021, 1, 1)),
+    ],
+    ids=["string-int", "categorical-int", "string-date"],
+)
+def test_frame_raises_for_a_column_no_kernel_reads_when_no_row_stands(column, lo, hi):
+    # Polars checks every comparison's types before it reads a row; the
+    # conjunction stops once no row stands, before the column Polars refuses.
+    df = pl.DataFrame({"a": [1, 2, 3], "c": column})
+    expr = pl.col("a").is_between(10, 20) & pl.col("c").is_between(pl.lit(lo), pl.lit(hi))
+    theirs = _outcome(lambda: df.filter(expr))
+    assert isinstance(theirs, type) and issubclass(theirs, Exception)  # Polars refuses
+    for verb in ("filter", "count", "indexes"):
+        with pytest.raises(theirs):
+            getattr(df.sf, verb)({"a": (10, 20), "c": (lo, hi)})
+
+
+def test_indexes_on_a_column_no_kernel_reads_are_the_rows_filter_keeps():
+    s = pl.Series("s", ["b", None, "a", "c", "b"])
+    want = s.is_between("b", "c").fill_null(False).arg_true().to_list()
+    assert s.sf.indexes("b", "c").to_list() == want
+    df = pl.DataFrame({"s": s, "x": [1, 2, 3, 4, 5]})
+    idx = df.sf.indexes({"s": ("b", "c"), "x": (2, 5)})
+    assert_frame_equal(df[idx.to_numpy()], df.sf.filter({"s": ("b", "c"), "x": (2, 5)}))
+    assert idx.to_list() == [3, 4]
+
+
+def test_aware_bounds_polars_refuses_are_polars():
+    ZONEINFO = pytest.importorskip("zoneinfo")
+    zone = "Europe/Paris"
+    naive = [dt.datetime(2024, 3, 31, 1, 0), dt.datetime(2024, 3, 31, 4, 0)]
+    t = pl.Series("t", naive).dt.replace_time_zone(zone)
+    df = pl.DataFrame({"t": t})
+    hi = dt.datetime(2024, 4, 1, tzinfo=ZONEINFO.ZoneInfo(zone))
+    cases = [
+        dt.datetime(
+            2024, 3, 31, 2, 30, tzinfo=ZONEINFO.ZoneInfo(zone)
+        ),  # in the spring-forward gap
+        dt.datetime(2024, 3, 30, tzinfo=dt.timezone(dt.timedelta(hours=5), zone)),  # a named offset
+        dt.datetime(2024, 3, 30, tzinfo=dt.timezone.utc),  # another zone than the column's
+    ]
+    for lo in cases:
+        theirs = _outcome(lambda: df.select(pl.col("t").is_between(lo, hi)).to_series())
+        ours = _outcome(lambda: df.select(pl.col("t").sf.between(lo, hi)).to_series())
+        assert ours == theirs, lo
+        assert _outcome(lambda: df.sf.filter(t=(lo, hi))) == _outcome(
+            lambda: df.filter(pl.col("t").is_between(lo, hi))
+        ), lo
+        assert _outcome(lambda: t.sf.between(lo, hi)) == _outcome(lambda: t.is_between(lo, hi)), lo

@@ -119,14 +119,16 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
 
     A NaN or NaT bound makes Arrow's comparison null (the kernels: False); an int
     past int64 is pandas' OverflowError; pandas refuses strings and NumPy
-    datetimes on timestamps, NumPy unsigned ints on durations, and anything
-    but dates on dates (TypeError). pandas answers those."""
+    datetimes on timestamps and anything but dates on dates (TypeError). A
+    number on durations is pandas' too: pandas 2 and later compare it as a count
+    of the unit (NumPy unsigned ints aside, which they refuse), pandas 1.5
+    refuses it. pandas answers those."""
     if _is_missing(b) or _past_int64(b):
         return True
     if kind == "timestamp":
         return isinstance(b, (str, np.datetime64))
-    if kind == "duration":
-        return isinstance(b, np.unsignedinteger)
+    if kind == "duration":  # np.timedelta64 is a NumPy integer, and no number
+        return isinstance(b, (int, float, np.number)) and not isinstance(b, np.timedelta64)
     if kind in ("date32", "date64"):
         return isinstance(b, (str, _dt.datetime, np.datetime64))
     return False
@@ -141,8 +143,8 @@ def _asks_pandas(dtype: Any, b: Any) -> bool:
     kind = getattr(dtype, "kind", "")
     if kind == "b":  # bool and boolean
         return _past_int64(b)
-    if kind == "m":
-        return isinstance(b, (int, np.integer)) and not isinstance(b, bool)
+    if kind == "m":  # np.timedelta64 is a NumPy integer too, and the kernels' bound
+        return isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.timedelta64))
     if kind == "f":  # float32, float64, Float32, Float64
         return isinstance(b, _decimal.Decimal) or _past_double(b)
     return False
@@ -383,7 +385,8 @@ def _rows(
         # The conjunction stops once no row stands, but pandas' mask idiom compares
         # every column: one whose bounds pandas refuses (a number on timedeltas)
         # raises there. Each column's first row raises what pandas raises for its
-        # dtype (and for objects or strings, for that value), at next to no cost.
+        # dtype, at next to no cost. (An error that depends on values, in an object
+        # column, is raised only where the rows asked hold such a value.)
         for _, col, lo, hi in plan:
             SeriesAccessor(col.iloc[:1]).count(lo, hi, inclusive)
     return rows

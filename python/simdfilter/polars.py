@@ -16,9 +16,10 @@
 
 The Series is read in place through its Arrow C stream (chunks and nulls
 included, no copy). Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64,
-Float32, Float64, Date, Datetime (with or without a time zone), Duration, Time.
-Any other (String, Categorical, Decimal, ...) is computed by Polars itself in
-`between`, `filter` and `count`; `indexes` raises TypeError for it. Nulls
+Float32, Float64, Date, Datetime (with or without a time zone), Duration, Time
+(Boolean in expressions and frames: Polars' Series methods have no comparison
+on it, and the Series verbs raise its NotImplementedError). Any other (String,
+Categorical, Decimal, ...) is computed by Polars itself, in every verb. Nulls
 never match; `between` is null where Polars' ``is_between`` is. A None end is
 unbounded. The ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
 In expressions (``pl.col("x").sf.between``) the answer is Polars' expression's,
@@ -299,7 +300,9 @@ def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
             # The Series method has no comparison with a date; an expression takes
             # it as midnight UTC on aware data, which the kernels refuse (no zone).
             return expr and dtype.time_zone is None
-        return kind is dt.datetime and _same_zone(bound, dtype.time_zone)
+        if kind is not dt.datetime or not _same_zone(bound, dtype.time_zone):
+            return False
+        return bound.tzinfo is None or not expr or _exists(bound)
     if dtype == pl.Date:
         return kind is dt.date
     if isinstance(dtype, pl.Duration):
@@ -316,7 +319,28 @@ def _same_zone(bound: dt.datetime, zone: Optional[str]) -> bool:
     tz = bound.tzinfo
     if tz is None or zone is None:
         return tz is None and zone is None
-    return isinstance(tz, (zoneinfo.ZoneInfo, dt.timezone)) and str(tz) == zone
+    if tz is dt.timezone.utc:
+        return zone == "UTC"
+    # A fixed offset may carry any name (timezone(timedelta(hours=5), "Europe/Paris")):
+    # only a ZoneInfo of the column's key is the column's zone.
+    return isinstance(tz, zoneinfo.ZoneInfo) and tz.key == zone
+
+
+def _exists(bound: dt.datetime) -> bool:
+    """Whether an aware datetime's wall time exists in its zone (not in a DST gap,
+    which Polars' expressions refuse with ComputeError)."""
+    utc = bound.astimezone(dt.timezone.utc)
+    return utc.astimezone(bound.tzinfo).replace(tzinfo=None) == bound.replace(tzinfo=None)
+
+
+def _kernel_reads(dtype: Any) -> bool:
+    """Whether a kernel reads a column of `dtype` in frames and expressions."""
+    return (
+        dtype == pl.Boolean
+        or dtype in _INT_BITS
+        or dtype in (pl.Float32, pl.Float64, pl.Date, pl.Time)
+        or isinstance(dtype, (pl.Datetime, pl.Duration))
+    )
 
 
 def _past_int64(bound: Any) -> bool:
@@ -373,8 +397,7 @@ class SeriesNamespace:
 
     Accelerated dtypes: Int8..Int64, UInt8..UInt64, Float32, Float64, Date,
     Datetime (naive or with a time zone), Duration, Time; others are computed
-    by Polars in `between`, `filter` and `count`, and `indexes` raises
-    TypeError. Each verb follows the eager ``Series.is_between`` (its answer,
+    by Polars (``indexes`` gives the positions ``filter`` keeps). Each verb follows the eager ``Series.is_between`` (its answer,
     or its exception: NotImplementedError on Boolean Series, Polars 2.1).
     The closed ends are Polars' ``closed``: 'both', 'left', 'right', 'none'.
     """
@@ -404,18 +427,22 @@ class SeriesNamespace:
 
         Raises
         ------
-        TypeError
-            A dtype no kernel reads, or bounds of the wrong kind.
+        TypeError, NotImplementedError, ...
+            What Polars' ``is_between`` raises for these bounds on this Series
+            (its type): a dtype no kernel reads is compared by Polars.
         ValueError
             Bad `closed` (Polars' own message).
         """
         inclusive = _check(closed)
         s, lo, hi = self._s, lower_bound, upper_bound
-        if _delegate(lo, hi, s):
-            m = _polars_mask(s, lo, hi, inclusive, False)
-            idx = (~m if invert else m).fill_null(False).arg_true()
-            return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
-        return pl.Series(s.name, _positions(s, lo, hi, inclusive, invert=invert))
+        if not _delegate(lo, hi, s):
+            try:
+                return pl.Series(s.name, _positions(s, lo, hi, inclusive, invert=invert))
+            except (TypeError, ValueError):
+                pass  # a dtype no kernel reads (or bounds they refuse): Polars answers
+        m = _polars_mask(s, lo, hi, inclusive, False)
+        idx = (~m if invert else m).fill_null(False).arg_true()
+        return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
 
     def between(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
         """A drop-in for ``s.is_between(lower_bound, upper_bound, closed)``: Boolean,
@@ -594,7 +621,7 @@ def _rows(
     # of no row: on an empty frame Polars raises another type, ComputeError
     # for SchemaError, as df.filter does only on an empty frame).
     for _, col, lo, hi in plan:
-        if _host_answers(col, lo, hi):
+        if not _kernel_reads(col.dtype) or _host_answers(col, lo, hi):
             _polars_mask(col.head(1), lo, hi, inclusive, True)
 
     def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
@@ -655,13 +682,13 @@ class DataFrameNamespace:
         ColumnNotFoundError
             An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
         TypeError
-            A column no kernel reads, bounds of the wrong kind, no range, a
-            range that is not a pair, or a name given twice.
+            No range, a range that is not a pair, or a name given twice; or
+            Polars' own exception for a range it refuses (its type).
         ValueError
             Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
             a range meant for a column named closed, which goes in `ranges`).
         """
-        idx = _rows(self._df, ranges, keywords, closed, host_fallback=False)
+        idx = _rows(self._df, ranges, keywords, closed, host_fallback=True)
         return pl.Series("index", idx)
 
     def filter(
