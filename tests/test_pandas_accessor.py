@@ -417,8 +417,14 @@ def _arrow_series(values, pa_type):
 
 
 _TS = [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01"), None]
+
+
 # Columns and bounds where pandas compares otherwise than the kernels (issue 28):
 # (column, lo, hi), each a function of pa (None: pyarrow missing, skipped).
+def _arrow_dates():
+    return _arrow_series([date(2020, 1, 2), None], pa.date32())
+
+
 HOST_CASES = {
     # A NaN or NaT bound: Arrow's comparison is null, so pandas answers NA.
     "int64[pyarrow]-nan": (lambda: _arrow_series([1, 2, None], pa.int64()), 0, np.nan),
@@ -477,32 +483,32 @@ HOST_CASES = {
     # Anything but dates on Arrow dates, str and NumPy datetimes on Arrow
     # timestamps: pandas' TypeError (NaT on dates: NA).
     "date32[pyarrow]-str": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         "2020-01-01",
         "2020-12-31",
     ),
     "date32[pyarrow]-Timestamp": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         pd.Timestamp("2020-01-01"),
         None,
     ),
     "date32[pyarrow]-datetime": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         date(2020, 1, 1),
         datetime(2021, 1, 1),
     ),
     "date32[pyarrow]-datetime64": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         np.datetime64("2020-01-01"),
         None,
     ),
     "date32[pyarrow]-NaT": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         date(2020, 1, 1),
         pd.NaT,
     ),
     "date32[pyarrow]-np-NaT": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         None,
         np.datetime64("NaT"),
     ),
@@ -576,7 +582,7 @@ KERNEL_CASES = {
         pd.Timedelta(9),
     ),
     "date32[pyarrow]": (
-        lambda: _arrow_series([date(2020, 1, 2), None], pa.date32()),
+        _arrow_dates,
         date(2020, 1, 1),
         None,
     ),

@@ -232,3 +232,11 @@ def is_bound_list(bound: Any) -> bool:
     pandas and Polars compare element by element with the column: the drop-ins
     leave such bounds to their host."""
     return isinstance(bound, (list, tuple)) or (isinstance(bound, np.ndarray) and bound.ndim == 1)
+
+
+def past_int64(bound: Any) -> bool:
+    """Whether a bound is a Python int (not a bool) outside int64: pandas makes no
+    int64 scalar of it (OverflowError), Polars' Series methods raise
+    OverflowError and its expressions compare it as a wider literal. Both faces
+    leave it to their host."""
+    return isinstance(bound, int) and not isinstance(bound, bool) and not -(2**63) <= bound < 2**63

@@ -98,11 +98,6 @@ def _is_missing(b: Any) -> bool:
     return b is pd.NaT
 
 
-def _past_int64(b: Any) -> bool:
-    """A Python int pandas cannot make an int64 scalar of (OverflowError)."""
-    return isinstance(b, int) and not isinstance(b, bool) and not -(2**63) <= b < 2**63
-
-
 def _past_double(b: Any) -> bool:
     """A Python int no double holds: NumPy's (hence pandas') OverflowError on floats."""
     if isinstance(b, int) and not isinstance(b, bool) and abs(b) >= 2**1023:
@@ -123,7 +118,7 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
     number on durations is pandas' too: pandas 2 and later compare it as a count
     of the unit (NumPy unsigned ints aside, which they refuse), pandas 1.5
     refuses it. pandas answers those."""
-    if _is_missing(b) or _past_int64(b):
+    if _is_missing(b) or _face.past_int64(b):
         return True
     if kind == "timestamp":
         return isinstance(b, (str, np.datetime64))
@@ -142,7 +137,7 @@ def _asks_pandas(dtype: Any, b: Any) -> bool:
     where the data has NaN)."""
     kind = getattr(dtype, "kind", "")
     if kind == "b":  # bool and boolean
-        return _past_int64(b)
+        return _face.past_int64(b)
     if kind == "m":  # np.timedelta64 is a NumPy integer too, and the kernels' bound
         return isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.timedelta64))
     if kind == "f":  # float32, float64, Float32, Float64

@@ -217,7 +217,7 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
         return True  # Polars compares a sequence element by element (or raises)
     if not (_kernel_bound(s, lo, expr) and _kernel_bound(s, hi, expr)):
         return True
-    if _past_int64(lo) or _past_int64(hi):
+    if _face.past_int64(lo) or _face.past_int64(hi):
         return True  # Polars' Series methods raise OverflowError, its expressions compare
     if _f32_overflow(s, lo) or _f32_overflow(s, hi):
         return True
@@ -341,12 +341,6 @@ def _kernel_reads(dtype: Any) -> bool:
         or dtype in (pl.Float32, pl.Float64, pl.Date, pl.Time)
         or isinstance(dtype, (pl.Datetime, pl.Duration))
     )
-
-
-def _past_int64(bound: Any) -> bool:
-    # A Python int outside Int64: Polars' own business (its Series methods raise
-    # OverflowError, its expressions compare it as a wider literal or raise).
-    return type(bound) is int and not -(2**63) <= bound < 2**63
 
 
 def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
