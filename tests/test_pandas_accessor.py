@@ -438,7 +438,7 @@ HOST_CASES = {
     "timestamp[pyarrow]-NaT": (lambda: _arrow_series(_TS, pa.timestamp("us")), _TS[0], pd.NaT),
     "timestamp[pyarrow]-np-NaT": (
         lambda: _arrow_series(_TS, pa.timestamp("us")),
-        np.datetime64("NaT"),
+        np.datetime64("NaT", "us"),
         None,
     ),
     "timestamptz[pyarrow]-NaT": (
@@ -449,7 +449,7 @@ HOST_CASES = {
     "duration[pyarrow]-NaT": (
         lambda: _arrow_series([0, 5, None], pa.duration("ns")),
         pd.Timedelta(0),
-        np.timedelta64("NaT"),
+        np.timedelta64("NaT", "ns"),
     ),
     # An int past int64: pandas' OverflowError.
     "bool-2**63": (lambda: pd.Series([True, False]), 0, 2**63),
@@ -510,7 +510,7 @@ HOST_CASES = {
     "date32[pyarrow]-np-NaT": (
         _arrow_dates,
         None,
-        np.datetime64("NaT"),
+        np.datetime64("NaT", "D"),
     ),
     "timestamp[pyarrow]-str": (lambda: _arrow_series(_TS, pa.timestamp("us")), "2020-06-01", None),
     "timestamptz[pyarrow]-str": (
