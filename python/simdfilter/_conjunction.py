@@ -135,7 +135,18 @@ def conjunction(
     are at least BITS_FROM of them, into bits ANDed together, the last one into
     positions. A kernel error of a type in
     `fallback` falls back to `mask`; any other propagates, a TypeError naming the
-    column."""
+    column. Once no row stands, the columns left are still asked (the kernels at
+    no row, the host at the first row): the host's own idiom compares every
+    column, and raises for a range it refuses."""
+
+    def kernels(name: Any, col: Any, lo: Any, hi: Any, within: Any) -> Optional[np.ndarray]:
+        try:
+            return positions(col, lo, hi, within)
+        except fallback:
+            return None
+        except TypeError as exc:
+            raise TypeError(f"column {name!r}: {exc}") from exc
+
     idx: Optional[np.ndarray] = None
     bits: Optional[np.ndarray] = None
     fracs = list(fractions) if fractions is not None else [None] * len(plan)
@@ -156,16 +167,17 @@ def conjunction(
         # column after bits is always read whole too.
         assert bits is None or dense
         if idx is not None and len(idx) == 0:
+            # At the first row, not at none: on no row a host may raise another
+            # type (Polars: ComputeError where its rows give SchemaError).
+            first = np.arange(min(n, 1), dtype=index_dtype)
+            for name, col, lo, hi in plan[i:]:
+                if kernels(name, col, lo, hi, idx) is None:
+                    mask(col, lo, hi, first)
             break
         # The last column read whole gives the positions itself.
         last = dense and bits is not None and not _dense_next(fracs[i + 1], standing * frac)
         ask = (Standing(bits) if last else BITS) if dense else idx
-        try:
-            got = positions(col, lo, hi, ask)
-        except fallback:
-            got = None
-        except TypeError as exc:
-            raise TypeError(f"column {name!r}: {exc}") from exc
+        got = kernels(name, col, lo, hi, ask)
         if got is not None and last:
             idx, bits = got, None
             continue

@@ -39,7 +39,7 @@ def _partition_count(s, lo, hi, inclusive, invert=False) -> int:
 
 
 def _frame_positions(df, ranges, inclusive) -> np.ndarray:
-    return _pandas_face()._rows(df, ranges, {}, inclusive, host_fallback=True)
+    return _pandas_face()._rows(df, ranges, {}, inclusive)
 
 
 def _partition_frame_filter(df, ranges, inclusive):

@@ -198,7 +198,6 @@ def frame_rows(
     wide: Any,
     positions: Callable[[Any, Any, Any, Optional[np.ndarray]], Optional[np.ndarray]],
     mask: Callable[[Any, Any, Any, Optional[np.ndarray]], np.ndarray],
-    host_fallback: bool,
     searched: Callable[[Any], bool] = lambda col: False,
 ) -> np.ndarray:
     """Positions of the rows where every column of `plan` is in its range.
@@ -209,8 +208,7 @@ def frame_rows(
     ``positions(col, lo, hi, within)`` is the kernel's answer (None: the host's
     to give); ``mask(col, lo, hi, at)`` the host's, a bool array with nulls
     False, over the whole column or only at the positions `at`. Columns no
-    kernel reads go last, so the host compares only the rows the kernels left;
-    with `host_fallback` False they are refused (TypeError naming the column).
+    kernel reads go last, so the host compares only the rows the kernels left.
     """
     plan, fractions = _conj.most_selective_first(plan, n, inclusive)
     fractions = [float("nan") if searched(col) else f for f, (_, col, _, _) in zip(fractions, plan)]
@@ -221,7 +219,7 @@ def frame_rows(
         index_dtype=index_dtype(n, wide),
         positions=positions,
         mask=mask,
-        fallback=(TypeError, ValueError) if host_fallback else (),
+        fallback=(TypeError, ValueError),
         fractions=fractions,
     )
 

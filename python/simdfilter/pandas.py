@@ -358,14 +358,12 @@ def _rows(
     ranges: Optional[Mapping[Hashable, Any]],
     keywords: Dict[str, Any],
     inclusive: Any,
-    host_fallback: bool,
 ) -> np.ndarray:
     """Positions of the rows in every range (simdfilter._face.frame_rows): columns
-    no kernel reads are refused, or with `host_fallback` compared by pandas at the
-    rows the others left."""
+    no kernel reads are compared by pandas at the rows the others left."""
     inclusive = _check_inclusive(inclusive)
     plan = _face.frame_plan(ranges, keywords, df.columns.__contains__, lambda c: _column(df, c))
-    rows = _face.frame_rows(
+    return _face.frame_rows(
         plan,
         len(df),
         inclusive,
@@ -374,17 +372,7 @@ def _rows(
         mask=lambda col, lo, hi, at: _host_bool(
             col if at is None else col.iloc[at], lo, hi, inclusive
         ),
-        host_fallback=host_fallback,
     )
-    if len(rows) == 0 and len(plan) > 1 and host_fallback:
-        # The conjunction stops once no row stands, but pandas' mask idiom compares
-        # every column: one whose bounds pandas refuses (a number on timedeltas)
-        # raises there. Each column's first row raises what pandas raises for its
-        # dtype, at next to no cost. (An error that depends on values, in an object
-        # column, is raised only where the rows asked hold such a value.)
-        for _, col, lo, hi in plan:
-            SeriesAccessor(col.iloc[:1]).count(lo, hi, inclusive)
-    return rows
 
 
 class DataFrameAccessor:
@@ -438,7 +426,7 @@ class DataFrameAccessor:
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
-        return _rows(self._df, ranges, keywords, inclusive, host_fallback=True)
+        return _rows(self._df, ranges, keywords, inclusive)
 
     def filter(
         self,
@@ -462,7 +450,7 @@ class DataFrameAccessor:
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
-        return self._df.iloc[_rows(self._df, ranges, keywords, inclusive, host_fallback=True)]
+        return self._df.iloc[_rows(self._df, ranges, keywords, inclusive)]
 
     def count(
         self,
@@ -472,7 +460,7 @@ class DataFrameAccessor:
         **keywords: Tuple[Any, Any],
     ) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
-        return len(_rows(self._df, ranges, keywords, inclusive, host_fallback=True))
+        return len(_rows(self._df, ranges, keywords, inclusive))
 
 
 pd.api.extensions.register_series_accessor("sf")(SeriesAccessor)

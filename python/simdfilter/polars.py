@@ -227,31 +227,21 @@ def _delegate(lo: Any, hi: Any, s: "pl.Series", expr: bool = False) -> bool:
 
 
 # The NumPy scalar type of each Polars dtype whose values the kernels compare
-# with such a scalar exactly as Polars does (the literal is already of the column's type).
-_NUMPY_SCALARS = (
-    (pl.Int8, np.int8),
-    (pl.Int16, np.int16),
-    (pl.Int32, np.int32),
-    (pl.Int64, np.int64),
-    (pl.UInt8, np.uint8),
-    (pl.UInt16, np.uint16),
-    (pl.UInt32, np.uint32),
-    (pl.UInt64, np.uint64),
-    (pl.Float32, np.float32),
-    (pl.Float64, np.float64),
-    (pl.Boolean, np.bool_),
-)
-
-
-_INT_BITS = {
-    pl.Int8: 8,
-    pl.Int16: 16,
-    pl.Int32: 32,
-    pl.Int64: 64,
-    pl.UInt8: 8,
-    pl.UInt16: 16,
-    pl.UInt32: 32,
-    pl.UInt64: 64,
+# with such a scalar exactly as Polars does (the literal is already of the
+# column's type); for the integer ones, also the range the eager Series method
+# casts an int bound into.
+_NUMPY_SCALARS = {
+    pl.Int8: np.int8,
+    pl.Int16: np.int16,
+    pl.Int32: np.int32,
+    pl.Int64: np.int64,
+    pl.UInt8: np.uint8,
+    pl.UInt16: np.uint16,
+    pl.UInt32: np.uint32,
+    pl.UInt64: np.uint64,
+    pl.Float32: np.float32,
+    pl.Float64: np.float64,
+    pl.Boolean: np.bool_,
 }
 
 
@@ -278,7 +268,7 @@ def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
     if dtype == pl.Boolean and not expr:
         return False  # Polars' Series methods have no >= or <= on Boolean
     if isinstance(bound, np.generic):
-        return any(dtype == d and type(bound) is t for d, t in _NUMPY_SCALARS)
+        return type(bound) is _NUMPY_SCALARS.get(dtype)
     kind = type(bound)
     if dtype == pl.Boolean:
         return kind is bool  # numbers on Boolean data: Polars 1.x refuses them, 2.x compares
@@ -286,12 +276,11 @@ def _kernel_bound(s: "pl.Series", bound: Any, expr: bool) -> bool:
         if kind is int and not expr:
             # The Series method casts the int to the dtype: OverflowError outside it.
             # (Int128 and UInt128, which no kernel reads, are Polars' anyway.)
-            bits = _INT_BITS.get(dtype)
-            if bits is None:
+            scalar = _NUMPY_SCALARS.get(dtype)
+            if scalar is None:
                 return False
-            signed = dtype.is_signed_integer()
-            least, most = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
-            return least <= bound <= most
+            info = np.iinfo(scalar)
+            return int(info.min) <= bound <= int(info.max)
         return kind in (bool, int, float)
     if dtype.is_float():
         return kind in (bool, int, float)
@@ -331,16 +320,6 @@ def _exists(bound: dt.datetime) -> bool:
     which Polars' expressions refuse with ComputeError)."""
     utc = bound.astimezone(dt.timezone.utc)
     return utc.astimezone(bound.tzinfo).replace(tzinfo=None) == bound.replace(tzinfo=None)
-
-
-def _kernel_reads(dtype: Any) -> bool:
-    """Whether a kernel reads a column of `dtype` in frames and expressions."""
-    return (
-        dtype == pl.Boolean
-        or dtype in _INT_BITS
-        or dtype in (pl.Float32, pl.Float64, pl.Date, pl.Time)
-        or isinstance(dtype, (pl.Datetime, pl.Duration))
-    )
 
 
 def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
@@ -578,25 +557,14 @@ def _frame_closed(closed: Any) -> str:
     return _check(closed)
 
 
-def _host_answers(col: "pl.Series", lo: Any, hi: Any) -> bool:
-    """Whether a frame's range is Polars' to answer (as `_rows`' positions decides)."""
-    try:
-        lo, hi = _expression_bounds(col, lo, hi)
-    except OverflowError:
-        return True
-    return _delegate(lo, hi, col, True)
-
-
 def _rows(
     df: "pl.DataFrame",
     ranges: Optional[Mapping[Hashable, Any]],
     keywords: Dict[str, Any],
     closed: Any,
-    host_fallback: bool,
 ) -> np.ndarray:
     """Positions of the rows in every range (simdfilter._face.frame_rows): columns
-    no kernel reads are refused, or with `host_fallback` compared by Polars at the
-    rows the others left."""
+    no kernel reads are compared by Polars at the rows the others left."""
     inclusive = _frame_closed(closed)
     names = set(df.columns)
 
@@ -608,15 +576,6 @@ def _rows(
         return True
 
     plan = _face.frame_plan(ranges, keywords, has, df.get_column)
-    # Polars checks every comparison's types before it reads a row: a range it
-    # refuses raises even where another range leaves no row, which stops the
-    # conjunction before it. So each range Polars answers is asked of the first
-    # row first (its literals and the column's dtype decide the error; but not
-    # of no row: on an empty frame Polars raises another type, ComputeError
-    # for SchemaError, as df.filter does only on an empty frame).
-    for _, col, lo, hi in plan:
-        if not _kernel_reads(col.dtype) or _host_answers(col, lo, hi):
-            _polars_mask(col.head(1), lo, hi, inclusive, True)
 
     def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
         if at is not None:
@@ -625,9 +584,13 @@ def _rows(
 
     def positions(col: "pl.Series", lo: Any, hi: Any, within: Any) -> Any:
         # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
-        if _host_answers(col, lo, hi):
+        try:
+            lo, hi = _expression_bounds(col, lo, hi)
+        except OverflowError:
             return None
-        return _positions(col, *_expression_bounds(col, lo, hi), inclusive, within=within)
+        if _delegate(lo, hi, col, True):
+            return None
+        return _positions(col, lo, hi, inclusive, within=within)
 
     return _face.frame_rows(
         plan,
@@ -636,7 +599,6 @@ def _rows(
         wide=np.uint64,
         positions=positions,
         mask=mask,
-        host_fallback=host_fallback,
         searched=_sorted,
     )
 
@@ -682,7 +644,7 @@ class DataFrameNamespace:
             Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
             a range meant for a column named closed, which goes in `ranges`).
         """
-        idx = _rows(self._df, ranges, keywords, closed, host_fallback=True)
+        idx = _rows(self._df, ranges, keywords, closed)
         return pl.Series("index", idx)
 
     def filter(
@@ -709,7 +671,7 @@ class DataFrameNamespace:
         """
         # Row selection by an integer array: every Polars has it; DataFrame.gather
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
-        return self._df[_rows(self._df, ranges, keywords, closed, host_fallback=True)]
+        return self._df[_rows(self._df, ranges, keywords, closed)]
 
     def count(
         self,
@@ -719,7 +681,7 @@ class DataFrameNamespace:
         **keywords: Tuple[Any, Any],
     ) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
-        return len(_rows(self._df, ranges, keywords, closed, host_fallback=True))
+        return len(_rows(self._df, ranges, keywords, closed))
 
 
 pl.api.register_series_namespace("sf")(SeriesNamespace)
