@@ -155,17 +155,13 @@ def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     dtype = s.dtype
     if _face.is_bound_list(lo) or _face.is_bound_list(hi):
         raise _AskPandas("pandas compares a sequence of bounds element by element")
-    if isinstance(dtype, pd.ArrowDtype):
-        kind = str(dtype.pyarrow_dtype).split("[", 1)[0]
-        for b in (lo, hi):
-            if b is not None and _arrow_asks_pandas(kind, b):
-                raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
-        if kind in ("float", "double"):
-            return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
-    else:
-        for b in (lo, hi):
-            if b is not None and _asks_pandas(dtype, b):
-                raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
+    arrow = isinstance(dtype, pd.ArrowDtype)
+    kind = str(dtype.pyarrow_dtype).split("[", 1)[0] if arrow else ""  # Arrow's type name
+    for b in (lo, hi):
+        if b is not None and (_arrow_asks_pandas(kind, b) if arrow else _asks_pandas(dtype, b)):
+            raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
+    if kind in ("float", "double"):
+        return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
     if _is_datetime_column(dtype):
         for b in (lo, hi):
             if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
