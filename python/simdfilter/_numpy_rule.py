@@ -31,12 +31,12 @@ def scalar(value: Any) -> Any:
 
 # The least double a float32 cast overflows at: FLT_MAX plus half an ulp (ties go
 # to infinity, FLT_MAX being odd). NumPy warns there.
-_F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
+F32_OVERFLOW = float.fromhex("0x1.ffffffp127")
 
 
 def _as_float32(d: float) -> Optional[float]:
     """A double as NumPy casts it to float32, or None where the cast overflows."""
-    if math.isfinite(d) and abs(d) >= _F32_OVERFLOW:
+    if math.isfinite(d) and abs(d) >= F32_OVERFLOW:
         return None
     # struct's float packing is C's (float)d, as NumPy 2 and bounds_py.c cast;
     # np.float32(d) is not that in NumPy 1.x at the top of float32's range.
