@@ -328,11 +328,14 @@ static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
                    domain_value(PyTuple_GET_ITEM(res, 1), &b) < 0) {
             got = -1;
         } else {
-            /* An unbounded end stays unbounded: Python's end of a time domain
-             * leaves NaT out, which an Arrow column has no such value for. */
-            if (!lo || lo == Py_None)
+            /* An unbounded end of time data stays unbounded: Python's end of a
+             * time domain leaves NaT out, which an Arrow column has no such value
+             * for. (On int64 data Python's end may leave -2**63 out on purpose:
+             * beside a timedelta64 bound, NumPy makes it NaT.) */
+            const int is_time = PyDataType_ISDATETIME(c->descr);
+            if (is_time && (!lo || lo == Py_None))
                 a.kind = SF_BOUND_NONE;
-            if (!hi || hi == Py_None)
+            if (is_time && (!hi || hi == Py_None))
                 b.kind = SF_BOUND_NONE;
             got = sf_resolve_range(c->type, &a, 1, &b, 1, r);
             if (got != SF_RANGE_OK && got != SF_RANGE_EMPTY) {

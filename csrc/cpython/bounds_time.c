@@ -247,6 +247,8 @@ static int timedelta_bound(sfpy_state *st, PyObject *obj, sf_time *v, sf_bound *
             PyErr_Clear();
             return 0;
         }
+        if (!overflow && i == INT64_MIN)
+            return 2; /* NumPy reads -2**63 as NaT */
         ticks->kind = overflow ? SF_BOUND_HUGE : SF_BOUND_INT;
         ticks->i = overflow ? overflow : i; /* HUGE: the sign */
         return 3;

@@ -192,7 +192,19 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
             f"pandas.Timedelta, an int (ticks of the data's unit) or None, not "
             f"{type(value).__name__}"
         )
+    if int(value) == -(2**63):  # NumPy reads it as NaT
+        return np.array("NaT", dtype=dtype)[()]
     return int(value)
+
+
+def _timedelta_count(dtype: np.dtype, value: Any) -> Any:
+    """An np.timedelta64 bound on integer or bool data as NumPy compares it: the
+    data cast to the bound's unit, so the bound's count of units (NaT: nothing).
+    NumPy refuses it on uint64 and float data, and so does _real."""
+    value = _scalar(value)
+    if not isinstance(value, np.timedelta64) or dtype.kind not in "biu" or dtype == np.uint64:
+        return value
+    return _NAN if np.isnat(value) else value.astype(np.int64)
 
 
 def _is_pandas(value: Any, name: str) -> bool:
@@ -527,6 +539,7 @@ def resolve(
     dtype = np.dtype(dtype)
     left_closed = inclusive in ("both", "left")
     right_closed = inclusive in ("both", "right")
+    dmin = -math.inf
     if tz is not None and dtype.kind != "M":
         raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
     if time_of_day:
@@ -534,6 +547,11 @@ def resolve(
     if dtype.kind in "mM":
         qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
     else:
+        if dtype == np.int64 and (
+            isinstance(_scalar(lo), np.timedelta64) or isinstance(_scalar(hi), np.timedelta64)
+        ):
+            dmin = -(2**63) + 1  # cast to the bound's unit, -2**63 is NaT: it matches nothing
+        lo, hi = _timedelta_count(dtype, lo), _timedelta_count(dtype, hi)
         qlo = _real(_numpy_rule(dtype, lo, True, left_closed))
         qhi = _real(_numpy_rule(dtype, hi, False, right_closed))
     if (isinstance(qlo, float) and math.isnan(qlo)) or (isinstance(qhi, float) and math.isnan(qhi)):
@@ -545,7 +563,7 @@ def resolve(
         if a is None or b is None or not a <= b:
             return None
         return a, b
-    dmin, dmax = _integer_domain(dtype)
+    dmin, dmax = max(dmin, _integer_domain(dtype)[0]), _integer_domain(dtype)[1]
     a = dmin if qlo is None else _int_at_least(qlo, not left_closed)
     b = dmax if qhi is None else _int_at_most(qhi, not right_closed)
     if a is None or b is None:
