@@ -282,7 +282,11 @@ class ExprNamespace:
 
     It runs as an elementwise ``map_batches``: Polars hands it each batch of
     the column (in ``group_by().agg`` and ``over`` each group's values), so the
-    answer is the same wherever the expression stands.
+    answer is the same wherever the expression stands. Each call costs Polars
+    tens of microseconds: with whole columns (eager frames, the in-memory
+    engine) the expression is faster than ``is_between``; in the streaming
+    engine's batches of 100,000 rows it is slower (the Polars guide has the
+    figures).
     """
 
     def __init__(self, expr: "pl.Expr") -> None:
