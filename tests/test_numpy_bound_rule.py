@@ -444,3 +444,24 @@ def test_polars_expression_int_past_int64_beside_a_float(lo, hi):
             continue
         got = s.to_frame().select(pl.col("x").sf.between(lo, hi, closed)).to_series()
         assert got.to_list() == want, closed
+
+
+@needs_numpy2
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_timedelta64_bound_on_int64_data_of_either_byte_order(order):
+    # NumPy casts int64 data of either byte order to the bound's unit (-2**63 is NaT
+    # then) and refuses uint64 of either; a dtype compared with `== np.int64` misses
+    # the non-native one.
+    a = np.array([-(2**63), -1, 0, 5, 2**63 - 1], dtype=f"{order}i8")
+    for lo, hi in [(None, np.timedelta64(3, "s")), (-(2**63), np.timedelta64(3, "D"))]:
+        want = numpy_answer(a, lo, hi, "both")
+        assert want.tolist() == [1, 2]
+        assert simdfilter.filter_indexes(a, lo, hi).tolist() == want.tolist()
+        assert simdfilter.filter_indexes(a, lo, hi, invert=True).tolist() == [0, 3, 4]
+        assert reference.filter_indexes(a, lo, hi).tolist() == want.tolist()
+    u = np.arange(3, dtype=f"{order}u8")
+    assert numpy_answer(u, np.timedelta64(1, "s"), None, "both") is None
+    with pytest.raises(TypeError):
+        simdfilter.filter_indexes(u, np.timedelta64(1, "s"), None)
+    with pytest.raises(TypeError):
+        reference.filter_indexes(u, np.timedelta64(1, "s"), None)

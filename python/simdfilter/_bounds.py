@@ -202,7 +202,8 @@ def _timedelta_count(dtype: np.dtype, value: Any) -> Any:
     data cast to the bound's unit, so the bound's count of units (NaT: nothing).
     NumPy refuses it on uint64 and float data, and so does _real."""
     value = _scalar(value)
-    if not isinstance(value, np.timedelta64) or dtype.kind not in "biu" or dtype == np.uint64:
+    # kind and itemsize, not `dtype == np.uint64`: a non-native '>u8' is uint64 too.
+    if not isinstance(value, np.timedelta64) or dtype.kind not in "biu" or dtype.str[1:] == "u8":
         return value
     return _NAN if np.isnat(value) else value.astype(np.int64)
 
@@ -547,7 +548,7 @@ def resolve(
     if dtype.kind in "mM":
         qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
     else:
-        if dtype == np.int64 and (
+        if dtype.str[1:] == "i8" and (  # any byte order
             isinstance(_scalar(lo), np.timedelta64) or isinstance(_scalar(hi), np.timedelta64)
         ):
             dmin = -(2**63) + 1  # cast to the bound's unit, -2**63 is NaT: it matches nothing

@@ -120,12 +120,12 @@ def _compare(a: np.ndarray, bound: Any, op) -> np.ndarray:
     if kind in "biuf" and isinstance(bound, np.timedelta64):
         # NumPy casts integer data to the bound's unit (it refuses float and uint64
         # data): the bound's count of units; NaT matches nothing.
-        if kind == "f" or a.dtype == np.uint64:
+        if kind == "f" or a.dtype.str[1:] == "u8":  # any byte order
             raise TypeError(f"NumPy does not compare {a.dtype} data with a timedelta64")
         if np.isnat(bound):
             return np.zeros(a.shape, dtype=bool)
         # The cast makes int64's -2**63 NaT, which matches nothing.
-        not_nat = a != np.iinfo(np.int64).min if a.dtype == np.int64 else True
+        not_nat = a != np.iinfo(np.int64).min if a.dtype.str[1:] == "i8" else True
         return _compare(a, int(bound.astype(np.int64)), op) & not_nat
     if kind == "f":
         bound = _numpy_number(a.dtype, bound)
