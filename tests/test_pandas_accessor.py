@@ -653,3 +653,24 @@ def test_frame_raises_what_pandas_raises_when_no_row_stands_before_the_column(co
         return
     pdt.assert_frame_equal(df.sf.filter(a=(5, 6), c=(lo, hi)), want)
     assert df.sf.count(a=(5, 6), c=(lo, hi)) == len(want) == 0
+
+
+@pytest.mark.skipif(pa is None, reason="pyarrow is not installed")
+@pytest.mark.parametrize("dtype", ["int64[pyarrow]", "int32[pyarrow]", "uint8[pyarrow]", "bool[pyarrow]"])
+@pytest.mark.parametrize("with_null", [False, True], ids=["no-null", "null"])
+def test_timedelta64_bound_on_arrow_ints_is_pandas(dtype, with_null):
+    # pandas compares an Arrow int or bool column with a timedelta64 as NumPy does
+    # (its count of units) only without nulls; with one it raises TypeError.
+    values = [True, False, True] if dtype.startswith("bool") else [1, 2, 3]
+    s = pd.Series(values[:2] + [None] if with_null else values, dtype=dtype)
+    lo, hi = np.timedelta64(1, "s"), np.timedelta64(2, "s")
+    try:
+        want = s.between(lo, hi)
+    except TypeError:
+        for call in (s.sf.between, s.sf.filter, s.sf.indexes, s.sf.count):
+            with pytest.raises(TypeError):
+                call(lo, hi)
+        return
+    pdt.assert_series_equal(s.sf.between(lo, hi), want)
+    pdt.assert_series_equal(s.sf.filter(lo, hi), s[want])
+    assert s.sf.count(lo, hi) == int(want.sum())

@@ -117,8 +117,14 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
     datetimes on timestamps and anything but dates on dates (TypeError). A
     number on durations is pandas' too: pandas 2 and later compare it as a count
     of the unit (NumPy unsigned ints aside, which they refuse), pandas 1.5
-    refuses it. pandas answers those."""
+    refuses it. A timedelta64 on Arrow ints and bools too: pandas compares it as
+    NumPy does (a count of its unit) where the column has no null, and raises
+    TypeError where it has one. pandas answers those."""
     if _is_missing(b) or _face.past_int64(b):
+        return True
+    if isinstance(b, np.timedelta64) and (kind.startswith(("int", "uint")) or kind == "bool"):
+        # pandas compares Arrow ints and bools with it as NumPy does only when the
+        # column has no null (through to_numpy); with one it raises TypeError.
         return True
     if kind == "timestamp":
         return isinstance(b, (str, np.datetime64))
