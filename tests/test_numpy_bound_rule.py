@@ -164,7 +164,8 @@ def numpy_answer(a, lo, hi, inclusive):
                 m &= (a >= lo) if inclusive in ("both", "left") else (a > lo)
             if hi is not None:
                 m &= (a <= hi) if inclusive in ("both", "right") else (a < hi)
-        except (OverflowError, TypeError, RuntimeWarning):
+        except (OverflowError, TypeError, RuntimeWarning, DeprecationWarning):
+            # NumPy 2.5 deprecates comparing timedelta64 data with a bare int
             return None
     return np.flatnonzero(m)
 
@@ -272,9 +273,9 @@ def test_int_minimum_on_timedelta_data_is_nat(unit, as_type):
     a = np.array([-(2**63) + 1, -5, 0, 3, 2**63 - 1], dtype=np.int64).view(f"m8[{unit}]")
     low = as_type(-(2**63))
     for lo, hi in [(low, None), (None, low), (low, 5), (-3, low)]:
-        if NUMPY2:
-            want = numpy_answer(a, lo, hi, "both")
-            assert want is not None and want.size == 0
+        want = numpy_answer(a, lo, hi, "both") if NUMPY2 else None
+        if want is not None:  # None: NumPy 1.x, or 2.5 and later, which warn
+            assert want.size == 0
         assert simdfilter.filter_indexes(a, lo, hi).size == 0, (lo, hi)
         assert simdfilter.count_in_range(a, lo, hi) == 0
     assert simdfilter.filter_indexes(a, low + 1, None).tolist() == [0, 1, 2, 3, 4]

@@ -656,7 +656,9 @@ def test_frame_raises_what_pandas_raises_when_no_row_stands_before_the_column(co
 
 
 @pytest.mark.skipif(pa is None, reason="pyarrow is not installed")
-@pytest.mark.parametrize("dtype", ["int64[pyarrow]", "int32[pyarrow]", "uint8[pyarrow]", "bool[pyarrow]"])
+@pytest.mark.parametrize(
+    "dtype", ["int64[pyarrow]", "int32[pyarrow]", "uint8[pyarrow]", "bool[pyarrow]"]
+)
 @pytest.mark.parametrize("with_null", [False, True], ids=["no-null", "null"])
 def test_timedelta64_bound_on_arrow_ints_is_pandas(dtype, with_null):
     # pandas compares an Arrow int or bool column with a timedelta64 as NumPy does
