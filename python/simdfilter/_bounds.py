@@ -540,7 +540,8 @@ def resolve(
     dtype = np.dtype(dtype)
     left_closed = inclusive in ("both", "left")
     right_closed = inclusive in ("both", "right")
-    dmin = -math.inf
+    # Integer data cast to a timedelta64 bound's unit: int64's -2**63 becomes NaT.
+    int64_as_timedelta = False
     if tz is not None and dtype.kind != "M":
         raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
     if time_of_day:
@@ -548,10 +549,9 @@ def resolve(
     if dtype.kind in "mM":
         qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
     else:
-        if dtype.str[1:] == "i8" and (  # any byte order
+        int64_as_timedelta = dtype.str[1:] == "i8" and (  # any byte order
             isinstance(_scalar(lo), np.timedelta64) or isinstance(_scalar(hi), np.timedelta64)
-        ):
-            dmin = -(2**63) + 1  # cast to the bound's unit, -2**63 is NaT: it matches nothing
+        )
         lo, hi = _timedelta_count(dtype, lo), _timedelta_count(dtype, hi)
         qlo = _real(_numpy_rule(dtype, lo, True, left_closed))
         qhi = _real(_numpy_rule(dtype, hi, False, right_closed))
@@ -564,7 +564,9 @@ def resolve(
         if a is None or b is None or not a <= b:
             return None
         return a, b
-    dmin, dmax = max(dmin, _integer_domain(dtype)[0]), _integer_domain(dtype)[1]
+    dmin, dmax = _integer_domain(dtype)
+    if int64_as_timedelta:
+        dmin += 1  # -2**63 is NaT then: it matches nothing
     a = dmin if qlo is None else _int_at_least(qlo, not left_closed)
     b = dmax if qhi is None else _int_at_most(qhi, not right_closed)
     if a is None or b is None:

@@ -123,9 +123,7 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
     if _is_missing(b) or _face.past_int64(b):
         return True
     if isinstance(b, np.timedelta64) and (kind.startswith(("int", "uint")) or kind == "bool"):
-        # pandas compares Arrow ints and bools with it as NumPy does only when the
-        # column has no null (through to_numpy); with one it raises TypeError.
-        return True
+        return True  # pandas' answer depends on the column's nulls (see above)
     if kind == "timestamp":
         return isinstance(b, (str, np.datetime64))
     if kind == "duration":  # np.timedelta64 is a NumPy integer, and no number
