@@ -1,12 +1,13 @@
-"""Fresh results: both sides of each edge of result.c's paths, and the result pool.
+"""Fresh results: both sides of each edge of result.c's paths, and the result arena.
 
-A fresh result whose worst case is below _core._FRESH_POOLED_MIN bytes is filled into a
-staging buffer and copied into an exact-size array; up to _core._POOL_IDLE_MAX it is
-filled into a buffer of the result pool (result_pool.c), which becomes the result or is
-copied out of; a larger one is filled into a worst-case array and shrunk. All must give
-what out= and the reference give: every op, result width, thread count and within=, at
-each edge and one either side of it. A pool buffer must never be handed out again while
-any array over it lives, and the pool must stay within its limits.
+A fresh result whose worst case is at most _core._FRESH_STAGED_MAX bytes is filled on the
+stack and copied into an exact-size array; below _core._FRESH_POOLED_MIN bytes it is a
+worst-case NumPy array shrunk by realloc; from there on it is a chunk of the module's
+arena (csrc/cpython/arena.c) of the worst case, shrunk to the answer, its tail handed
+back. All must give what out= and the reference give: every op, result width, thread
+count and within=, at each edge and one either side of it. A chunk must never be handed
+out again while any array over it lives, and the arena must keep within its idle limit
+(_core._POOL_IDLE_MAX bytes of written, free memory).
 """
 
 import gc
@@ -18,6 +19,7 @@ import pytest
 import simdfilter
 from simdfilter import _core
 
+STAGED = _core._FRESH_STAGED_MAX
 EDGE = _core._FRESH_POOLED_MIN
 POOLED_MAX = _core._POOL_IDLE_MAX
 
@@ -36,7 +38,7 @@ def _check(got, want):
 
 
 def test_edges_are_sizes_of_results():
-    assert 2**12 <= EDGE < 2**20 < POOLED_MAX <= 2**30
+    assert 2**8 <= STAGED < 2**12 <= EDGE < 2**20 < POOLED_MAX <= 2**30
 
 
 @pytest.mark.parametrize("op, dtype", [("indexes", np.uint8), ("values", np.float64)])
@@ -75,13 +77,14 @@ CASES = [
 
 
 @pytest.mark.parametrize("op, dtype, index_dtype, size", CASES)
+@pytest.mark.parametrize("edge", [STAGED, EDGE], ids=["staged", "pooled"])
 @pytest.mark.parametrize("delta", [-1, 0, 1])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("bounds", [(0, 99), (40, 59), (200, 300)], ids=["all", "some", "none"])
 def test_fresh_equals_out_and_reference_at_the_edge(
-    op, dtype, index_dtype, size, delta, threads, bounds
+    op, dtype, index_dtype, size, edge, delta, threads, bounds
 ):
-    n = EDGE // size + delta
+    n = edge // size + delta
     a = _data(n, dtype, seed=n)
     lo, hi = bounds
     mask = (a >= lo) & (a <= hi)
@@ -128,41 +131,42 @@ def _address(r):
 
 @pytest.fixture
 def empty_pool():
-    """The pool as a fresh process has it: earlier tests in this worker leave idle
-    buffers, and the next call takes the best fit among them."""
+    """The arena as a fresh process has it: earlier tests in this worker leave free
+    memory, and the next call takes the best fit of it."""
     gc.collect()
     _core._release_result_pool()
-    assert _core._result_pool()["buffers"] == 0
+    assert _core._result_pool()["idle_resident"] == 0
     yield
 
 
 def test_a_dead_result_s_memory_serves_the_next_call(empty_pool):
     a = _data(1 << 18, np.uint32, seed=3)  # 1 MiB of worst-case uint32 positions
     want = np.flatnonzero(a <= 89)
-    r = simdfilter.filter_indexes(a, 0, 89)  # 90 %: the pool buffer is the result
+    r = simdfilter.filter_indexes(a, 0, 89)
     assert type(r.base) is _core._ResultBuffer
     _check(r, want.astype(np.uint32))
     where = _address(r)
-    before = _core._result_pool()["buffers"]
+    live = _core._result_pool()["live"]
     del r
-    assert _core._result_pool()["buffers"] == before + 1
+    now = _core._result_pool()
+    assert now["live"] == live - 1 and now["idle_resident"] >= want.size * 4
     again = simdfilter.filter_indexes(a, 0, 89)
     assert _address(again) == where  # the same pages, not new ones
     _check(again, want.astype(np.uint32))
 
 
-def test_a_live_view_keeps_its_buffer_out_of_the_pool(empty_pool):
+def test_a_live_view_keeps_its_memory_out_of_the_arena(empty_pool):
     a = _data(1 << 18, np.uint32, seed=4)
     want = np.flatnonzero(a <= 89).astype(np.uint32)
     r = simdfilter.filter_indexes(a, 0, 89)
     view = r[7:-3]
-    where = _address(r)
+    lo, hi = _address(r), _address(r) + r.nbytes
     del r
     gc.collect()
     # calls of every size and selectivity, each result written over and dropped
     for k in range(12):
         other = simdfilter.filter_indexes(a, 0, 99 - k * 7)
-        assert _address(other) != where
+        assert _address(other) + other.nbytes <= lo or _address(other) >= hi
         other[:] = 0
     np.testing.assert_array_equal(view, want[7:-3])
 
@@ -177,42 +181,49 @@ def test_each_result_is_independent():
     np.testing.assert_array_equal(results[0], want)
 
 
-def test_the_pool_stays_within_its_limits():
-    stats = _core._result_pool()
-    assert stats["idle_max"] == POOLED_MAX and stats["slots"] >= 2
+def test_the_arena_stays_within_its_limit():
+    assert _core._result_pool()["idle_max"] == POOLED_MAX
     rng = np.random.default_rng(6)
     for n in (1 << 14, 1 << 16, 3 << 16, 1 << 18, 5 << 17, 1 << 20, 1 << 21, 3 << 20):
         a = rng.integers(0, 100, n).astype(np.uint16)
         kept = [simdfilter.filter_indexes(a, 0, hi) for hi in (0, 30, 60, 99)]
         np.testing.assert_array_equal(kept[2], np.flatnonzero(a <= 60))
         del kept
-        now = _core._result_pool()
-        assert now["buffers"] <= now["slots"] and now["idle_written"] <= now["idle_max"]
-        assert now["idle_written"] <= now["idle_bytes"] <= now["slots"] * now["idle_max"]
-    big = np.zeros(POOLED_MAX // 4 + 1, np.uint8)  # a worst case past the pool: not kept
+        assert _core._result_pool()["idle_resident"] <= POOLED_MAX
+    # a result past the limit: when it dies, the limit's worth of its pages stays
+    big = np.zeros(POOLED_MAX // 4 + (1 << 20), np.uint8)
     r = simdfilter.filter_indexes(big, 0, 0)
-    assert r.flags.owndata and r.size == big.size
+    assert type(r.base) is _core._ResultBuffer and r.size == big.size
     del r
-    assert _core._result_pool()["idle_written"] <= POOLED_MAX
+    assert _core._result_pool()["idle_resident"] <= POOLED_MAX
 
 
-def test_a_worst_case_buffer_written_in_part_stays_in_the_pool(empty_pool):
-    # 8 Mi uint32 positions: a 32 MiB worst case of which 10 % is written, then
-    # copied into a result of its own. The pool counts what was written, so the
-    # worst-case buffer and the dead result's both stay for the next call.
-    n = POOLED_MAX // 4 // 2
+def test_a_result_holds_only_its_own_bytes(empty_pool):
+    # 8 Mi uint8 values, 10 % selected: a 32 MiB worst case of uint32 positions, of which
+    # the result keeps its 3.2 MiB; the rest is free for the next call at once.
+    n = 8 << 20
     a = _data(n, np.uint8, seed=9)
     want = np.flatnonzero(a <= 9).astype(np.uint32)
     r = simdfilter.filter_indexes(a, 0, 9)
     _check(r, want)
-    del r
-    gc.collect()
-    held = _core._result_pool()["idle"]  # (bytes, bytes written) of each idle buffer
-    assert any(size >= n * 4 and written < n * 4 // 2 for size, written in held)
-    assert any(want.nbytes <= size <= 2 * want.nbytes for size, _ in held)
+    stats = _core._result_pool()
+    assert stats["largest_free"] >= stats["mapped"] - r.nbytes - 4096 - (1 << 21)
+    # and a second call of the same worst case fits beside it, in the same slab
     again = simdfilter.filter_indexes(a, 0, 9)
     _check(again, want)
-    assert len(_core._result_pool()["idle"]) == len(held) - 1  # the copy's buffer, reused
+    assert _core._result_pool()["slabs"] == stats["slabs"]
+
+
+def test_release_gives_free_memory_back(empty_pool):
+    a = _data(1 << 20, np.uint32, seed=10)
+    r = simdfilter.filter_indexes(a, 0, 49)
+    keep = simdfilter.filter_indexes(a, 0, 9)
+    del r
+    assert _core._result_pool()["idle_resident"] > 0
+    _core._release_result_pool()
+    now = _core._result_pool()
+    assert now["idle_resident"] == 0 and now["live"] >= 1
+    _check(keep, np.flatnonzero(a <= 9).astype(np.uint32))
 
 
 def test_a_pooled_result_is_an_ordinary_array():

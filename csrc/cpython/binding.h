@@ -20,6 +20,7 @@
 
 #include "simdfilter.h"
 #include "simdfilter_arrow.h"
+#include "arena.h"
 
 typedef struct column column; /* column.c, below */
 
@@ -37,24 +38,12 @@ typedef enum sfpy_helper {
     SFPY_HELPER_COUNT
 } sfpy_helper;
 
-/* result_pool.c: memory of dead fresh results, kept for the next call. */
-#define SFPY_POOL_SLOTS 8
-/* The largest buffer the pool serves, and the most bytes written (hence
- * mapped) that its idle buffers may hold. */
+/* result_pool.c: fresh results' memory, from the module's arena (arena.h). */
+/* The most bytes of written, free memory the arena keeps for the next call. */
 #define SFPY_POOL_IDLE_MAX ((size_t)64 << 20)
-/* Results of fewer bytes come from malloc, whose free lists reuse them. */
+/* Worst cases of fewer bytes come from NumPy's allocator (malloc's free
+ * lists reuse them without a fault; below glibc's and musl's mmap threshold). */
 #define SFPY_POOL_MIN ((size_t)64 << 10)
-/* A pool buffer: `bytes` long, its first `touched` bytes (at most) written. */
-typedef struct sfpy_buffer {
-    void *mem;
-    size_t bytes, touched;
-    int fresh; /* new memory: no page of it mapped yet */
-} sfpy_buffer;
-typedef struct sfpy_pool {
-    sfpy_buffer idle[SFPY_POOL_SLOTS]; /* oldest first */
-    int count;
-    size_t touched; /* the sum of idle[].touched */
-} sfpy_pool;
 
 /* Everything the module keeps between calls (multi-phase init, PEP 489): each
  * module object has its own, reached from the function's module (`self`) and
@@ -68,7 +57,7 @@ typedef struct sfpy_state {
     PyObject *pandas_types[3];            /* Timestamp, Timedelta, NaTType, once seen */
     PyObject *str_value, *str_creso, *str_utcoffset, *str_value_1x, *str_reso_1x;
     PyObject *result_buffer_type; /* result_pool.c's _ResultBuffer */
-    sfpy_pool pool;               /* not objects: freed by the module's m_free */
+    sf_arena *arena;              /* not objects: freed by the module's m_free */
 } sfpy_state;
 
 /* The state of simdfilter._core's module object `module`. */
@@ -245,33 +234,30 @@ const sf_kernel *sfpy_context_kernel(const sfpy_state *st);
 int sfpy_add_kernel_functions(PyObject *module);
 extern PyMethodDef sfpy_kernel_methods[];
 
-/* ---- result_pool.c: memory of dead fresh results, kept for the next call ---- */
+/* ---- result_pool.c: fresh results' memory ---- */
 
-/* Whether a result of `bytes` takes its memory from the pool. */
+/* Whether a result of `bytes` takes its memory from the arena. */
 static inline int sfpy_poolable(size_t bytes) {
-    return bytes >= SFPY_POOL_MIN && bytes <= SFPY_POOL_IDLE_MAX;
+    return bytes >= SFPY_POOL_MIN;
 }
-/* The _ResultBuffer type, into st. 0 or -1. */
+/* The arena and the _ResultBuffer type, into st. 0 or -1 with an exception. */
 int sfpy_pool_init(PyObject *module, sfpy_state *st);
-/* Frees every idle buffer (the module's end). */
+/* Frees the arena (the module's end). */
 void sfpy_pool_free(sfpy_state *st);
-/* The smallest idle buffer of need..most bytes (fresh 0: the pages it was
- * written in are mapped), else a new one of about need bytes (fresh 1).
- * 0, or -1 when malloc fails (no exception set). */
-int sfpy_pool_take(sfpy_state *st, size_t need, size_t most, sfpy_buffer *b);
-/* A call wrote the first `used` bytes of b (and may have touched a little
- * past them: SFPY_POOL_WRITE_SLACK). */
-void sfpy_buffer_wrote(sfpy_buffer *b, size_t used);
-/* b back to the pool, or freed when the pool cannot keep it. */
-void sfpy_pool_give(sfpy_state *st, const sfpy_buffer *b);
-/* A 1-d array of k elements of descr over b, which it owns from now on (back
- * to the pool when the array and its views die); NULL with an exception, b
- * given back. */
-PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k,
-                          const sfpy_buffer *b);
-/* _core._result_pool(): what the pool holds, for tests and benchmarks. */
+/* A chunk of the arena of at least `bytes`; *fresh 0 when its pages are
+ * mapped already. NULL (no exception set) when no memory can be had. */
+void *sfpy_pool_take(sfpy_state *st, size_t bytes, sf_chunk **chunk, int *fresh);
+/* A chunk back to the arena, unused. */
+void sfpy_pool_give(sfpy_state *st, sf_chunk *chunk);
+/* A 1-d array of k elements of descr over mem, the start of chunk, which it
+ * owns from now on (back to the arena when the array and its views die);
+ * NULL with an exception, the chunk given back. */
+PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, sf_chunk *chunk,
+                          void *mem);
+/* _core._result_pool(): what the arena holds, for tests and benchmarks. */
 PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused);
-/* _core._release_result_pool(): frees the idle buffers; how many. */
+/* _core._release_result_pool(): gives every free page back to the OS; how
+ * many slabs were unmapped. */
 PyObject *sfpy_pool_release(PyObject *module, PyObject *unused);
 
 /* ---- within.c: the positions of within= ---- */

@@ -1,11 +1,12 @@
 /*
  * Results: their dtype, the checks of a caller's `out`, and how a fresh result
- * is made: below SFPY_POOL_MIN bytes of worst case, filled into a staging
- * buffer of the call and copied into an exact-size result; up to the result
- * pool's SFPY_POOL_IDLE_MAX, filled into a pool buffer that becomes the result
- * (or is copied out when the answer fills less than half of it); above, one
- * worst-case result filled in one pass, then shrunk (counted first, then
- * filled exactly, when even the worst case cannot be had, and on sorted data).
+ * is made: filled into a worst-case array and shrunk in place to what the
+ * query found, with no copy. Below SFPY_POOL_MIN bytes of worst case the array
+ * is NumPy's (malloc, shrunk by realloc); from there on it is a chunk of the
+ * module's arena (result_pool.c, arena.h), shrunk by handing its tail back.
+ * Counted first, then filled exactly, on sorted data and where even the worst
+ * case cannot be addressed. csrc/cpython/README.md has the figures that chose
+ * this.
  */
 #include "binding.h"
 
@@ -248,29 +249,16 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     return res;
 }
 
-/* A pool buffer when large: its pages mapped by an earlier result, at most
- * twice the k elements' size. */
 PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *fresh) {
-    const size_t used = (size_t)k * (size_t)PyDataType_ELSIZE(descr);
-    sfpy_buffer b;
+    const size_t bytes = (size_t)k * (size_t)PyDataType_ELSIZE(descr);
     *fresh = 1;
-    if (sfpy_poolable(used) && sfpy_pool_take(st, used, 2 * used, &b) == 0) {
-        *fresh = b.fresh;
-        sfpy_buffer_wrote(&b, used);
-        return sfpy_pool_array(st, descr, k, &b);
+    if (sfpy_poolable(bytes)) {
+        sf_chunk *chunk;
+        void *mem = sfpy_pool_take(st, bytes, &chunk, fresh);
+        if (mem)
+            return sfpy_pool_array(st, descr, k, chunk, mem);
     }
     return new_1d(descr, k);
-}
-
-/* k elements of src as a result of their own. */
-static PyObject *exact_copy(sfpy_state *st, PyArray_Descr *descr, Py_ssize_t k,
-                            const void *src) {
-    int fresh;
-    PyObject *res = sfpy_new_array(st, descr, k, &fresh);
-    if (res && k)
-        memcpy(PyArray_BYTES((PyArrayObject *)res), src,
-               (size_t)k * (size_t)PyDataType_ELSIZE(descr));
-    return res;
 }
 
 PyObject *sfpy_first(PyObject *out, Py_ssize_t k) {
@@ -339,79 +327,64 @@ PyObject *sfpy_positions_of_bits(sfpy_state *st, PyObject *bits, Py_ssize_t n, P
     return res;
 }
 
-/* Small worst cases (below SFPY_POOL_MIN bytes): the query into a staging
- * buffer of the call, then an exact-size copy; malloc's free lists give both
- * back on the next call without a fault. NULL without an exception when the
- * buffer cannot be had (the caller then takes another path). */
-static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
-    const size_t size = (size_t)PyDataType_ELSIZE(descr);
-    unsigned char *stage = PyMem_RawMalloc(n * size);
-    *tried = stage != NULL;
-    if (!stage)
-        return NULL;
-    /* not fresh_out: from the second call on these pages are malloc's, faulted */
-    const call_run filling = {c->st, c->q, c->column, c->threads, 0};
-    const Py_ssize_t k = run_into(&filling, stage, n);
-    PyObject *res = k < 0 ? NULL : exact_copy(c->st, descr, k, stage);
-    PyMem_RawFree(stage);
-    return res;
-}
+/* How far past its results a call may have written into a fresh output: the
+ * kernels store whole vectors, and threads populate a fresh output a 2 MiB
+ * stretch ahead of their results (team.c's fault_ahead). For the arena's count
+ * of pages that may be mapped. */
+#define ONE_THREAD_SLACK ((size_t)256)
+#define THREADS_SLACK (((size_t)2 << 20) + 4096)
 
-/* Worst cases (bytes) from SFPY_POOL_MIN up to SFPY_POOL_IDLE_MAX
- * (sfpy_poolable) are run into a buffer of the result pool (result_pool.c),
- * whose pages stay mapped from one result to the next.
- *
- * Why: new memory is page faults, 1.2-1.8 us per 4 KiB page on the 2-core AMD
- * EPYC Zen 4 KVM (family 25 model 17; first touch of a fresh mmap, THP off),
- * about 15 times the cost of writing the page; a call over 1 Mi uint32 at 90%
- * selected faulted its 922 pages in 2.2-3.4 ms where the query into out= took
- * 0.18-0.24 ms. glibc maps every block past its mmap threshold afresh, and the
- * earlier paths here (a worst case shrunk in place; a malloc'd staging buffer
- * copied into an exact result, which raises that threshold; counting first)
- * still left 3-10x out= at 50-99% in the first 30 calls of a process: see
- * the figures in result_pool.c.
- *
- * The query runs into a pool buffer of its worst case. When the answer fills
- * at least half the buffer, the buffer is the result; otherwise the answer is
- * copied out (exact_copy) and the buffer goes back to the pool. NULL without an
- * exception when no buffer can be had (the caller then takes another path). */
+/* Worst cases from SFPY_POOL_MIN bytes on: the query into an arena chunk of the
+ * worst case, which is then shrunk to the answer (its tail back to the arena)
+ * and becomes the result. No copy and, once earlier results have died, no page
+ * fault: the arena hands out memory calls wrote before. NULL without an
+ * exception when no chunk can be had (the caller then takes another path). */
 static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n, int *tried) {
     sfpy_state *st = c->st;
-    const size_t size = (size_t)PyDataType_ELSIZE(descr);
-    sfpy_buffer b;
-    *tried = sfpy_pool_take(st, n * size, SIZE_MAX, &b) == 0;
-    if (!*tried)
+    const size_t size = (size_t)PyDataType_ELSIZE(descr), worst = n * size;
+    sf_chunk *chunk;
+    int fresh;
+    void *mem = sfpy_pool_take(st, worst, &chunk, &fresh);
+    *tried = mem != NULL;
+    if (!mem)
         return NULL;
-    const call_run filling = {st, c->q, c->column, c->threads, b.fresh};
-    const Py_ssize_t k = run_into(&filling, b.mem, n);
-    sfpy_buffer_wrote(&b, k < 0 ? b.bytes : (size_t)k * size);
+    const call_run filling = {st, c->q, c->column, c->threads, fresh};
+    const Py_ssize_t k = run_into(&filling, mem, n);
     if (k < 0) {
-        sfpy_pool_give(st, &b);
+        sf_arena_shrink(st->arena, chunk, worst, worst); /* its pages may be mapped */
+        sfpy_pool_give(st, chunk);
         return NULL;
     }
-    if ((size_t)k * size >= b.bytes / 2)
-        return sfpy_pool_array(st, descr, k, &b);
-    PyObject *res = exact_copy(st, descr, k, b.mem);
-    sfpy_pool_give(st, &b);
+    const size_t used = (size_t)k * size;
+    const size_t slack = fresh && c->threads != 1 ? THREADS_SLACK : ONE_THREAD_SLACK;
+    sf_arena_shrink(st->arena, chunk, used, worst - used < slack ? worst : used + slack);
+    return sfpy_pool_array(st, descr, k, chunk, mem);
+}
+
+/* Worst cases of at most this many bytes are filled on the stack and copied
+ * into an exact-size array: for a few elements the copy costs less than a
+ * realloc (callgrind, 16 uint32 elements: about 2,600 instructions a call
+ * against 3,100 with the shrink). */
+#define STACK_STAGE 1024
+
+static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n) {
+    _Alignas(64) unsigned char stage[STACK_STAGE];
+    const call_run filling = {c->st, c->q, c->column, c->threads, 0};
+    const Py_ssize_t k = run_into(&filling, stage, n);
+    if (k < 0)
+        return NULL;
+    PyObject *res = new_1d(descr, k);
+    if (res && k)
+        memcpy(PyArray_BYTES((PyArrayObject *)res), stage,
+               (size_t)k * (size_t)PyDataType_ELSIZE(descr));
     return res;
 }
 
-/* A fresh result: staged when small, in a pool buffer up to the pool's size,
- * else (or when the pool's malloc fails) a worst-case result filled in one pass
- * and shrunk to its exact size: the pages past what the kernel wrote were never
- * touched, so they never cost physical memory, and realloc gives them back
- * without copying.
- * Huge pages on that last path: NumPy's allocator already asks for them
- * (MADV_HUGEPAGE) on arrays of 4 MiB and more, unless switched off with
- * numpy.core.multiarray._set_madvise_hugepage(False), so nothing is added
- * here. Measured on a 2-core Zen 3 VM, 64 Mi uint32 (loaded machine, CPU time
- * of the call): with them a fresh result cost 0.9-1.6x the CPU time of out=,
- * without them 1.6-5.8x. First touch: with threads, the pages of a fresh result
- * are faulted in by the threads that copy their blocks' results there, a 2 MiB
- * stretch ahead (team.c's fault_ahead); touching the whole worst case up front
- * would fault pages the shrink now gives back unused. Those faults make a second
- * thread a loss below some size, so the run is marked fresh_out (lib/threads.c
- * has the figures). */
+/* A fresh result: a worst case filled in one pass and shrunk in place to its
+ * exact size, from the arena (pooled_result) or, when small or when the arena
+ * has no memory, from NumPy's allocator: the pages past what the kernel wrote
+ * were never touched, so they never cost physical memory, and realloc gives
+ * them back without copying. */
 static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     const size_t n = sfpy_most_results(c->q, c->column);
     /* Sorted: the count reads O(log n + k) elements, and the result is made at
@@ -419,12 +392,9 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     if (!addressable(descr, n) || c->column->sorted)
         return count_then_fill(c, descr);
     const size_t size = (size_t)PyDataType_ELSIZE(descr);
-    if (n < SFPY_POOL_MIN / size) {
-        int tried = 0;
-        PyObject *res = staged_result(c, descr, n, &tried);
-        if (res || tried)
-            return res;
-    } else if (sfpy_poolable(n * size)) {
+    if (n * size <= STACK_STAGE)
+        return staged_result(c, descr, n);
+    if (sfpy_poolable(n * size)) {
         int tried = 0;
         PyObject *res = pooled_result(c, descr, n, &tried);
         if (res || tried)
@@ -437,7 +407,8 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
         PyErr_Clear();
         return count_then_fill(c, descr);
     }
-    const call_run filling = {c->st, c->q, c->column, c->threads, 1};
+    /* malloc's memory: from the second call on, pages it has mapped */
+    const call_run filling = {c->st, c->q, c->column, c->threads, n * size >= SFPY_POOL_MIN};
     const Py_ssize_t k = run_into(&filling, PyArray_BYTES(res), n);
     if (k < 0) {
         Py_DECREF(res);
@@ -447,7 +418,8 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
 }
 
 int sfpy_add_result_constants(PyObject *m) {
-    return PyModule_AddIntConstant(m, "_FRESH_POOLED_MIN", (long)SFPY_POOL_MIN) < 0
+    return PyModule_AddIntConstant(m, "_FRESH_STAGED_MAX", (long)STACK_STAGE) < 0 ||
+                   PyModule_AddIntConstant(m, "_FRESH_POOLED_MIN", (long)SFPY_POOL_MIN) < 0
                ? -1
                : PyModule_AddIntConstant(m, "_POOL_IDLE_MAX", (long)SFPY_POOL_IDLE_MAX);
 }

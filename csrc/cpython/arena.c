@@ -1,0 +1,400 @@
+/*
+ * The result arena (arena.h): slabs of address space cut into chunks, kept in
+ * address order so that a freed chunk joins its free neighbours.
+ */
+/* mmap's MAP_ANONYMOUS and madvise under -std=c11 */
+#define _DEFAULT_SOURCE
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define HAVE_MMAP 1
+#else
+#define HAVE_MMAP 0
+#endif
+
+/* Chunks start and end on cache lines (the kernels store whole vectors). */
+#define ALIGN ((size_t)64)
+/* A tail shorter than this stays with its chunk: not worth a free chunk. */
+#define SPLIT_MIN ((size_t)4096)
+/* Slabs are at least this much address space (only written pages cost
+ * memory), aligned to a huge page. */
+#define SLAB_MIN ((size_t)64 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+/* A slab made for a chunk of this size or more is advised MADV_HUGEPAGE, as
+ * NumPy advises its arrays of 4 MiB and more: where THP is `madvise`, each
+ * 2 MiB is then faulted at once. Smaller slabs are not: a small first result
+ * would pay for zeroing a whole huge page. */
+#define HUGE_MIN ((size_t)4 << 20)
+
+typedef struct sf_slab sf_slab;
+
+struct sf_chunk {
+    sf_slab *slab;
+    size_t off, size;
+    size_t resident; /* its first `resident` bytes may hold pages */
+    int free;
+    sf_chunk *prev, *next; /* address order within the slab */
+};
+
+struct sf_slab {
+    char *base;
+    size_t size;
+    size_t live; /* chunks in use */
+    sf_chunk *first;
+    sf_slab *prev, *next;
+};
+
+struct sf_arena {
+    sf_slab *slabs;
+    size_t idle_resident, idle_max;
+};
+
+static size_t round_up(size_t x, size_t to) {
+    return (x + to - 1) / to * to;
+}
+
+static size_t page_size(void) {
+#if HAVE_MMAP
+    const long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+#else
+    return 4096;
+#endif
+}
+
+/* ---- slabs: address space from the OS ---- */
+
+static char *map_slab(size_t size, int huge) {
+#if HAVE_MMAP
+    /* Over-map by a huge page and cut both ends, for a 2 MiB-aligned base. */
+    const size_t span = size + HUGE_PAGE;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *base = (char *)round_up((size_t)(uintptr_t)raw, HUGE_PAGE);
+    if (base > raw)
+        munmap(raw, (size_t)(base - raw));
+    if (raw + span > base + size)
+        munmap(base + size, (size_t)(raw + span - (base + size)));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (huge)
+        (void)madvise(base, size, MADV_HUGEPAGE); /* advice: nothing changes where it fails */
+#else
+    (void)huge;
+#endif
+    return base;
+#else
+    (void)huge;
+    return malloc(size);
+#endif
+}
+
+static void unmap_slab(sf_slab *s) {
+#if HAVE_MMAP
+    munmap(s->base, s->size);
+#else
+    free(s->base);
+#endif
+}
+
+/* The pages of [from, to) back to the OS (they read as zeros after). */
+static void drop_pages(char *from, char *to) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    if (to > from)
+        (void)madvise(from, (size_t)(to - from), MADV_DONTNEED);
+#else
+    (void)from;
+    (void)to;
+#endif
+}
+
+/* ---- chunks ---- */
+
+static sf_chunk *new_chunk(sf_slab *s, size_t off, size_t size, size_t resident) {
+    sf_chunk *c = malloc(sizeof *c);
+    if (c) {
+        c->slab = s;
+        c->off = off;
+        c->size = size;
+        c->resident = resident < size ? resident : size;
+        c->free = 1;
+        c->prev = c->next = NULL;
+    }
+    return c;
+}
+
+static sf_slab *add_slab(sf_arena *a, size_t bytes) {
+    const size_t size = round_up(bytes > SLAB_MIN ? bytes : SLAB_MIN, HUGE_PAGE);
+    if (size < bytes) /* overflow */
+        return NULL;
+    sf_slab *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    s->base = map_slab(size, bytes >= HUGE_MIN);
+    s->first = s->base ? new_chunk(s, 0, size, 0) : NULL;
+    if (!s->first) {
+        if (s->base) {
+            s->size = size;
+            unmap_slab(s);
+        }
+        free(s);
+        return NULL;
+    }
+    s->size = size;
+    s->live = 0;
+    s->prev = NULL;
+    s->next = a->slabs;
+    if (a->slabs)
+        a->slabs->prev = s;
+    a->slabs = s;
+    return s;
+}
+
+static void remove_slab(sf_arena *a, sf_slab *s) {
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        a->slabs = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    for (sf_chunk *c = s->first, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    unmap_slab(s);
+    free(s);
+}
+
+/* c split at `at` bytes: a free chunk after it holds the rest, and the pages
+ * c's resident prefix had there. The new chunk, or NULL (nothing split) when
+ * malloc fails. */
+static sf_chunk *split(sf_chunk *c, size_t at) {
+    const size_t tail_resident = c->resident > at ? c->resident - at : 0;
+    sf_chunk *t = new_chunk(c->slab, c->off + at, c->size - at, tail_resident);
+    if (!t)
+        return NULL;
+    t->prev = c;
+    t->next = c->next;
+    if (c->next)
+        c->next->prev = t;
+    c->next = t;
+    c->size = at;
+    if (c->resident > at)
+        c->resident = at;
+    return t;
+}
+
+/* Free b joined into free a, its lower neighbour. The prefix model can only
+ * over-count: where b holds pages, every byte of a is taken as resident. */
+static void join(sf_arena *a, sf_chunk *lo, sf_chunk *hi) {
+    const size_t merged = hi->resident ? lo->size + hi->resident : lo->resident;
+    a->idle_resident += merged - lo->resident - hi->resident;
+    lo->size += hi->size;
+    lo->resident = merged;
+    lo->next = hi->next;
+    if (hi->next)
+        hi->next->prev = lo;
+    free(hi);
+}
+
+/* A free chunk joined with its free neighbours; the chunk it became part of. */
+static sf_chunk *coalesce(sf_arena *a, sf_chunk *c) {
+    if (c->next && c->next->free)
+        join(a, c, c->next);
+    if (c->prev && c->prev->free) {
+        sf_chunk *lo = c->prev;
+        join(a, lo, c);
+        c = lo;
+    }
+    return c;
+}
+
+/* The most pages `c` may hold that can be dropped without touching its
+ * neighbours' pages: [page_up(off), min(page_up(off + resident), page_down(end))). */
+static void drop_resident(sf_arena *a, sf_chunk *c, size_t keep) {
+    const size_t page = page_size();
+    char *const base = c->slab->base;
+    const size_t start = c->off + keep, page_start = round_up(start, page);
+    size_t stop = round_up(c->off + c->resident, page);
+    const size_t end = (c->off + c->size) / page * page;
+    if (stop > end)
+        stop = end;
+    if (page_start >= stop) {
+        if (!keep) { /* only its neighbours' partial pages */
+            a->idle_resident -= c->resident;
+            c->resident = 0;
+        }
+        return;
+    }
+    drop_pages(base + page_start, base + stop);
+    /* What stays is the partial page at each end: a free chunk's neighbours
+     * are live (free ones are joined), so those pages are theirs, not idle. */
+    const size_t now = keep ? page_start - c->off : 0;
+    a->idle_resident -= c->resident - now;
+    c->resident = now;
+}
+
+/* Keeps the free memory that may hold pages within idle_max: the largest
+ * resident free chunks give back what is past the limit, from their ends, so
+ * that a large result that died leaves idle_max of its pages for the next. */
+static void trim(sf_arena *a) {
+    while (a->idle_resident > a->idle_max) {
+        sf_chunk *largest = NULL;
+        for (sf_slab *s = a->slabs; s; s = s->next)
+            for (sf_chunk *c = s->first; c; c = c->next)
+                if (c->free && (!largest || c->resident > largest->resident))
+                    largest = c;
+        if (!largest || !largest->resident)
+            return;
+        const size_t before = a->idle_resident, excess = before - a->idle_max;
+        drop_resident(a, largest, largest->resident > excess ? largest->resident - excess : 0);
+        if (a->idle_resident == before) /* the excess within one page: all of it */
+            drop_resident(a, largest, 0);
+        if (a->idle_resident == before)
+            return;
+    }
+}
+
+/* Of two free slabs, the one without pages goes (address space hygiene: a
+ * free slab is kept for the next call, one is enough). */
+static void drop_spare_slab(sf_arena *a, sf_slab *now_free) {
+    for (sf_slab *s = a->slabs; s; s = s->next)
+        if (s != now_free && s->live == 0) {
+            sf_slab *go = s->first->resident <= now_free->first->resident ? s : now_free;
+            a->idle_resident -= go->first->resident;
+            remove_slab(a, go);
+            return;
+        }
+}
+
+/* ---- the interface ---- */
+
+sf_arena *sf_arena_new(size_t idle_max) {
+    sf_arena *a = malloc(sizeof *a);
+    if (a) {
+        a->slabs = NULL;
+        a->idle_resident = 0;
+        a->idle_max = idle_max;
+    }
+    return a;
+}
+
+void sf_arena_free(sf_arena *a) {
+    if (!a)
+        return;
+    for (sf_slab *s = a->slabs, *next; s; s = next) {
+        next = s->next;
+        if (s->live == 0)
+            remove_slab(a, s);
+    }
+    free(a);
+}
+
+/* The free chunk that fits `bytes` with the most of them already resident,
+ * then the smallest. */
+static sf_chunk *best_fit(const sf_arena *a, size_t bytes) {
+    sf_chunk *best = NULL;
+    size_t best_resident = 0;
+    for (sf_slab *s = a->slabs; s; s = s->next)
+        for (sf_chunk *c = s->first; c; c = c->next) {
+            if (!c->free || c->size < bytes)
+                continue;
+            const size_t r = c->resident < bytes ? c->resident : bytes;
+            if (!best || r > best_resident || (r == best_resident && c->size < best->size)) {
+                best = c;
+                best_resident = r;
+            }
+        }
+    return best;
+}
+
+void *sf_arena_take(sf_arena *a, size_t bytes, sf_chunk **chunk, size_t *resident) {
+    const size_t need = round_up(bytes ? bytes : 1, ALIGN);
+    if (need < bytes)
+        return NULL;
+    sf_chunk *c = best_fit(a, need);
+    if (!c) {
+        sf_slab *s = add_slab(a, need);
+        if (!s)
+            return NULL;
+        c = s->first;
+    }
+    a->idle_resident -= c->resident;
+    if (c->size - need >= SPLIT_MIN) {
+        sf_chunk *t = split(c, need);
+        if (t)
+            a->idle_resident += t->resident;
+    }
+    c->free = 0;
+    c->slab->live++;
+    *chunk = c;
+    *resident = c->resident;
+    return c->slab->base + c->off;
+}
+
+void sf_arena_shrink(sf_arena *a, sf_chunk *c, size_t used, size_t written) {
+    if (written > c->size)
+        written = c->size;
+    if (written > c->resident)
+        c->resident = written;
+    const size_t keep = round_up(used ? used : 1, ALIGN);
+    if (keep >= c->size || c->size - keep < SPLIT_MIN)
+        return;
+    sf_chunk *t = split(c, keep);
+    if (!t)
+        return;
+    a->idle_resident += t->resident;
+    coalesce(a, t);
+    trim(a);
+}
+
+void sf_arena_give(sf_arena *a, sf_chunk *c) {
+    sf_slab *s = c->slab;
+    c->free = 1;
+    s->live--;
+    a->idle_resident += c->resident;
+    coalesce(a, c);
+    if (s->live == 0)
+        drop_spare_slab(a, s);
+    trim(a);
+}
+
+size_t sf_arena_release(sf_arena *a) {
+    size_t unmapped = 0;
+    for (sf_slab *s = a->slabs, *next; s; s = next) {
+        next = s->next;
+        if (s->live == 0) {
+            a->idle_resident -= s->first->resident;
+            remove_slab(a, s);
+            unmapped++;
+            continue;
+        }
+        for (sf_chunk *c = s->first; c; c = c->next)
+            if (c->free)
+                drop_resident(a, c, 0);
+    }
+    return unmapped;
+}
+
+sf_arena_stats sf_arena_stats_of(const sf_arena *a) {
+    sf_arena_stats st = {0, 0, 0, 0, a->idle_resident, a->idle_max, 0};
+    for (const sf_slab *s = a->slabs; s; s = s->next) {
+        st.slabs++;
+        st.mapped += s->size;
+        for (const sf_chunk *c = s->first; c; c = c->next) {
+            if (!c->free) {
+                st.live++;
+                continue;
+            }
+            st.free++;
+            if (c->size > st.largest_free)
+                st.largest_free = c->size;
+        }
+    }
+    return st;
+}

@@ -1,0 +1,188 @@
+/*
+ * The result arena (csrc/cpython/arena.c, Python-free) on its own: random
+ * takes, shrinks and gives against a model of the live chunks, each chunk
+ * filled with its own byte and checked intact when it is given back (no two
+ * live chunks overlap, a shrink never moves or cuts what it keeps), the
+ * idle limit held after every step, a dead chunk's memory served to the next
+ * take, and everything given back at the end. Run natively and under
+ * ASan+UBSan by tests/test_c_harness.py.
+ */
+#include "../../csrc/cpython/arena.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                       \
+            failures++;                                                                  \
+        }                                                                                \
+    } while (0)
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t next_random(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+typedef struct live {
+    sf_chunk *chunk;
+    unsigned char *mem;
+    size_t used;
+    unsigned char fill;
+} live;
+
+#define MOST_LIVE 24
+
+static int intact(const live *l) {
+    for (size_t i = 0; i < l->used; i++)
+        if (l->mem[i] != l->fill)
+            return 0;
+    return 1;
+}
+
+static void check_disjoint(const live *ls, int count) {
+    for (int i = 0; i < count; i++)
+        for (int j = i + 1; j < count; j++)
+            CHECK(ls[i].mem + ls[i].used <= ls[j].mem || ls[j].mem + ls[j].used <= ls[i].mem);
+}
+
+/* Random sizes from 1 byte to 24 MiB, most below 2 MiB, a tenth past the slab. */
+static size_t random_size(void) {
+    const uint64_t r = next_random();
+    switch (r % 10) {
+    case 0:
+        return 1 + (size_t)(r >> 8) % 64;
+    case 1:
+        return ((size_t)64 << 20) + (size_t)(r >> 8) % ((size_t)8 << 20);
+    default:
+        return 1 + (size_t)(r >> 8) % ((size_t)2 << 20);
+    }
+}
+
+static void random_walk(size_t idle_max, int steps) {
+    sf_arena *a = sf_arena_new(idle_max);
+    CHECK(a != NULL);
+    live ls[MOST_LIVE];
+    int count = 0;
+    for (int step = 0; step < steps; step++) {
+        if (count == MOST_LIVE || (count && next_random() % 3 == 0)) {
+            const int i = (int)(next_random() % (uint64_t)count);
+            CHECK(intact(&ls[i]));
+            sf_arena_give(a, ls[i].chunk);
+            ls[i] = ls[--count];
+        } else {
+            const size_t worst = random_size();
+            size_t resident;
+            live l;
+            l.mem = sf_arena_take(a, worst, &l.chunk, &resident);
+            CHECK(l.mem != NULL);
+            if (!l.mem)
+                break;
+            CHECK((uintptr_t)l.mem % ALIGN == 0);
+            CHECK(resident < round_up(worst, ALIGN) + SPLIT_MIN); /* an unsplit chunk's tail */
+            /* a call writes part of its worst case, then keeps what it found */
+            const size_t written = (size_t)(next_random() % (worst + 1));
+            l.used = written ? (size_t)(next_random() % written) + 1 : 0;
+            l.fill = (unsigned char)(step | 1);
+            memset(l.mem, 0xEE, written);
+            memset(l.mem, l.fill, l.used);
+            sf_arena_shrink(a, l.chunk, l.used, written);
+            ls[count++] = l;
+            check_disjoint(ls, count);
+        }
+        const sf_arena_stats s = sf_arena_stats_of(a);
+        CHECK(s.idle_resident <= s.idle_max);
+        CHECK(s.live == (size_t)count);
+    }
+    while (count) {
+        CHECK(intact(&ls[count - 1]));
+        sf_arena_give(a, ls[--count].chunk);
+    }
+    sf_arena_stats s = sf_arena_stats_of(a);
+    CHECK(s.live == 0 && s.idle_resident <= idle_max);
+    CHECK(s.slabs <= 1); /* one free slab is kept for the next call, no more */
+    sf_arena_release(a);
+    s = sf_arena_stats_of(a);
+    CHECK(s.slabs == 0 && s.mapped == 0 && s.idle_resident == 0);
+    sf_arena_free(a);
+}
+
+/* The steady state of `r = f(...)`: each call's worst case is served by memory
+ * calls wrote before (resident), from the third call on, with the result of
+ * the previous call alive while the next is made. */
+static void reuse_while_the_last_result_lives(void) {
+    sf_arena *a = sf_arena_new((size_t)64 << 20);
+    const size_t worst = (size_t)1 << 20, used = worst / 2;
+    sf_chunk *previous = NULL;
+    for (int call = 0; call < 8; call++) {
+        sf_chunk *c;
+        size_t resident;
+        unsigned char *mem = sf_arena_take(a, worst, &c, &resident);
+        if (call >= 3)
+            CHECK(resident >= used); /* no page fault where the answer goes */
+        memset(mem, call, used);
+        sf_arena_shrink(a, c, used, used);
+        if (previous)
+            sf_arena_give(a, previous);
+        previous = c;
+    }
+    sf_arena_give(a, previous);
+    CHECK(sf_arena_stats_of(a).live == 0);
+    sf_arena_free(a);
+}
+
+/* Past the idle limit, pages go back to the OS: what a large result wrote is
+ * kept up to the limit only, and the memory reads as zeros (MADV_DONTNEED). */
+static void the_idle_limit_gives_pages_back(void) {
+    const size_t limit = (size_t)1 << 20, worst = (size_t)16 << 20;
+    sf_arena *a = sf_arena_new(limit);
+    sf_chunk *c;
+    size_t resident;
+    unsigned char *mem = sf_arena_take(a, worst, &c, &resident);
+    CHECK(resident == 0);
+    memset(mem, 0x5A, worst);
+    sf_arena_shrink(a, c, worst, worst);
+    sf_arena_give(a, c);
+    sf_arena_stats s = sf_arena_stats_of(a);
+    CHECK(s.idle_resident <= limit);
+    CHECK(s.idle_resident >= limit - 4096); /* the limit's worth kept, not nothing */
+#ifdef __linux__
+    CHECK(mem[worst - 1] == 0); /* dropped: the page reads as new */
+#endif
+    CHECK(mem[0] == 0x5A); /* kept */
+    sf_arena_free(a);
+}
+
+/* A shrink hands the tail back: a second chunk fits where the first's tail was. */
+static void a_shrink_frees_the_tail(void) {
+    sf_arena *a = sf_arena_new((size_t)64 << 20);
+    sf_chunk *c1, *c2;
+    size_t r;
+    unsigned char *m1 = sf_arena_take(a, (size_t)8 << 20, &c1, &r);
+    sf_arena_shrink(a, c1, 1000, 1000);
+    unsigned char *m2 = sf_arena_take(a, (size_t)8 << 20, &c2, &r);
+    CHECK(m2 == m1 + 1024); /* right after the kept 1000 bytes, rounded to 64 */
+    sf_arena_give(a, c1);
+    sf_arena_give(a, c2);
+    CHECK(sf_arena_stats_of(a).free == 1); /* joined again */
+    sf_arena_free(a);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--seed") == 0)
+        rng_state = strtoull(argv[2], NULL, 10) | 1;
+    printf("seed %llu\n", (unsigned long long)rng_state);
+    a_shrink_frees_the_tail();
+    reuse_while_the_last_result_lives();
+    the_idle_limit_gives_pages_back();
+    random_walk((size_t)64 << 20, 800);
+    random_walk((size_t)1 << 20, 800); /* the limit reached at every step */
+    random_walk(0, 300); /* nothing kept */
+    printf("status=%s (%d failures)\n", failures ? "FAIL" : "OK", failures);
+    return failures != 0;
+}
