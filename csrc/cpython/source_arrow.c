@@ -98,8 +98,14 @@ static int take_schema(const struct ArrowSchema *schema, column *c) {
     return sfpy_arrow_descrs(&c->arrow_type, &c->descr, &c->storage_descr);
 }
 
-static int add_chunk(column *c, struct ArrowArray *array) {
+static int add_chunk(column *c, struct ArrowArray *producers) {
     char err[160];
+    /* Moved first, then checked: the producer's struct (a capsule's) may be
+     * written while this reads it, so the copy is what is checked, kept and
+     * counted. */
+    struct ArrowArray chunk = *producers;
+    producers->release = NULL; /* moved: the chunk is ours to release */
+    struct ArrowArray *array = &chunk;
     if (sf_arrow_check_array(array, &c->arrow_type, err, sizeof err) < 0) {
         release_array(array);
         PyErr_SetString(PyExc_ValueError, err);
@@ -130,7 +136,6 @@ static int add_chunk(column *c, struct ArrowArray *array) {
         c->chunk_room = room;
     }
     c->chunks[c->nchunks++] = *array;
-    array->release = NULL; /* moved: the chunk is ours to release */
     c->n += (size_t)array->length;
     return 0;
 }

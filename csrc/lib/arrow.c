@@ -152,26 +152,35 @@ int sf_arrow_type_of(const struct ArrowSchema *schema, sf_arrow_type *out, char 
     return fail(err, errlen, "this type", detail);
 }
 
-int sf_arrow_check_array(const struct ArrowArray *a, const sf_arrow_type *t, char *err,
-                         size_t errlen) {
-    /* The last element's bit (bool) or byte past its end must be a number a
-     * pointer can step to: offset + length elements, in bits or in bytes,
-     * within int64 (and so within size_t and ptrdiff_t on 64-bit targets;
-     * on 32-bit ones, within PTRDIFF_MAX). */
+/* The last element's bit (bool) or byte past its end must be a number a
+ * pointer can step to: offset + length elements, in bits or in bytes, within
+ * int64 (and so within size_t and ptrdiff_t on 64-bit targets; on 32-bit
+ * ones, within PTRDIFF_MAX). */
+static int reachable(const sf_arrow_type *t, int64_t length, int64_t offset) {
     const uint64_t size = t->kind == SF_ARROW_BOOL ? 1 : sf_elem_size(sf_type_elem(t->type));
     const uint64_t limit = (uint64_t)(PTRDIFF_MAX < INT64_MAX ? PTRDIFF_MAX : INT64_MAX) / size;
+    return length >= 0 && offset >= 0 && (uint64_t)length <= limit &&
+           (uint64_t)offset <= limit - (uint64_t)length;
+}
+
+int sf_arrow_check_array(const struct ArrowArray *a, const sf_arrow_type *t, char *err,
+                         size_t errlen) {
+    /* Each field read once (the struct may be a producer's, written while
+     * this reads it): what is checked is what was read. */
+    const int64_t length = a->length, offset = a->offset;
+    const void *const *buffers = (const void *const *)a->buffers;
     const char *problem = NULL;
     if (a->release == NULL)
         problem = "a released array";
-    else if (a->length < 0 || a->offset < 0)
+    else if (length < 0 || offset < 0)
         problem = "an array with a negative length or offset";
-    else if ((uint64_t)a->length > limit || (uint64_t)a->offset > limit - (uint64_t)a->length)
+    else if (!reachable(t, length, offset))
         problem = "an array whose offset and length lie beyond any buffer";
-    else if (a->n_buffers != 2 || !a->buffers)
+    else if (a->n_buffers != 2 || !buffers)
         problem = "an array whose buffers do not fit its type";
     else if (a->n_children != 0 || a->dictionary)
         problem = "an array whose children do not fit its type";
-    else if (a->length > 0 && !a->buffers[1])
+    else if (length > 0 && !buffers[1])
         problem = "an array without a values buffer";
     if (!problem)
         return 0;
@@ -185,24 +194,41 @@ static int arrow_next(sf_source *self, sf_run *run) {
     if (s->next >= s->count)
         return 0;
     const struct ArrowArray *a = &s->arrays[s->next++];
-    const size_t n = (size_t)a->length, offset = (size_t)a->offset;
+    /* The struct and its list of buffers may be a producer's memory, written
+     * since sf_arrow_check_array read them, or while this reads them: each
+     * field is read once, what sf_arrow_check_array refuses is refused again
+     * in what was read, and only that is used. A chunk refused here ends the
+     * source (fewer elements: a wrong answer or SF_EOUTOFBOUNDS for such a
+     * producer, never a read at a pointer or offset that was not checked). */
+    const int64_t length = a->length, offset64 = a->offset, null_count = a->null_count;
+    const void *const *buffers = (const void *const *)a->buffers;
+    const void *validity = NULL, *values = NULL;
+    if (reachable(&s->type, length, offset64) && a->n_buffers == 2 && buffers) {
+        validity = buffers[0];
+        values = buffers[1];
+    }
+    if (!values && length != 0) {
+        s->next = s->count;
+        return 0;
+    }
+    const size_t n = (size_t)length, offset = (size_t)offset64;
     const sf_elem elem = sf_type_elem(s->type.type);
     run->n = n;
     run->base = s->base;
     s->base += n;
     if (s->type.kind == SF_ARROW_BOOL) {
         run->bit_packed = 1;
-        run->data = a->buffers[1];
+        run->data = values;
         run->data_bit = offset;
     } else {
         const size_t size = sf_elem_size(elem);
-        run->data = n ? (const char *)a->buffers[1] + offset * size : a->buffers[1];
+        run->data = n ? (const char *)values + offset * size : values;
         run->stride = (ptrdiff_t)size;
     }
     /* No validity buffer, or a null count of 0, means no nulls (-1: unknown). */
-    if (a->buffers[0] && a->null_count != 0) {
+    if (validity && null_count != 0) {
         run->null_form = SF_NULLS_BITMAP;
-        run->nulls = (const uint8_t *)a->buffers[0];
+        run->nulls = (const uint8_t *)validity;
         run->null_bit = offset;
     }
     return 1;

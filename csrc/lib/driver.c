@@ -42,32 +42,32 @@ static size_t run_block(const sf_plan *p, const sf_run *block, unsigned char *ou
  * kept-lane numbers stay on the stack (8 + 8 + 4 KiB). */
 #define WITHIN_BLOCK ((size_t)1024)
 
+/*
+ * The positions are the caller's memory, which another thread may write
+ * while the call reads it (NumPy lets it). So each is read from there once:
+ * a block at a time is copied onto the stack, checked there, and only the
+ * copy is used afterwards (the bisection, the dense pass, the kernels, the
+ * positions written out). A racing writer then gets a wrong answer or an
+ * error, never a value read at a position that was not checked. A block
+ * copied is used up before the next one is copied, over as many runs as it
+ * spans: each position is copied once.
+ */
+typedef union within_copy {
+    uint32_t narrow[WITHIN_BLOCK];
+    uint64_t wide[WITHIN_BLOCK];
+} within_copy;
+
 typedef struct within_walk {
     const sf_query *q;
     size_t next;   /* the first position not yet taken */
     uint64_t last; /* the position taken before it */
+    within_copy copy; /* positions [next, next + (have - from)) as copy[from, have) */
+    size_t from, have;
+    int rises; /* copy[from, have) rise strictly */
 } within_walk;
 
-static uint64_t position_at(const sf_query *q, size_t i) {
-    return q->within_wide ? ((const uint64_t *)q->within)[i] : ((const uint32_t *)q->within)[i];
-}
-
-/* take_positions one at a time: where a block does not rise, this finds whether
- * the fault lies before the run's end (SF_EUNSORTED) or past it (a later run's
- * block reports it). */
-static ptrdiff_t take_positions_one_by_one(within_walk *w, const sf_run *run) {
-    const uint64_t end = run->base + run->n;
-    size_t len = 0;
-    while (len < WITHIN_BLOCK && w->next + len < w->q->within_count) {
-        const uint64_t p = position_at(w->q, w->next + len);
-        if ((w->next + len > 0 && p <= w->last) || p < run->base)
-            return SF_EUNSORTED;
-        if (p >= end)
-            break;
-        w->last = p;
-        len++;
-    }
-    return (ptrdiff_t)len;
+static uint64_t position_at(const within_walk *w, size_t i) {
+    return w->q->within_wide ? w->copy.wide[i] : w->copy.narrow[i];
 }
 
 /* Whether pos[0, m) rise strictly: no branch per position. */
@@ -81,34 +81,67 @@ static ptrdiff_t take_positions_one_by_one(within_walk *w, const sf_run *run) {
 SF_RISES(uint32_t)
 SF_RISES(uint64_t)
 
-/* The next block of positions that lie in `run`: their count, 0 when the run
- * holds no more of them, or SF_EUNSORTED. Each position is checked here,
- * before any value is read at it: the block must rise strictly from the
- * position taken before it, and rise from the run's start; those before the
- * run's end are then a prefix, found by bisection. */
-static ptrdiff_t take_positions(within_walk *w, const sf_run *run) {
+/* The next block of the caller's positions onto the stack, once the copy is
+ * used up: 0 when none is left. */
+static size_t copy_positions(within_walk *w) {
     const sf_query *q = w->q;
+    if (w->from < w->have)
+        return w->have - w->from;
     const size_t left = q->within_count - w->next, m = left < WITHIN_BLOCK ? left : WITHIN_BLOCK;
-    if (m == 0)
+    if (q->within_wide) {
+        memcpy(w->copy.wide, (const uint64_t *)q->within + w->next, m * 8);
+        w->rises = rises_uint64_t(w->copy.wide, m);
+    } else {
+        memcpy(w->copy.narrow, (const uint32_t *)q->within + w->next, m * 4);
+        w->rises = rises_uint32_t(w->copy.narrow, m);
+    }
+    w->from = 0;
+    w->have = m;
+    return m;
+}
+
+/* take_positions one at a time: where the copy does not rise, this finds
+ * whether the fault lies before the run's end (SF_EUNSORTED) or past it (a
+ * later run's block reports it). */
+static ptrdiff_t take_positions_one_by_one(within_walk *w, const sf_run *run) {
+    const uint64_t end = run->base + run->n;
+    size_t len = 0;
+    for (size_t i = w->from; i < w->have; i++, len++) {
+        const uint64_t p = position_at(w, i);
+        if ((w->next + len > 0 && p <= w->last) || p < run->base)
+            return SF_EUNSORTED;
+        if (p >= end)
+            break;
+        w->last = p;
+    }
+    return (ptrdiff_t)len;
+}
+
+/* The next block of positions that lie in `run`, at copy[from, from + count):
+ * their count, 0 when the run holds no more of them, or SF_EUNSORTED. Each
+ * position is checked here, in the copy, before any value is read at it: the
+ * block must rise strictly from the position taken before it, and rise from
+ * the run's start; those before the run's end are then a prefix, found by
+ * bisection. */
+static ptrdiff_t take_positions(within_walk *w, const sf_run *run) {
+    if (copy_positions(w) == 0)
         return 0;
-    const uint64_t first = position_at(q, w->next), end = run->base + run->n;
+    const uint64_t first = position_at(w, w->from), end = run->base + run->n;
     if ((w->next > 0 && first <= w->last) || first < run->base)
         return SF_EUNSORTED;
-    const int rises = q->within_wide ? rises_uint64_t((const uint64_t *)q->within + w->next, m)
-                                     : rises_uint32_t((const uint32_t *)q->within + w->next, m);
-    if (!rises)
+    if (!w->rises)
         return take_positions_one_by_one(w, run);
-    size_t lo = 0, hi = m; /* positions [0, lo) lie before end, [hi, m) do not */
+    size_t lo = w->from, hi = w->have; /* copy [from, lo) lie before end, [hi, have) do not */
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (position_at(q, w->next + mid) < end)
+        if (position_at(w, mid) < end)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo)
-        w->last = position_at(q, w->next + lo - 1);
-    return (ptrdiff_t)lo;
+    if (lo > w->from)
+        w->last = position_at(w, lo - 1);
+    return (ptrdiff_t)(lo - w->from);
 }
 
 /* Positions this close together (at most WITHIN_DENSE_SPAN elements of the run
@@ -131,28 +164,33 @@ static ptrdiff_t take_positions(within_walk *w, const sf_run *run) {
 #define WITHIN_DENSE_SPAN 16
 #define WITHIN_WINDOW ((size_t)4096)
 
+/* Position i of a block of the copy (narrow or wide). */
+static uint64_t block_position(const void *pos, int wide, size_t i) {
+    return wide ? ((const uint64_t *)pos)[i] : ((const uint32_t *)pos)[i];
+}
+
 /* within_block's dense form: a direct run, without nulls, one range. */
-static size_t within_dense(const sf_plan *p, const sf_query *q, const sf_run *run, size_t first,
+static size_t within_dense(const sf_plan *p, const void *positions, int wide, const sf_run *run,
                            size_t m, unsigned char *out) {
     uint8_t in[WITHIN_WINDOW];
     const char *x = (const char *)run->data;
     const size_t size = sf_elem_size(p->elem);
-    const uint64_t end = position_at(q, first + m - 1) + 1;
+    const uint64_t end = block_position(positions, wide, m - 1) + 1;
     size_t kept = 0, i = 0;
     while (i < m) {
-        const uint64_t start = position_at(q, first + i);
+        const uint64_t start = block_position(positions, wide, i);
         const size_t len = end - start < WITHIN_WINDOW ? (size_t)(end - start) : WITHIN_WINDOW;
         p->kernel->mask8[p->elem](x + (start - run->base) * size, len, p->range, in);
         /* each position written, then kept (the count advanced) when in range */
-        if (q->within_wide) {
-            const uint64_t *pos = (const uint64_t *)q->within + first;
+        if (wide) {
+            const uint64_t *pos = (const uint64_t *)positions;
             uint64_t *o = (uint64_t *)(void *)out;
             for (; i < m && pos[i] - start < len; i++) {
                 o[kept] = pos[i];
                 kept += in[pos[i] - start];
             }
         } else {
-            const uint32_t *pos = (const uint32_t *)q->within + first;
+            const uint32_t *pos = (const uint32_t *)positions;
             uint32_t *o = (uint32_t *)(void *)out;
             for (; i < m && pos[i] - start < len; i++) {
                 o[kept] = pos[i];
@@ -163,19 +201,18 @@ static size_t within_dense(const sf_plan *p, const sf_query *q, const sf_run *ru
     return kept;
 }
 
-/* One block of positions, all in `run`, into out (room for m results). */
-static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *run, size_t first,
+/* One block of m positions (the walk's copy, checked: all in `run`, rising),
+ * into out (room for m results). */
+static size_t within_block(const sf_plan *p, const void *pos, int wide, const sf_run *run,
                            size_t m, unsigned char *out) {
-    const int wide = q->within_wide;
-    const void *pos = (const char *)q->within + first * (wide ? 8 : 4);
     uint32_t stage[2 * WITHIN_BLOCK]; /* for count: m positions of either width */
     unsigned char *dst = p->op == SF_OP_COUNT ? (unsigned char *)stage : out;
     const sf_kernel *k = p->kernel;
     /* The within kernels compare with one range; several go the gathered way. */
     if (sf_run_is_direct(run, p->elem) && run->null_form == SF_NULLS_NONE && !p->more_count) {
-        const uint64_t span = position_at(q, first + m - 1) - position_at(q, first) + 1;
+        const uint64_t span = block_position(pos, wide, m - 1) - block_position(pos, wide, 0) + 1;
         if (span <= (uint64_t)WITHIN_DENSE_SPAN * m)
-            return within_dense(p, q, run, first, m, dst);
+            return within_dense(p, pos, wide, run, m, dst);
         return wide ? k->within64[p->elem](run->data, run->base, (const uint64_t *)pos, m,
                                            p->range, (uint64_t *)dst)
                     : k->within32[p->elem](run->data, run->base, (const uint32_t *)pos, m,
@@ -186,7 +223,7 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
     uint64_t idx[WITHIN_BLOCK], buf[WITHIN_BLOCK];
     uint8_t bits[WITHIN_BLOCK / 8];
     for (size_t i = 0; i < m; i++)
-        idx[i] = position_at(q, first + i) - run->base;
+        idx[i] = block_position(pos, wide, i) - run->base;
     sf_gather_at(run, p->elem, idx, m, buf);
     const uint8_t *valid = NULL;
     if (run->null_form != SF_NULLS_NONE) {
@@ -200,7 +237,7 @@ static size_t within_block(const sf_plan *p, const sf_query *q, const sf_run *ru
     if (p->op == SF_OP_COUNT)
         return kept;
     for (size_t i = 0; i < kept; i++) {
-        const uint64_t position = position_at(q, first + stage[i]);
+        const uint64_t position = block_position(pos, wide, stage[i]);
         if (wide)
             memcpy(out + i * 8, &position, 8);
         else
@@ -221,7 +258,12 @@ static int cancelled(const sf_plan *p, size_t total, size_t capacity, size_t *fo
 
 static int execute_within(const sf_plan *p, const sf_query *q, sf_source *src, unsigned char *out,
                           size_t capacity, const sf_exec *x, size_t *found) {
-    within_walk w = {q, 0, 0};
+    within_walk w;
+    w.q = q;
+    w.next = 0;
+    w.last = 0;
+    w.from = w.have = 0;
+    w.rises = 0;
     size_t total = 0, since_cancel = 0;
     uint64_t stage[WITHIN_BLOCK];
     sf_run run;
@@ -231,11 +273,14 @@ static int execute_within(const sf_plan *p, const sf_query *q, sf_source *src, u
             const size_t m = (size_t)len, written = total < capacity ? total : capacity;
             const size_t room = capacity - written;
             unsigned char *dst = out && room >= m ? out + written * p->rsize : (unsigned char *)stage;
-            const size_t got = within_block(p, q, &run, w.next, m, out ? dst : NULL);
+            const void *pos = q->within_wide ? (const void *)(w.copy.wide + w.from)
+                                             : (const void *)(w.copy.narrow + w.from);
+            const size_t got = within_block(p, pos, q->within_wide, &run, m, out ? dst : NULL);
             if (out && dst == (unsigned char *)stage && room)
                 memcpy(out + written * p->rsize, stage, (got < room ? got : room) * p->rsize);
             total += got;
             w.next += m;
+            w.from += m;
             if (sf_cancel_due(x, &since_cancel, POSITION_WEIGHT * m))
                 return cancelled(p, total, capacity, found);
         }

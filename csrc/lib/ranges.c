@@ -138,17 +138,17 @@ size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n,
     const sf_kernel *k = kernel ? kernel : sf_active_kernel();
     const size_t rsize = op == SF_OP_INDEX32 ? 4 : 8;
     unsigned char *dst = (unsigned char *)out;
-    uint8_t tail[SF_RANGES_STEP / 8], bytes[SF_RANGES_STEP];
+    uint8_t block[SF_RANGES_STEP / 8], bytes[SF_RANGES_STEP];
     uint64_t pos[SF_RANGES_STEP]; /* the kernel writes anywhere in its n results */
     size_t total = 0;
     for (size_t i = 0; i < n; i += SF_RANGES_STEP) {
         const size_t m = n - i < SF_RANGES_STEP ? n - i : SF_RANGES_STEP, nbytes = (m + 7) / 8;
-        const uint8_t *block = bits + i / 8;
-        if (m % 8) { /* the last block */
-            memcpy(tail, block, nbytes - 1);
-            tail[nbytes - 1] = last;
-            block = tail;
-        }
+        /* Another thread may write the bits while they are read (the caller's
+         * memory): a block is read once, into this copy, whose count then
+         * bounds what is written from it. */
+        memcpy(block, bits + i / 8, m % 8 ? nbytes - 1 : nbytes);
+        if (m % 8) /* the last block */
+            block[nbytes - 1] = last;
         const size_t kept = sf_ones(block, nbytes);
         const size_t room = total < capacity ? capacity - total : 0;
         /* As sf_run_ranges reads a block's bits: one by one when few are set,
