@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import simdfilter
 from simdfilter import reference
 
+from agree import numpy_answer
 from arrays import MODES, edge_values
 from conftest import examples
 
@@ -152,22 +153,6 @@ def _data(dtype, lo, hi):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return np.array(edge_values(dtype) + _near(dtype, (lo, hi)), dtype=dtype)
-
-
-def numpy_answer(a, lo, hi, inclusive):
-    """NumPy's own positions, or None where NumPy raises or warns."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            m = a == a  # an unbounded end: every value but NaN, as a comparison would
-            if lo is not None:
-                m &= (a >= lo) if inclusive in ("both", "left") else (a > lo)
-            if hi is not None:
-                m &= (a <= hi) if inclusive in ("both", "right") else (a < hi)
-        except (OverflowError, TypeError, RuntimeWarning, DeprecationWarning):
-            # NumPy 2.5 deprecates comparing timedelta64 data with a bare int
-            return None
-    return np.flatnonzero(m)
 
 
 def test_reported_reproducer():

@@ -80,7 +80,7 @@ def _numpy_number(dtype: np.dtype, b: Any) -> Any:
         try:
             if type(b) in (float, int, bool):  # NEP 50's weak scalars
                 d = float(b)  # OverflowError beyond every double, as NumPy raises
-                if dtype == np.float32:
+                if dtype.itemsize == 4:  # float32 of either byte order
                     # C's (float)d, NumPy 2's cast (NumPy 1.x's np.float32(d) differs
                     # at the top of the range). A finite d that rounds to inf is
                     # where NumPy 2 warns (an overflow): b itself, then.
