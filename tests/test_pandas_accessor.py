@@ -676,3 +676,25 @@ def test_timedelta64_bound_on_arrow_ints_is_pandas(dtype, with_null):
     pdt.assert_series_equal(s.sf.between(lo, hi), want)
     pdt.assert_series_equal(s.sf.filter(lo, hi), s[want])
     assert s.sf.count(lo, hi) == int(want.sum())
+
+
+@pytest.mark.parametrize("dtype", ["timedelta64[s]", "duration[s][pyarrow]"])
+@pytest.mark.parametrize("bound", [np.timedelta64(2), True, np.True_], ids=repr)
+def test_unitless_timedelta64_and_bool_bounds_on_timedelta_columns_are_pandas(dtype, bound):
+    # The kernels read both as ticks of the column's unit, as NumPy does (issue 41);
+    # pandas reads a unitless timedelta64 as nanoseconds on a NumPy-backed column
+    # and refuses a bool there (TypeError), so those stay pandas'.
+    if dtype.endswith("[pyarrow]") and pa is None:
+        pytest.skip("pyarrow is not installed")
+    s = pd.Series(np.arange(4).astype("m8[s]")).astype(dtype)
+    hi = np.timedelta64(10, "s")
+    try:
+        want = (s >= bound) & (s <= hi)
+    except TypeError:
+        for call in (s.sf.between, s.sf.filter, s.sf.indexes, s.sf.count):
+            with pytest.raises(TypeError):
+                call(bound, hi)
+        return
+    pdt.assert_series_equal(s.sf.between(bound, hi), want)
+    pdt.assert_series_equal(s.sf.filter(bound, hi), s[want])
+    assert s.sf.count(bound, hi) == int(want.sum())

@@ -136,14 +136,17 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
 def _asks_pandas(dtype: Any, b: Any) -> bool:
     """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
     the bound `b` otherwise than the kernels do: an int past int64 on bools, or
-    past every double on floats (pandas' OverflowError), an integer on
-    timedeltas (its TypeError), a Decimal on floats (decimal.InvalidOperation
-    where the data has NaN)."""
+    past every double on floats (pandas' OverflowError), an integer or bool on
+    timedeltas (its TypeError), a unitless timedelta64 on timedeltas (pandas
+    reads nanoseconds where NumPy reads the column's unit), a Decimal on floats
+    (decimal.InvalidOperation where the data has NaN)."""
     kind = getattr(dtype, "kind", "")
     if kind == "b":  # bool and boolean
         return _face.past_int64(b)
     if kind == "m":  # np.timedelta64 is a NumPy integer too, and the kernels' bound
-        return isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.timedelta64))
+        if isinstance(b, np.timedelta64):  # unitless: NumPy reads ticks, pandas nanoseconds
+            return np.datetime_data(b.dtype)[0] == "generic"
+        return isinstance(b, (int, np.integer, np.bool_))  # bools too: pandas refuses them
     if kind == "f":  # float32, float64, Float32, Float64
         return isinstance(b, _decimal.Decimal) or _past_double(b)
     return False
