@@ -43,7 +43,7 @@ def _frame_positions(df, ranges, inclusive) -> np.ndarray:
 
 
 def _partition_frame_filter(df, ranges, inclusive):
-    return df.iloc[_frame_positions(df, ranges, inclusive)]
+    return _pandas_face()._take(df, _frame_positions(df, ranges, inclusive))
 
 
 def _partition_frame_count(df, ranges, inclusive) -> int:

@@ -238,6 +238,34 @@ def _series_like(values: Any, s: "pd.Series") -> "pd.Series":
         return pd.Series(values, index=s.index, name=s.name, copy=False)
 
 
+def _non_native(dtype: Any) -> bool:
+    """A NumPy dtype of the other byte order ('>i8' here), which pandas' take refuses."""
+    return isinstance(dtype, np.dtype) and not dtype.isnative
+
+
+def _take(obj: Any, idx: np.ndarray) -> Any:
+    """``obj.iloc[idx]`` (a Series or DataFrame, `idx` ascending positions).
+
+    pandas' take refuses a column of non-native byte order ("Big-endian buffer
+    not supported on little-endian compiler"), where ``s[mask]`` reads it with
+    NumPy: there the rows come by a boolean mask, column by column for a frame,
+    each column's dtype (its byte order too), the index and the labels kept. That
+    is ``s[s.between(...)]`` for a Series; for a frame pandas' own
+    ``df[mask]`` raises, and this gives the rows it would."""
+    if isinstance(obj, pd.Series):
+        if not _non_native(obj.dtype):
+            return obj.iloc[idx]
+    elif not any(_non_native(d) for d in obj.dtypes):
+        return obj.iloc[idx]
+    mask = np.zeros(len(obj), dtype=bool)
+    mask[idx] = True
+    if isinstance(obj, pd.Series):
+        return obj[mask]
+    out = pd.concat([obj.iloc[:, j][mask] for j in range(obj.shape[1])], axis=1)
+    out.columns = obj.columns
+    return out
+
+
 class SeriesAccessor:
     """``s.sf``: range queries on one column through simdfilter's kernels.
 
@@ -325,7 +353,7 @@ class SeriesAccessor:
             idx = _positions(s, lo, hi, inclusive, invert=invert)
         except (TypeError, ValueError):
             return s[_host_bool(s, lo, hi, inclusive, invert)]
-        return s.iloc[idx]
+        return _take(s, idx)
 
     def count(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> int:
         """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``;
@@ -373,7 +401,7 @@ def _rows(
         wide=np.int64,
         positions=lambda col, lo, hi, within: _frame_positions(col, lo, hi, inclusive, within),
         mask=lambda col, lo, hi, at: _host_bool(
-            col if at is None else col.iloc[at], lo, hi, inclusive
+            col if at is None else _take(col, at), lo, hi, inclusive
         ),
     )
 
@@ -453,7 +481,7 @@ class DataFrameAccessor:
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
-        return self._df.iloc[_rows(self._df, ranges, keywords, inclusive)]
+        return _take(self._df, _rows(self._df, ranges, keywords, inclusive))
 
     def count(
         self,
