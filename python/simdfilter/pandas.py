@@ -182,7 +182,7 @@ def _positions(
     hi: Any,
     inclusive: str,
     within: Any = None,  # positions, or _conjunction.BITS
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> np.ndarray:
     """filter_indexes on the column (uint32, int64 from 2**32 rows on), the
     bounds pandas' own; TypeError/ValueError as the kernel raises them."""
@@ -209,7 +209,7 @@ def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
 
 
 def _host_bool(
-    s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: bool = False
+    s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: Optional[bool] = False
 ) -> np.ndarray:
     """pandas' own answer as a NumPy bool array, NA False; `invert`: its ``~``
     (NaN and NaT, False in ``between``, become True; NA stays NA, so False)."""
@@ -279,7 +279,7 @@ class SeriesAccessor:
         self._s = series
 
     def indexes(
-        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
     ) -> np.ndarray:
         """Positions (``iloc``) of the elements in range, ascending.
 
@@ -291,7 +291,7 @@ class SeriesAccessor:
             A column no kernel reads, or bounds pandas compares its own way,
             pandas compares.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: the elements outside the range instead, as
             ``np.flatnonzero(~s.between(lo, hi, inclusive))`` with NA dropped:
             NaN and NaT are kept, NA never.
@@ -341,7 +341,7 @@ class SeriesAccessor:
         return _series_like(result, s)
 
     def filter(
-        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
     ) -> "pd.Series":
         """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``.
 
@@ -355,7 +355,9 @@ class SeriesAccessor:
             return s[_host_bool(s, lo, hi, inclusive, invert)]
         return _take(s, idx)
 
-    def count(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> int:
+    def count(
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
+    ) -> int:
         """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``;
         `invert` True: how many lie outside it (NA not counted)."""
         s = self._s
