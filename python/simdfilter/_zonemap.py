@@ -50,6 +50,9 @@ def _block_bounds(flat: np.ndarray, block: int) -> Tuple[np.ndarray, np.ndarray,
     block of nothing else keeps NaN/NaT there, which meets no range); `clean`
     is False for a block that holds any."""
     n, dtype = flat.size, flat.dtype.newbyteorder("=")
+    # A block past the array is the whole array: as one block of n, not a
+    # (0, block) shape that NumPy refuses once block * itemsize passes 2**63.
+    block = min(block, max(n, 1))
     nb, full = -(-n // block), n // block
     mins, maxs = np.empty(nb, dtype), np.empty(nb, dtype)
     clean = np.ones(nb, bool)
