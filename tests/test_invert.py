@@ -171,10 +171,34 @@ def test_whole_width_keeps_nothing_empty_keeps_everything(kernel):
     assert simdfilter.filter_indexes(b, True, True, invert=True).tolist() == [1]
 
 
-@pytest.mark.parametrize("bad", [None, 1, 0, "yes", np.int64(1), [True]])
+@pytest.mark.parametrize("bad", [1, 0, "yes", np.int64(1), [True]])
 def test_invert_must_be_a_bool(bad):
-    with pytest.raises(TypeError, match="invert must be True or False"):
+    with pytest.raises(TypeError, match="invert must be True, False or None"):
         simdfilter.filter_indexes(np.arange(3), 0, 1, invert=bad)
+
+
+def test_invert_none_is_false_everywhere():
+    # None means "not given" for every other keyword; for invert it raised
+    # TypeError (issue 41, item 5). Functions, ZoneMap methods and the faces.
+    a = np.array([3.0, np.nan, -1.0, 7.0, 2.0], dtype=np.float32)
+    for fn in ("filter_indexes", "filter_values", "count_in_range", "in_range"):
+        got = getattr(simdfilter, fn)(a, 0, 5, invert=None)
+        assert_same(got, getattr(simdfilter, fn)(a, 0, 5, invert=False))
+    zm = simdfilter.ZoneMap(a, block=2)
+    for fn in ("filter_indexes", "filter_values", "count_in_range"):
+        assert_same(getattr(zm, fn)(0, 5, invert=None), getattr(zm, fn)(0, 5))
+    pd = pytest.importorskip("pandas")
+    importlib.import_module("simdfilter.pandas")
+    s = pd.Series(a)
+    assert_same(s.sf.indexes(0, 5, invert=None), s.sf.indexes(0, 5))
+    assert s.sf.filter(0, 5, invert=None).equals(s.sf.filter(0, 5))
+    assert s.sf.count(0, 5, invert=None) == s.sf.count(0, 5) == 2
+    pl = pytest.importorskip("polars")
+    importlib.import_module("simdfilter.polars")
+    p = pl.Series(a)
+    assert p.sf.indexes(0, 5, invert=None).to_list() == [0, 4]
+    assert p.sf.filter(0, 5, invert=None).to_list() == [3.0, 2.0]
+    assert p.sf.count(0, 5, invert=None) == 2
 
 
 def test_numpy_bools_are_taken():

@@ -22,8 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simdfilter
-from simdfilter import reference
+from simdfilter import _core, reference
 
+from agree import numpy_answer
 from arrays import MODES, edge_values
 from conftest import examples
 
@@ -152,22 +153,6 @@ def _data(dtype, lo, hi):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return np.array(edge_values(dtype) + _near(dtype, (lo, hi)), dtype=dtype)
-
-
-def numpy_answer(a, lo, hi, inclusive):
-    """NumPy's own positions, or None where NumPy raises or warns."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            m = a == a  # an unbounded end: every value but NaN, as a comparison would
-            if lo is not None:
-                m &= (a >= lo) if inclusive in ("both", "left") else (a > lo)
-            if hi is not None:
-                m &= (a <= hi) if inclusive in ("both", "right") else (a < hi)
-        except (OverflowError, TypeError, RuntimeWarning, DeprecationWarning):
-            # NumPy 2.5 deprecates comparing timedelta64 data with a bare int
-            return None
-    return np.flatnonzero(m)
 
 
 def test_reported_reproducer():
@@ -466,3 +451,44 @@ def test_timedelta64_bound_on_int64_data_of_either_byte_order(order):
         simdfilter.filter_indexes(u, np.timedelta64(1, "s"), None)
     with pytest.raises(TypeError):
         reference.filter_indexes(u, np.timedelta64(1, "s"), None)
+
+
+@needs_numpy2
+@pytest.mark.parametrize("order", ["<", ">"])
+@pytest.mark.parametrize("unit", ["Y", "M", "W", "D", "h", "s", "ms", "ns", "ps", "3D", "25ns"])
+def test_unitless_timedelta64_and_bool_bounds_on_timedelta_data_are_numpys(unit, order):
+    # NumPy reads np.timedelta64(n) (no unit) and a bool as n, 0 or 1 ticks of the
+    # data's unit, whatever the unit; both paths (C, and Python through a 0-d
+    # array) and the reference answer so (issue 41, item 4).
+    ticks = [-(2**63), -(2**63) + 1, -2, -1, 0, 1, 2, 3, 2**63 - 1]
+    a = np.array(ticks, np.int64).view(f"m8[{unit}]").astype(f"{order}m8[{unit}]")
+    bounds = [np.timedelta64(2), np.timedelta64(-(2**63) + 1), np.timedelta64(2**63 - 1)]
+    bounds += [np.timedelta64("NaT"), True, False, np.True_, np.False_, None]
+    for lo in bounds:
+        for hi in (None, np.timedelta64(3), True, 2):
+            for inclusive in MODES:
+                want = numpy_answer(a, lo, hi, inclusive)
+                assert want is not None, (lo, hi)
+                got = simdfilter.filter_indexes(a, lo, hi, inclusive=inclusive)
+                np.testing.assert_array_equal(got, want, err_msg=repr((lo, hi, inclusive)))
+                assert simdfilter.count_in_range(a, lo, hi, inclusive=inclusive) == want.size
+                if lo is not None:  # a 0-d array: the Python path
+                    wrapped = simdfilter.filter_indexes(a, np.array(lo), hi, inclusive=inclusive)
+                    np.testing.assert_array_equal(wrapped, want, err_msg=repr((lo, inclusive)))
+                np.testing.assert_array_equal(
+                    reference.filter_indexes(a, lo, hi, inclusive=inclusive), want
+                )
+            c, py = (_core._resolve_bounds(a, lo, hi, python=p) for p in (False, True))
+            assert c == ("c", py[1]), (lo, hi)
+
+
+@needs_numpy2
+@pytest.mark.parametrize("bound", [np.timedelta64(2), True, np.True_], ids=repr)
+def test_unitless_timedelta64_and_bool_bounds_on_datetime_data_raise_as_numpy(bound):
+    a = np.array([0, 1, 2], np.int64).view("M8[s]")
+    assert numpy_answer(a, bound, None, "both") is None
+    with pytest.raises(TypeError):
+        a >= bound
+    for lo in (bound, np.array(bound)):
+        with pytest.raises(TypeError):
+            simdfilter.filter_indexes(a, lo, None)

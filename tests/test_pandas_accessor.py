@@ -676,3 +676,56 @@ def test_timedelta64_bound_on_arrow_ints_is_pandas(dtype, with_null):
     pdt.assert_series_equal(s.sf.between(lo, hi), want)
     pdt.assert_series_equal(s.sf.filter(lo, hi), s[want])
     assert s.sf.count(lo, hi) == int(want.sum())
+
+
+@pytest.mark.parametrize("dtype", ["timedelta64[s]", "duration[s][pyarrow]"])
+@pytest.mark.parametrize("bound", [np.timedelta64(2), True, np.True_], ids=repr)
+def test_unitless_timedelta64_and_bool_bounds_on_timedelta_columns_are_pandas(dtype, bound):
+    # The kernels read both as ticks of the column's unit, as NumPy does (issue 41);
+    # pandas reads a unitless timedelta64 as nanoseconds on a NumPy-backed column
+    # and refuses a bool there (TypeError), so those stay pandas'.
+    if dtype.endswith("[pyarrow]") and pa is None:
+        pytest.skip("pyarrow is not installed")
+    s = pd.Series(np.arange(4).astype("m8[s]")).astype(dtype)
+    hi = np.timedelta64(10, "s")
+    try:
+        want = (s >= bound) & (s <= hi)
+    except TypeError:
+        for call in (s.sf.between, s.sf.filter, s.sf.indexes, s.sf.count):
+            with pytest.raises(TypeError):
+                call(bound, hi)
+        return
+    pdt.assert_series_equal(s.sf.between(bound, hi), want)
+    pdt.assert_series_equal(s.sf.filter(bound, hi), s[want])
+    assert s.sf.count(bound, hi) == int(want.sum())
+
+
+@pytest.mark.parametrize("dtype", [">i8", ">f4", ">u2", ">M8[s]", ">m8[ns]"])
+def test_filter_on_big_endian_columns_is_pandas(dtype):
+    # pandas' take refuses big-endian columns (ValueError: Big-endian buffer not
+    # supported on little-endian compiler); s[mask] reads them (issue 41, item 3).
+    s = pd.Series(np.arange(10).astype(dtype[0] + "i8").astype(dtype), index=list("abcdefghij"))
+    lo, hi = s.iloc[2], s.iloc[5]
+    want = s[s.between(lo, hi)]
+    got = s.sf.filter(lo, hi)
+    assert got.dtype == want.dtype  # pandas keeps ">i8", and makes ">M8[s]" native
+    pdt.assert_series_equal(got, want)
+    pdt.assert_series_equal(s.sf.filter(lo, hi, invert=True), s[~s.between(lo, hi)])
+    # Frames: pandas' own df[mask] raises there; df.sf.filter gives the rows it
+    # would, each column's dtype kept (a big-endian column it does not filter
+    # on, a float16 one pandas compares, duplicate labels, a repeated index).
+    df = pd.DataFrame(
+        {"x": s.to_numpy(), "y": np.arange(10.0).astype(">f8"), "h": np.arange(10, dtype=">f2")},
+        index=list("abcdeabcde"),
+    )
+    df.insert(3, "x", np.arange(10), allow_duplicates=True)
+    mask = s.between(lo, hi).to_numpy() & (df["h"] >= 3).to_numpy()
+    got = df.sf.filter({"y": (2.0, 5.0), "h": (3, None)})
+    assert got.dtypes.tolist() == df.dtypes.tolist()
+    assert got.index.tolist() == df.index[mask].tolist()
+    assert got.columns.tolist() == df.columns.tolist()
+    for j in range(df.shape[1]):
+        np.testing.assert_array_equal(got.iloc[:, j].to_numpy(), df.iloc[:, j].to_numpy()[mask])
+    one = pd.DataFrame({"x": s})
+    got = one.sf.filter(x=(lo, hi))
+    pdt.assert_frame_equal(got, pd.DataFrame({"x": want}))

@@ -131,7 +131,7 @@ def test_out_and_index_dtype(rng):
     with pytest.raises(ValueError, match="inclusive"):
         zm.count_in_range(0.25, 0.5, inclusive="sideways")
     for method in (zm.filter_indexes, zm.filter_values, zm.count_in_range):
-        with pytest.raises(TypeError, match="invert must be True or False"):
+        with pytest.raises(TypeError, match="invert must be True, False or None"):
             method(0.25, 0.5, invert=1)
     # Not taken: the map chooses what it reads.
     with pytest.raises(TypeError, match="within"):
@@ -257,3 +257,17 @@ def test_help_is_readable():
     assert "Examples" in simdfilter.ZoneMap.__doc__
     assert "build a new map" in simdfilter.ZoneMap.__doc__
     assert simdfilter.ZoneMap.filter_indexes.__doc__
+
+
+@pytest.mark.parametrize("block", [2**61, 2**62, 2**63, 2**64 + 1, 10**30])
+def test_block_past_the_array_is_one_block(block):
+    # A block longer than the array is the array: NumPy refused the (0, block)
+    # shape once block * itemsize passed 2**63 (issue 41, item 5).
+    a = np.array([5, 1, 9, 3], dtype=np.int64)
+    zm = simdfilter.ZoneMap(a, block=block)
+    assert zm.block == block
+    assert zm.filter_indexes(2, 6).tolist() == [0, 3]
+    assert zm.count_in_range(2, 6) == 2
+    assert zm.count_in_range(0, 10) == 4  # the one block wholly inside, counted unread
+    assert zm.filter_values(2, 6, invert=True).tolist() == [1, 9]
+    assert simdfilter.ZoneMap(a[:0], block=block).count_in_range(None, None) == 0

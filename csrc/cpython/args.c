@@ -179,12 +179,12 @@ int sfpy_parse_assume_sorted(const call_args *a) {
 }
 
 int sfpy_parse_invert(PyObject *obj) {
-    if (!obj || obj == Py_False)
+    if (!obj || obj == Py_False || obj == Py_None) /* None: not given, as for every keyword */
         return 0;
     if (obj == Py_True)
         return 1;
     if (PyArray_IsScalar(obj, Bool))
         return obj == PyArrayScalar_True ? 1 : 0;
-    PyErr_Format(PyExc_TypeError, "invert must be True or False, not %R", obj);
+    PyErr_Format(PyExc_TypeError, "invert must be True, False or None, not %R", obj);
     return -1;
 }

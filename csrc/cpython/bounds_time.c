@@ -234,8 +234,19 @@ static int datetime_bound(sfpy_state *st, PyObject *obj, int aware, sf_time *v) 
 /* A bound on timedelta data (_time_value): 1 with *v, 3 with an int in *ticks
  * (ticks of the data's unit), 2 for NaT, 0 for Python. */
 static int timedelta_bound(sfpy_state *st, PyObject *obj, sf_time *v, sf_bound *ticks) {
-    if (PyArray_IsScalar(obj, Timedelta))
-        return numpy_time_value(obj, v);
+    if (PyArray_IsScalar(obj, Timedelta)) {
+        const PyTimedeltaScalarObject *s = (const PyTimedeltaScalarObject *)obj;
+        if (s->obmeta.base != NPY_FR_GENERIC || s->obval == NPY_DATETIME_NAT)
+            return numpy_time_value(obj, v);
+        ticks->kind = SF_BOUND_INT; /* unitless: NumPy reads ticks of the data's unit */
+        ticks->i = s->obval;
+        return 3;
+    }
+    if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool)) { /* NumPy: 0 or 1 tick */
+        ticks->kind = SF_BOUND_INT;
+        ticks->i = obj == Py_True || obj == PyArrayScalar_True;
+        return 3;
+    }
     if (PyDelta_CheckExact(obj))
         return timedelta_value(obj, v);
     if ((PyLong_Check(obj) && !PyBool_Check(obj)) || PyArray_IsScalar(obj, Integer)) {

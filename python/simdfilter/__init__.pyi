@@ -21,7 +21,7 @@ def filter_indexes(
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> np.ndarray: ...
 def filter_values(
     values: npt.ArrayLike,
@@ -32,7 +32,7 @@ def filter_values(
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
     assume_sorted: bool = False,
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> Any: ...  # numpy.ndarray; on a tz-aware column, the column's own kind with its zone
 def count_in_range(
     values: npt.ArrayLike,
@@ -43,7 +43,7 @@ def count_in_range(
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> int: ...
 def in_range(
     values: npt.ArrayLike,
@@ -53,7 +53,7 @@ def in_range(
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray] = None,
     threads: Optional[int] = None,
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> npt.NDArray[np.bool_]: ...
 
 class ZoneMap:
@@ -71,7 +71,7 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         index_dtype: Optional[npt.DTypeLike] = None,
         threads: Optional[int] = None,
-        invert: bool = False,
+        invert: Optional[bool] = False,
     ) -> np.ndarray: ...
     def filter_values(
         self,
@@ -81,7 +81,7 @@ class ZoneMap:
         inclusive: _Inclusive = "both",
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
-        invert: bool = False,
+        invert: Optional[bool] = False,
     ) -> np.ndarray: ...
     def count_in_range(
         self,
@@ -90,7 +90,7 @@ class ZoneMap:
         *,
         inclusive: _Inclusive = "both",
         threads: Optional[int] = None,
-        invert: bool = False,
+        invert: Optional[bool] = False,
     ) -> int: ...
 
 def available_kernels() -> Tuple[str, ...]: ...

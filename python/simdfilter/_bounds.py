@@ -150,7 +150,8 @@ def _decimal(d: decimal.Decimal) -> Fraction:
 
 def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelta64, int]:
     """A datetime/timedelta bound as a NumPy scalar of its own unit (or an int for
-    timedelta data, which NumPy compares as ticks of the data's unit)."""
+    timedelta data, which NumPy compares as ticks of the data's unit: ints, bools
+    and unitless timedelta64s)."""
     value = _scalar(value)
     is_dt = dtype.kind == "M"
     if _is_pandas_nat(value):
@@ -179,17 +180,19 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
             f"pandas.Timestamp, an ISO string or None, not {type(value).__name__}"
         )
     if isinstance(value, np.timedelta64):
+        if np.datetime_data(value.dtype)[0] == "generic" and not np.isnat(value):
+            return int(value.astype(np.int64))  # unitless: NumPy reads ticks of the data's unit
         return value
+    if isinstance(value, (bool, np.bool_)):  # NumPy reads False and True as 0 and 1 ticks
+        return int(value)
     if _is_pandas(value, "Timedelta"):
         return value.to_timedelta64()
     if isinstance(value, _dt.timedelta):
         return np.timedelta64(value, "us")
-    if isinstance(value, (bool, np.bool_, np.datetime64)) or not isinstance(
-        value, (numbers.Integral, np.integer)
-    ):
+    if isinstance(value, np.datetime64) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(
             "bounds on timedelta64 data must be np.timedelta64, datetime.timedelta, "
-            f"pandas.Timedelta, an int (ticks of the data's unit) or None, not "
+            f"pandas.Timedelta, an int or bool (ticks of the data's unit) or None, not "
             f"{type(value).__name__}"
         )
     if int(value) == -(2**63):  # NumPy reads it as NaT

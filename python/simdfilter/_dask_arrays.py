@@ -30,7 +30,9 @@ def _as_dask_array(x: Any) -> "da.Array":
     return x.reshape((1,)) if x.ndim == 0 else x
 
 
-def _validate(x: "da.Array", lo: Any, hi: Any, inclusive: str, invert: bool = False) -> None:
+def _validate(
+    x: "da.Array", lo: Any, hi: Any, inclusive: str, invert: Optional[bool] = False
+) -> None:
     """Raise now, not at compute time, for what every chunk would reject:
     an unsupported dtype, bounds of the wrong kind, a bad `inclusive` or `invert`."""
     empty = np.empty(0, dtype=x.dtype)
@@ -147,7 +149,7 @@ def filter_indexes(
     *,
     inclusive: str = "both",
     index_dtype: Optional[Any] = None,
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> "da.Array":
     """Lazy global positions of the elements of a Dask array in [lo, hi].
 
@@ -171,7 +173,7 @@ def filter_indexes(
     index_dtype : dtype, optional
         int64 (the default: Dask arrays routinely pass 2**32 elements),
         uint64, or uint32 when ``x.size <= 2**32``.
-    invert : bool, default False
+    invert : bool or None, default False (None: False)
         True: the positions outside the range instead,
         ``np.flatnonzero(~((a >= lo) & (a <= hi)))`` (NaN and NaT kept), in
         the same one call per chunk.
@@ -250,7 +252,7 @@ def filter_values(
     hi: Any,
     *,
     inclusive: str = "both",
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> "da.Array":
     """Lazy values of a Dask array that lie in [lo, hi], in flat C order.
 
@@ -266,7 +268,7 @@ def filter_values(
         The bounds, as for ``simdfilter.filter_values``.
     inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
         Which bounds belong to the range.
-    invert : bool, default False
+    invert : bool or None, default False (None: False)
         True: the values outside the range, ``a[~((a >= lo) & (a <= hi))]``.
 
     Returns
@@ -337,7 +339,7 @@ def count_in_range(
     *,
     inclusive: str = "both",
     split_every: Optional[int] = None,
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> "da.Array":
     """Lazy number of elements of a Dask array in [lo, hi].
 
@@ -354,7 +356,7 @@ def count_in_range(
         Which bounds belong to the range.
     split_every : int, optional
         Fan-in of the reduction tree (Dask's default when None).
-    invert : bool, default False
+    invert : bool or None, default False (None: False)
         True: how many lie outside the range (NaN and NaT included).
 
     Returns

@@ -43,7 +43,7 @@ def _frame_positions(df, ranges, inclusive) -> np.ndarray:
 
 
 def _partition_frame_filter(df, ranges, inclusive):
-    return df.iloc[_frame_positions(df, ranges, inclusive)]
+    return _pandas_face()._take(df, _frame_positions(df, ranges, inclusive))
 
 
 def _partition_frame_count(df, ranges, inclusive) -> int:
@@ -94,7 +94,9 @@ class SeriesAccessor:
         meta = _partition_between(s._meta, lo, hi, inclusive)  # raises what pandas raises
         return s.map_partitions(_partition_between, lo, hi, inclusive, meta=meta)
 
-    def filter(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> Any:
+    def filter(
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
+    ) -> Any:
         """The elements in range, as ``ds[ds.between(lo, hi, inclusive)]`` (index kept).
 
         Parameters
@@ -102,7 +104,7 @@ class SeriesAccessor:
         lo, hi : scalar or None
             The bounds; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: the elements outside the range (NaN and NaT kept, NA never).
 
         Returns
@@ -113,7 +115,9 @@ class SeriesAccessor:
         _partition_filter(s._meta, lo, hi, inclusive, invert)
         return s.map_partitions(_partition_filter, lo, hi, inclusive, invert, meta=s._meta)
 
-    def count(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> Any:
+    def count(
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
+    ) -> Any:
         """How many elements are in range (lazy scalar, a tree reduction).
 
         Parameters
@@ -121,7 +125,7 @@ class SeriesAccessor:
         lo, hi : scalar or None
             The bounds; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: how many lie outside it (NA not counted).
 
         Returns

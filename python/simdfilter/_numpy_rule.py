@@ -70,15 +70,17 @@ def numpy_rule(dtype: np.dtype, value: Any, lower: bool, closed: bool) -> Any:
     if value is None or kind not in "fiu":
         return value
     if kind == "f":
+        # itemsize, not `dtype == np.float32`: that is False for a non-native '>f4'.
+        single = dtype.itemsize == 4
         if type(value) is float:  # weak: the data's precision
-            r = _as_float32(value) if dtype == np.float32 else value
+            r = _as_float32(value) if single else value
             return value if r is None else r
         if type(value) in (int, bool):  # weak: a double, then the data's precision
             try:
                 d = float(value)
             except OverflowError:  # NumPy raises: the number is kept
                 return value
-            r = _as_float32(d) if dtype == np.float32 else d
+            r = _as_float32(d) if single else d
             return value if r is None else r
         if isinstance(value, (np.timedelta64, np.datetime64)):
             return value

@@ -50,6 +50,9 @@ def _block_bounds(flat: np.ndarray, block: int) -> Tuple[np.ndarray, np.ndarray,
     block of nothing else keeps NaN/NaT there, which meets no range); `clean`
     is False for a block that holds any."""
     n, dtype = flat.size, flat.dtype.newbyteorder("=")
+    # A block past the array is the whole array: as one block of n, not a
+    # (0, block) shape that NumPy refuses once block * itemsize passes 2**63.
+    block = min(block, max(n, 1))
     nb, full = -(-n // block), n // block
     mins, maxs = np.empty(nb, dtype), np.empty(nb, dtype)
     clean = np.ones(nb, bool)
@@ -252,7 +255,7 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         index_dtype: Any = None,
         threads: Optional[int] = None,
-        invert: bool = False,
+        invert: Optional[bool] = False,
     ) -> np.ndarray:
         """Positions of the values in range: ``simdfilter.filter_indexes(zm.values,
         lo, hi, ...)``, reading only the blocks that can hold one.
@@ -273,7 +276,7 @@ class ZoneMap:
             int64 from there.
         threads : int, optional
             Up to this many threads for each stretch of blocks read.
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: the positions of the values outside the range, NaN and NaT
             included (``~((values >= lo) & (values <= hi))``). The blocks
             wholly inside the range and free of NaN/NaT are skipped.
@@ -308,7 +311,7 @@ class ZoneMap:
         inclusive: str = "both",
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
-        invert: bool = False,
+        invert: Optional[bool] = False,
     ) -> np.ndarray:
         """The values in range: ``simdfilter.filter_values(zm.values, lo, hi, ...)``,
         reading only the blocks that can hold one.
@@ -324,7 +327,7 @@ class ZoneMap:
             ``values.size`` elements; the result is then ``out[:k]``.
         threads : int, optional
             Up to this many threads for each stretch of blocks read.
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: the values outside the range, NaN and NaT included. The
             blocks wholly inside the range and free of NaN/NaT are skipped.
 
@@ -354,7 +357,7 @@ class ZoneMap:
         *,
         inclusive: str = "both",
         threads: Optional[int] = None,
-        invert: bool = False,
+        invert: Optional[bool] = False,
     ) -> int:
         """How many values are in range: ``simdfilter.count_in_range(zm.values,
         lo, hi, ...)``, the blocks wholly in range counted without being read,
@@ -369,7 +372,7 @@ class ZoneMap:
             Which bounds are part of the range.
         threads : int, optional
             Up to this many threads for each stretch of blocks read.
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: how many lie outside the range, NaN and NaT included. A
             block wholly outside the range (NaN/NaT or not) then counts whole
             without being read, and one wholly inside it and free of NaN/NaT

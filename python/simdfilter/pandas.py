@@ -136,14 +136,17 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
 def _asks_pandas(dtype: Any, b: Any) -> bool:
     """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
     the bound `b` otherwise than the kernels do: an int past int64 on bools, or
-    past every double on floats (pandas' OverflowError), an integer on
-    timedeltas (its TypeError), a Decimal on floats (decimal.InvalidOperation
-    where the data has NaN)."""
+    past every double on floats (pandas' OverflowError), an integer or bool on
+    timedeltas (its TypeError), a unitless timedelta64 on timedeltas (pandas
+    reads nanoseconds where NumPy reads the column's unit), a Decimal on floats
+    (decimal.InvalidOperation where the data has NaN)."""
     kind = getattr(dtype, "kind", "")
     if kind == "b":  # bool and boolean
         return _face.past_int64(b)
     if kind == "m":  # np.timedelta64 is a NumPy integer too, and the kernels' bound
-        return isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.timedelta64))
+        if isinstance(b, np.timedelta64):  # unitless: NumPy reads ticks, pandas nanoseconds
+            return np.datetime_data(b.dtype)[0] == "generic"
+        return isinstance(b, (int, np.integer, np.bool_))  # bools too: pandas refuses them
     if kind == "f":  # float32, float64, Float32, Float64
         return isinstance(b, _decimal.Decimal) or _past_double(b)
     return False
@@ -179,7 +182,7 @@ def _positions(
     hi: Any,
     inclusive: str,
     within: Any = None,  # positions, or _conjunction.BITS
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> np.ndarray:
     """filter_indexes on the column (uint32, int64 from 2**32 rows on), the
     bounds pandas' own; TypeError/ValueError as the kernel raises them."""
@@ -206,7 +209,7 @@ def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
 
 
 def _host_bool(
-    s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: bool = False
+    s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: Optional[bool] = False
 ) -> np.ndarray:
     """pandas' own answer as a NumPy bool array, NA False; `invert`: its ``~``
     (NaN and NaT, False in ``between``, become True; NA stays NA, so False)."""
@@ -235,6 +238,34 @@ def _series_like(values: Any, s: "pd.Series") -> "pd.Series":
         return pd.Series(values, index=s.index, name=s.name, copy=False)
 
 
+def _non_native(dtype: Any) -> bool:
+    """A NumPy dtype of the other byte order ('>i8' here), which pandas' take refuses."""
+    return isinstance(dtype, np.dtype) and not dtype.isnative
+
+
+def _take(obj: Any, idx: np.ndarray) -> Any:
+    """``obj.iloc[idx]`` (a Series or DataFrame, `idx` ascending positions).
+
+    pandas' take refuses a column of non-native byte order ("Big-endian buffer
+    not supported on little-endian compiler"), where ``s[mask]`` reads it with
+    NumPy: there the rows come by a boolean mask, column by column for a frame,
+    each column's dtype (its byte order too), the index and the labels kept. That
+    is ``s[s.between(...)]`` for a Series; for a frame pandas' own
+    ``df[mask]`` raises, and this gives the rows it would."""
+    if isinstance(obj, pd.Series):
+        if not _non_native(obj.dtype):
+            return obj.iloc[idx]
+    elif not any(_non_native(d) for d in obj.dtypes):
+        return obj.iloc[idx]
+    mask = np.zeros(len(obj), dtype=bool)
+    mask[idx] = True
+    if isinstance(obj, pd.Series):
+        return obj[mask]
+    out = pd.concat([obj.iloc[:, j][mask] for j in range(obj.shape[1])], axis=1)
+    out.columns = obj.columns
+    return out
+
+
 class SeriesAccessor:
     """``s.sf``: range queries on one column through simdfilter's kernels.
 
@@ -248,7 +279,7 @@ class SeriesAccessor:
         self._s = series
 
     def indexes(
-        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
     ) -> np.ndarray:
         """Positions (``iloc``) of the elements in range, ascending.
 
@@ -260,7 +291,7 @@ class SeriesAccessor:
             A column no kernel reads, or bounds pandas compares its own way,
             pandas compares.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: the elements outside the range instead, as
             ``np.flatnonzero(~s.between(lo, hi, inclusive))`` with NA dropped:
             NaN and NaT are kept, NA never.
@@ -310,7 +341,7 @@ class SeriesAccessor:
         return _series_like(result, s)
 
     def filter(
-        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
     ) -> "pd.Series":
         """The elements in range, index kept: ``s[s.between(lo, hi, inclusive)]``.
 
@@ -322,9 +353,11 @@ class SeriesAccessor:
             idx = _positions(s, lo, hi, inclusive, invert=invert)
         except (TypeError, ValueError):
             return s[_host_bool(s, lo, hi, inclusive, invert)]
-        return s.iloc[idx]
+        return _take(s, idx)
 
-    def count(self, lo: Any, hi: Any, inclusive: str = "both", *, invert: bool = False) -> int:
+    def count(
+        self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
+    ) -> int:
         """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``;
         `invert` True: how many lie outside it (NA not counted)."""
         s = self._s
@@ -370,7 +403,7 @@ def _rows(
         wide=np.int64,
         positions=lambda col, lo, hi, within: _frame_positions(col, lo, hi, inclusive, within),
         mask=lambda col, lo, hi, at: _host_bool(
-            col if at is None else col.iloc[at], lo, hi, inclusive
+            col if at is None else _take(col, at), lo, hi, inclusive
         ),
     )
 
@@ -450,7 +483,7 @@ class DataFrameAccessor:
         ValueError
             Bad `inclusive`, or a label that names several columns.
         """
-        return self._df.iloc[_rows(self._df, ranges, keywords, inclusive)]
+        return _take(self._df, _rows(self._df, ranges, keywords, inclusive))
 
     def count(
         self,

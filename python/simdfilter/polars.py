@@ -112,7 +112,7 @@ def _positions(
     hi: Any,
     inclusive: str,
     within: Any = None,  # positions, or _conjunction.BITS
-    invert: bool = False,
+    invert: Optional[bool] = False,
 ) -> np.ndarray:
     """filter_indexes on the Series (uint32, uint64 from 2**32 rows on, Polars'
     index type), binary-searched where Polars knows it sorted."""
@@ -150,7 +150,7 @@ def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "p
 
 
 def _count(
-    s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool, invert: bool = False
+    s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool, invert: Optional[bool] = False
 ) -> int:
     def polars_count() -> int:
         m = _polars_mask(s, lo, hi, inclusive, expr)
@@ -185,7 +185,12 @@ class SeriesNamespace:
         self._s = series
 
     def indexes(
-        self, lower_bound: Any, upper_bound: Any, closed: str = "both", *, invert: bool = False
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
     ) -> "pl.Series":
         """Positions of the elements in range, ascending.
 
@@ -195,7 +200,7 @@ class SeriesNamespace:
             Bounds; None is unbounded.
         closed : {'both', 'left', 'right', 'none'}, default 'both'
             Which ends are in range, as in Polars' ``is_between``.
-        invert : bool, default False
+        invert : bool or None, default False (None: False)
             True: the elements outside the range instead, as
             ``(~s.is_between(...)).arg_true()``: NaN kept, nulls never.
 
@@ -229,7 +234,12 @@ class SeriesNamespace:
         return _between(self._s, lower_bound, upper_bound, _check(closed), expr=False)
 
     def filter(
-        self, lower_bound: Any, upper_bound: Any, closed: str = "both", *, invert: bool = False
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
     ) -> "pl.Series":
         """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``;
         `invert` True: those outside it, ``s.filter(~s.is_between(...))`` (NaN
@@ -245,7 +255,12 @@ class SeriesNamespace:
         return s.filter(~m if invert else m)
 
     def count(
-        self, lower_bound: Any, upper_bound: Any, closed: str = "both", *, invert: bool = False
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
     ) -> int:
         """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``;
         `invert` True: how many lie outside it (nulls not counted)."""

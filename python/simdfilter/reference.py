@@ -80,7 +80,7 @@ def _numpy_number(dtype: np.dtype, b: Any) -> Any:
         try:
             if type(b) in (float, int, bool):  # NEP 50's weak scalars
                 d = float(b)  # OverflowError beyond every double, as NumPy raises
-                if dtype == np.float32:
+                if dtype.itemsize == 4:  # float32 of either byte order
                     # C's (float)d, NumPy 2's cast (NumPy 1.x's np.float32(d) differs
                     # at the top of the range). A finite d that rounds to inf is
                     # where NumPy 2 warns (an overflow): b itself, then.
@@ -224,7 +224,9 @@ def _time_bound(dtype: np.dtype, b: Any):
         if isinstance(b, _dt.date):
             return np.datetime64(b, "D")
         return np.datetime64(b)
-    if isinstance(b, np.timedelta64):  # before np.integer: it is a subclass
+    if isinstance(b, np.timedelta64) and np.datetime_data(b.dtype)[0] == "generic":
+        b = b.astype(np.int64)  # unitless: ticks of the data's unit, as NumPy reads it (NaT too)
+    elif isinstance(b, np.timedelta64):  # before np.integer: it is a subclass
         return b
     if isinstance(b, _dt.time):  # on time-of-day data (held as timedeltas): since midnight
         secs = (b.hour * 60 + b.minute) * 60 + b.second
@@ -233,8 +235,9 @@ def _time_bound(dtype: np.dtype, b: Any):
         return b.to_timedelta64()
     if isinstance(b, _dt.timedelta):
         return np.timedelta64(b, "us")
-    if isinstance(b, (int, np.integer)):
-        return np.timedelta64(int(b), np.datetime_data(dtype)[0])
+    if isinstance(b, (int, np.integer, np.bool_)):
+        # Ticks of the data's unit, its multiple included ('25ns'); -2**63 is NaT.
+        return np.array(int(b), np.int64).view(dtype.newbyteorder("="))[()]
     return b
 
 
