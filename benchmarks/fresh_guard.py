@@ -11,8 +11,8 @@ kernel under valgrind: `filter_indexes(v, 0, hi)` (fresh) against
 side: a warm-up call, `--calls` measured calls (their mean is reported; it is the same call
 each time) and a last call that only ends the interval of the one before. Prints a table and
 exits 1 when a cell's fresh / out= is above `--max-ratio`. One valgrind process for all
-cells, about 10 s here (numpy's import under valgrind is most of it). Instructions, not
-time: timing stays out of tests.
+cells, about 15 s here (numpy's import under valgrind, twice, is most of it). Instructions, not
+time: timing stays out of tests (`benchmarks/run.py --sections fresh_ratio` times them).
 
 What a measured call counts: callgrind dumps its counts at each entry of `py_filter_indexes`
 (csrc/cpython/module.c, the C function behind `filter_indexes`; `--dump-before`), so one call's
