@@ -40,15 +40,9 @@ def child(args):
         sf.filter_indexes(a, lo, hi, threads=1)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--n", type=int, default=1 << 20)
-    p.add_argument("--sel", type=float, default=0.5)
-    p.add_argument("--dtype", default="uint32")
-    p.add_argument("--kernel", help=argparse.SUPPRESS)
-    args = p.parse_args()
-    if args.kernel:
-        return child(args)
+def valgrind_kernels():
+    """The kernels simdfilter offers under valgrind (no AVX-512 there); exits with valgrind's
+    message when valgrind cannot run this Python and simdfilter."""
     probe = subprocess.run(
         [
             "valgrind",
@@ -63,32 +57,48 @@ def main():
     )
     if probe.returncode:
         sys.exit(f"valgrind could not run simdfilter:\n{probe.stderr}")
+    return probe.stdout.split()
+
+
+def callgrind(args, *options):
+    """The text of the output file of `valgrind --tool=callgrind <options> python <args>`
+    (this interpreter, sys.executable, not a shim that would exec it out of valgrind's sight);
+    with --combine-dumps=yes it holds every dump, each a `part:`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", "-q", *options, f"--callgrind-out-file={out}"]
+            + [sys.executable, *args],
+            check=True,
+        )
+        with open(out) as f:
+            return f.read()
+
+
+def part_totals(text):
+    """The instruction total of each dump (`part:`) of a callgrind output file, in order."""
+    parts = re.split(r"^part:.*$", text, flags=re.M)[1:] or [text]
+    return [int(re.search(r"^(?:summary|totals):\s+(\d+)", p, re.M).group(1)) for p in parts]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=1 << 20)
+    p.add_argument("--sel", type=float, default=0.5)
+    p.add_argument("--dtype", default="uint32")
+    p.add_argument("--kernel", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.kernel:
+        return child(args)
+    kernels = valgrind_kernels()
     print(f"{args.dtype}, n = {args.n:,}, {args.sel:.1%} in range; instructions below sf_execute")
-    for kernel in probe.stdout.split():
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "cg.out")
-            subprocess.run(
-                [
-                    "valgrind",
-                    "--tool=callgrind",
-                    "-q",
-                    "--toggle-collect=sf_execute",
-                    f"--callgrind-out-file={out}",
-                    sys.executable,
-                    __file__,
-                    "--kernel",
-                    kernel,
-                    "--n",
-                    str(args.n),
-                    "--sel",
-                    str(args.sel),
-                    "--dtype",
-                    args.dtype,
-                ],
-                check=True,
-            )
-            text = open(out).read()
-        ir = int(re.search(r"^(?:summary|totals):\s+(\d+)", text, re.M).group(1))
+    for kernel in kernels:
+        text = callgrind(
+            [__file__, "--kernel", kernel, "--n", str(args.n), "--sel", str(args.sel)]
+            + ["--dtype", args.dtype],
+            "--toggle-collect=sf_execute",
+        )
+        (ir,) = part_totals(text)
         print(f"  {kernel:8s} {ir:>14,} instructions  {ir / args.n:6.3f} per element")
 
 

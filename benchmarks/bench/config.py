@@ -16,6 +16,7 @@ MODES = {
     # skip_sorted_n, skip_zone_n: the skipping section (assume_sorted, ZoneMap) sizes.
     # fresh_sizes/_sels/_calls: the fresh_process section (each cell a new process: its first
     # calls with fresh results, out= and NumPy); its THP modes come from --thp.
+    # fresh_ratio_sizes/_sels/_repeats: the fresh_ratio section (fresh / out=, timed, per cell).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -45,6 +46,9 @@ MODES = {
         fresh_sizes=[64 * Ki],
         fresh_sels=[0.5],
         fresh_calls=5,
+        fresh_ratio_sizes=[4 * Ki, 64 * Ki, Mi],
+        fresh_ratio_sels=[0.01, 0.5, 0.9],
+        fresh_ratio_repeats=2,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -74,6 +78,9 @@ MODES = {
         fresh_sizes=[64 * Ki, 256 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
         fresh_sels=[0.01, 0.1, 0.5, 0.9, 0.99],
         fresh_calls=30,
+        fresh_ratio_sizes=[4 * Ki, 64 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+        fresh_ratio_sels=[0.001, 0.01, 0.1, 0.5, 0.9, 0.99],
+        fresh_ratio_repeats=5,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -103,6 +110,9 @@ MODES = {
         fresh_sizes=[64 * Ki, 256 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
         fresh_sels=[0.01, 0.1, 0.5, 0.9, 0.99],
         fresh_calls=30,
+        fresh_ratio_sizes=[4 * Ki, 64 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
+        fresh_ratio_sels=[0.001, 0.01, 0.1, 0.5, 0.9, 0.99],
+        fresh_ratio_repeats=5,
     ),
 }
 THREADED_FROM = (

@@ -33,6 +33,7 @@ SECTIONS = [
     "invert",
     "fresh_process",
     "ranges",
+    "fresh_ratio",
 ]
 
 
