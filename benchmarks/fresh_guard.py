@@ -120,7 +120,12 @@ def main():
         "--max-ratio", type=float, default=1.1, help="fail above this fresh / out= (default 1.1)"
     )
     p.add_argument("--sizes", type=lambda s: [int(x) for x in floats(s)], default=[65536, 1 << 20])
-    p.add_argument("--sels", type=floats, default=[0.01, 0.5, 0.9], help="fractions in range")
+    p.add_argument(
+        "--sels",
+        type=floats,
+        default=[0.01, 0.49, 0.5, 0.9],
+        help="fractions in range (49 %% and 50 %%: a copy made only below half a buffer shows)",
+    )
     p.add_argument("--calls", type=int, default=3, help="measured calls per cell and side")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--log", help=argparse.SUPPRESS)
