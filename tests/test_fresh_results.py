@@ -1,8 +1,7 @@
 """Fresh results: both sides of each edge of result.c's paths, and the result arena.
 
-A fresh result whose worst case is at most _core._FRESH_STAGED_MAX bytes is filled on the
-stack and copied into an exact-size array; below _core._FRESH_POOLED_MIN bytes it is a
-worst-case NumPy array shrunk by realloc; from there on it is a chunk of the module's
+A fresh result whose worst case is below _core._FRESH_POOLED_MIN bytes is filled on the
+stack and copied into an exact-size array; from there on it is a chunk of the module's
 arena (csrc/cpython/arena.c) of the worst case, shrunk to the answer, its tail handed
 back. All must give what out= and the reference give: every op, result width, thread
 count and within=, at each edge and one either side of it. A chunk must never be handed
@@ -19,7 +18,6 @@ import pytest
 import simdfilter
 from simdfilter import _core
 
-STAGED = _core._FRESH_STAGED_MAX
 EDGE = _core._FRESH_POOLED_MIN
 POOLED_MAX = _core._POOL_IDLE_MAX
 
@@ -38,7 +36,7 @@ def _check(got, want):
 
 
 def test_edges_are_sizes_of_results():
-    assert 2**8 <= STAGED < 2**12 <= EDGE < 2**20 < POOLED_MAX <= 2**30
+    assert 2**8 <= EDGE < 2**20 < POOLED_MAX <= 2**30
 
 
 @pytest.mark.parametrize("op, dtype", [("indexes", np.uint8), ("values", np.float64)])
@@ -77,14 +75,13 @@ CASES = [
 
 
 @pytest.mark.parametrize("op, dtype, index_dtype, size", CASES)
-@pytest.mark.parametrize("edge", [STAGED, EDGE], ids=["staged", "pooled"])
 @pytest.mark.parametrize("delta", [-1, 0, 1])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("bounds", [(0, 99), (40, 59), (200, 300)], ids=["all", "some", "none"])
 def test_fresh_equals_out_and_reference_at_the_edge(
-    op, dtype, index_dtype, size, edge, delta, threads, bounds
+    op, dtype, index_dtype, size, delta, threads, bounds
 ):
-    n = edge // size + delta
+    n = EDGE // size + delta
     a = _data(n, dtype, seed=n)
     lo, hi = bounds
     mask = (a >= lo) & (a <= hi)

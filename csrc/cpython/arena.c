@@ -38,7 +38,8 @@ struct sf_chunk {
     size_t off, size;
     size_t resident; /* its first `resident` bytes may hold pages */
     int free;
-    sf_chunk *prev, *next; /* address order within the slab */
+    sf_chunk *prev, *next;           /* address order within the slab */
+    sf_chunk *free_prev, *free_next; /* the arena's free chunks, when free */
 };
 
 struct sf_slab {
@@ -51,6 +52,7 @@ struct sf_slab {
 
 struct sf_arena {
     sf_slab *slabs;
+    sf_chunk *free_chunks; /* never two neighbours: at most one more than the live ones */
     size_t idle_resident, idle_max;
 };
 
@@ -122,10 +124,29 @@ static sf_chunk *new_chunk(sf_slab *s, size_t off, size_t size, size_t resident)
         c->off = off;
         c->size = size;
         c->resident = resident < size ? resident : size;
-        c->free = 1;
-        c->prev = c->next = NULL;
+        c->free = 0; /* link_free marks and links it */
+        c->prev = c->next = c->free_prev = c->free_next = NULL;
     }
     return c;
+}
+
+static void link_free(sf_arena *a, sf_chunk *c) {
+    c->free = 1;
+    c->free_prev = NULL;
+    c->free_next = a->free_chunks;
+    if (a->free_chunks)
+        a->free_chunks->free_prev = c;
+    a->free_chunks = c;
+}
+
+static void unlink_free(sf_arena *a, sf_chunk *c) {
+    if (c->free_prev)
+        c->free_prev->free_next = c->free_next;
+    else
+        a->free_chunks = c->free_next;
+    if (c->free_next)
+        c->free_next->free_prev = c->free_prev;
+    c->free = 0;
 }
 
 static sf_slab *add_slab(sf_arena *a, size_t bytes) {
@@ -147,6 +168,7 @@ static sf_slab *add_slab(sf_arena *a, size_t bytes) {
     }
     s->size = size;
     s->live = 0;
+    link_free(a, s->first);
     s->prev = NULL;
     s->next = a->slabs;
     if (a->slabs)
@@ -164,6 +186,8 @@ static void remove_slab(sf_arena *a, sf_slab *s) {
         s->next->prev = s->prev;
     for (sf_chunk *c = s->first, *next; c; c = next) {
         next = c->next;
+        if (c->free)
+            unlink_free(a, c);
         free(c);
     }
     unmap_slab(s);
@@ -173,7 +197,7 @@ static void remove_slab(sf_arena *a, sf_slab *s) {
 /* c split at `at` bytes: a free chunk after it holds the rest, and the pages
  * c's resident prefix had there. The new chunk, or NULL (nothing split) when
  * malloc fails. */
-static sf_chunk *split(sf_chunk *c, size_t at) {
+static sf_chunk *split(sf_arena *a, sf_chunk *c, size_t at) {
     const size_t tail_resident = c->resident > at ? c->resident - at : 0;
     sf_chunk *t = new_chunk(c->slab, c->off + at, c->size - at, tail_resident);
     if (!t)
@@ -186,6 +210,7 @@ static sf_chunk *split(sf_chunk *c, size_t at) {
     c->size = at;
     if (c->resident > at)
         c->resident = at;
+    link_free(a, t);
     return t;
 }
 
@@ -199,6 +224,7 @@ static void join(sf_arena *a, sf_chunk *lo, sf_chunk *hi) {
     lo->next = hi->next;
     if (hi->next)
         hi->next->prev = lo;
+    unlink_free(a, hi);
     free(hi);
 }
 
@@ -245,10 +271,9 @@ static void drop_resident(sf_arena *a, sf_chunk *c, size_t keep) {
 static void trim(sf_arena *a) {
     while (a->idle_resident > a->idle_max) {
         sf_chunk *largest = NULL;
-        for (sf_slab *s = a->slabs; s; s = s->next)
-            for (sf_chunk *c = s->first; c; c = c->next)
-                if (c->free && (!largest || c->resident > largest->resident))
-                    largest = c;
+        for (sf_chunk *c = a->free_chunks; c; c = c->free_next)
+            if (!largest || c->resident > largest->resident)
+                largest = c;
         if (!largest || !largest->resident)
             return;
         const size_t before = a->idle_resident, excess = before - a->idle_max;
@@ -278,6 +303,7 @@ sf_arena *sf_arena_new(size_t idle_max) {
     sf_arena *a = malloc(sizeof *a);
     if (a) {
         a->slabs = NULL;
+        a->free_chunks = NULL;
         a->idle_resident = 0;
         a->idle_max = idle_max;
     }
@@ -300,16 +326,15 @@ void sf_arena_free(sf_arena *a) {
 static sf_chunk *best_fit(const sf_arena *a, size_t bytes) {
     sf_chunk *best = NULL;
     size_t best_resident = 0;
-    for (sf_slab *s = a->slabs; s; s = s->next)
-        for (sf_chunk *c = s->first; c; c = c->next) {
-            if (!c->free || c->size < bytes)
-                continue;
-            const size_t r = c->resident < bytes ? c->resident : bytes;
-            if (!best || r > best_resident || (r == best_resident && c->size < best->size)) {
-                best = c;
-                best_resident = r;
-            }
+    for (sf_chunk *c = a->free_chunks; c; c = c->free_next) {
+        if (c->size < bytes)
+            continue;
+        const size_t r = c->resident < bytes ? c->resident : bytes;
+        if (!best || r > best_resident || (r == best_resident && c->size < best->size)) {
+            best = c;
+            best_resident = r;
         }
+    }
     return best;
 }
 
@@ -325,12 +350,12 @@ void *sf_arena_take(sf_arena *a, size_t bytes, sf_chunk **chunk, size_t *residen
         c = s->first;
     }
     a->idle_resident -= c->resident;
+    unlink_free(a, c);
     if (c->size - need >= SPLIT_MIN) {
-        sf_chunk *t = split(c, need);
+        sf_chunk *t = split(a, c, need);
         if (t)
             a->idle_resident += t->resident;
     }
-    c->free = 0;
     c->slab->live++;
     *chunk = c;
     *resident = c->resident;
@@ -345,7 +370,7 @@ void sf_arena_shrink(sf_arena *a, sf_chunk *c, size_t used, size_t written) {
     const size_t keep = round_up(used ? used : 1, ALIGN);
     if (keep >= c->size || c->size - keep < SPLIT_MIN)
         return;
-    sf_chunk *t = split(c, keep);
+    sf_chunk *t = split(a, c, keep);
     if (!t)
         return;
     a->idle_resident += t->resident;
@@ -355,7 +380,7 @@ void sf_arena_shrink(sf_arena *a, sf_chunk *c, size_t used, size_t written) {
 
 void sf_arena_give(sf_arena *a, sf_chunk *c) {
     sf_slab *s = c->slab;
-    c->free = 1;
+    link_free(a, c);
     s->live--;
     a->idle_resident += c->resident;
     coalesce(a, c);
@@ -374,10 +399,9 @@ size_t sf_arena_release(sf_arena *a) {
             unmapped++;
             continue;
         }
-        for (sf_chunk *c = s->first; c; c = c->next)
-            if (c->free)
-                drop_resident(a, c, 0);
     }
+    for (sf_chunk *c = a->free_chunks; c; c = c->free_next)
+        drop_resident(a, c, 0);
     return unmapped;
 }
 

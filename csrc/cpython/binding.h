@@ -41,9 +41,9 @@ typedef enum sfpy_helper {
 /* result_pool.c: fresh results' memory, from the module's arena (arena.h). */
 /* The most bytes of written, free memory the arena keeps for the next call. */
 #define SFPY_POOL_IDLE_MAX ((size_t)64 << 20)
-/* Worst cases of fewer bytes come from NumPy's allocator (malloc's free
- * lists reuse them without a fault; below glibc's and musl's mmap threshold). */
-#define SFPY_POOL_MIN ((size_t)64 << 10)
+/* Worst cases of fewer bytes are filled on the stack and copied out (for a few
+ * elements a copy costs less than a chunk); from there on, the arena. */
+#define SFPY_POOL_MIN ((size_t)1 << 10)
 
 /* Everything the module keeps between calls (multi-phase init, PEP 489): each
  * module object has its own, reached from the function's module (`self`) and

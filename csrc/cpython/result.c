@@ -1,12 +1,12 @@
 /*
  * Results: their dtype, the checks of a caller's `out`, and how a fresh result
  * is made: filled into a worst-case array and shrunk in place to what the
- * query found, with no copy. Below SFPY_POOL_MIN bytes of worst case the array
- * is NumPy's (malloc, shrunk by realloc); from there on it is a chunk of the
- * module's arena (result_pool.c, arena.h), shrunk by handing its tail back.
- * Counted first, then filled exactly, on sorted data and where even the worst
- * case cannot be addressed. csrc/cpython/README.md has the figures that chose
- * this.
+ * query found, with no copy: a chunk of the module's arena (result_pool.c,
+ * arena.h), shrunk by handing its tail back. Below SFPY_POOL_MIN bytes of
+ * worst case, filled on the stack and copied; where the arena has no memory,
+ * NumPy's array shrunk by realloc; counted first, then filled exactly, on
+ * sorted data and where even the worst case cannot be addressed.
+ * csrc/cpython/README.md has the figures that chose this.
  */
 #include "binding.h"
 
@@ -361,14 +361,12 @@ static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n
     return sfpy_pool_array(st, descr, k, chunk, mem);
 }
 
-/* Worst cases of at most this many bytes are filled on the stack and copied
+/* Worst cases below SFPY_POOL_MIN bytes are filled on the stack and copied
  * into an exact-size array: for a few elements the copy costs less than a
- * realloc (callgrind, 16 uint32 elements: about 2,600 instructions a call
- * against 3,100 with the shrink). */
-#define STACK_STAGE 1024
-
+ * chunk or a realloc (callgrind, 16 uint32 elements: about 2,400 instructions
+ * a call against 3,100 with a realloc shrink). */
 static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n) {
-    _Alignas(64) unsigned char stage[STACK_STAGE];
+    _Alignas(64) unsigned char stage[SFPY_POOL_MIN];
     const call_run filling = {c->st, c->q, c->column, c->threads, 0};
     const Py_ssize_t k = run_into(&filling, stage, n);
     if (k < 0)
@@ -392,7 +390,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
     if (!addressable(descr, n) || c->column->sorted)
         return count_then_fill(c, descr);
     const size_t size = (size_t)PyDataType_ELSIZE(descr);
-    if (n * size <= STACK_STAGE)
+    if (n * size < SFPY_POOL_MIN)
         return staged_result(c, descr, n);
     if (sfpy_poolable(n * size)) {
         int tried = 0;
@@ -407,8 +405,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
         PyErr_Clear();
         return count_then_fill(c, descr);
     }
-    /* malloc's memory: from the second call on, pages it has mapped */
-    const call_run filling = {c->st, c->q, c->column, c->threads, n * size >= SFPY_POOL_MIN};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 1};
     const Py_ssize_t k = run_into(&filling, PyArray_BYTES(res), n);
     if (k < 0) {
         Py_DECREF(res);
@@ -418,8 +415,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
 }
 
 int sfpy_add_result_constants(PyObject *m) {
-    return PyModule_AddIntConstant(m, "_FRESH_STAGED_MAX", (long)STACK_STAGE) < 0 ||
-                   PyModule_AddIntConstant(m, "_FRESH_POOLED_MIN", (long)SFPY_POOL_MIN) < 0
+    return PyModule_AddIntConstant(m, "_FRESH_POOLED_MIN", (long)SFPY_POOL_MIN) < 0
                ? -1
                : PyModule_AddIntConstant(m, "_POOL_IDLE_MAX", (long)SFPY_POOL_IDLE_MAX);
 }

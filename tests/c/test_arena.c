@@ -96,6 +96,10 @@ static void random_walk(size_t idle_max, int steps) {
             check_disjoint(ls, count);
         }
         const sf_arena_stats s = sf_arena_stats_of(a);
+        size_t listed = 0;
+        for (const sf_chunk *c = a->free_chunks; c; c = c->free_next)
+            listed += c->free;
+        CHECK(listed == s.free); /* the free list holds every free chunk, only them */
         CHECK(s.idle_resident <= s.idle_max);
         CHECK(s.live == (size_t)count);
     }
