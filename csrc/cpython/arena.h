@@ -10,7 +10,7 @@
  * size or selectivity with no system call, no page fault and no copy: the
  * reasons and the figures that chose this design are in csrc/cpython/README.md.
  *
- * Memory: free chunks keep the pages calls wrote in them (`resident`) up to
+ * Memory: free chunks keep the pages calls wrote in them up to
  * `idle_max` bytes in all; past it the arena gives pages back to the OS
  * (madvise(MADV_DONTNEED), or munmap of a whole free slab). A live chunk holds
  * only the pages of its own bytes (and the 64-byte rounding of its end).
@@ -32,6 +32,7 @@ typedef struct sf_arena_stats {
     size_t idle_resident; /* bytes of free chunks that may hold pages (an upper bound) */
     size_t idle_max;      /* the most of them the arena keeps */
     size_t largest_free;  /* the largest free chunk's size */
+    size_t free_bytes;    /* the sizes of the free chunks, added up */
 } sf_arena_stats;
 
 /* A new empty arena keeping at most idle_max bytes of written, free memory;
@@ -40,10 +41,10 @@ sf_arena *sf_arena_new(size_t idle_max);
 /* Unmaps every slab and frees the arena. A slab that still holds a live chunk
  * is left mapped (never expected: a result's owner keeps the arena alive). */
 void sf_arena_free(sf_arena *a);
-/* A chunk of at least `bytes` (> 0), 64-byte aligned; *resident: how many of
- * its first bytes may already hold pages (0: a page fault at each first
+/* A chunk of at least `bytes` (> 0), 64-byte aligned; *warm: how many of its
+ * first bytes hold pages already, at most (0: a page fault at each first
  * write). NULL when no memory can be had. */
-void *sf_arena_take(sf_arena *a, size_t bytes, sf_chunk **chunk, size_t *resident);
+void *sf_arena_take(sf_arena *a, size_t bytes, sf_chunk **chunk, size_t *warm);
 /* The chunk's first `used` bytes are kept (used <= its size); a call wrote
  * (touched) its first `written` bytes. The rest goes back to the arena. */
 void sf_arena_shrink(sf_arena *a, sf_chunk *c, size_t used, size_t written);

@@ -98,11 +98,11 @@ PyObject *sfpy_pool_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, sf_c
 PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused) {
     (void)unused;
     const sf_arena_stats s = sf_arena_stats_of(sfpy_state_of(module)->arena);
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "slabs", (Py_ssize_t)s.slabs,
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "slabs", (Py_ssize_t)s.slabs,
                          "mapped", (Py_ssize_t)s.mapped, "live", (Py_ssize_t)s.live, "free",
                          (Py_ssize_t)s.free, "idle_resident", (Py_ssize_t)s.idle_resident,
                          "idle_max", (Py_ssize_t)s.idle_max, "largest_free",
-                         (Py_ssize_t)s.largest_free);
+                         (Py_ssize_t)s.largest_free, "free_bytes", (Py_ssize_t)s.free_bytes);
 }
 
 PyObject *sfpy_pool_release(PyObject *module, PyObject *unused) {

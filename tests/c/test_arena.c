@@ -77,14 +77,14 @@ static void random_walk(size_t idle_max, int steps) {
             ls[i] = ls[--count];
         } else {
             const size_t worst = random_size();
-            size_t resident;
+            size_t warm;
             live l;
-            l.mem = sf_arena_take(a, worst, &l.chunk, &resident);
+            l.mem = sf_arena_take(a, worst, &l.chunk, &warm);
             CHECK(l.mem != NULL);
             if (!l.mem)
                 break;
             CHECK((uintptr_t)l.mem % ALIGN == 0);
-            CHECK(resident < round_up(worst, ALIGN) + SPLIT_MIN); /* an unsplit chunk's tail */
+            CHECK(warm < round_up(worst, ALIGN) + SPLIT_MIN); /* an unsplit chunk's tail */
             /* a call writes part of its worst case, then keeps what it found */
             const size_t written = (size_t)(next_random() % (worst + 1));
             l.used = written ? (size_t)(next_random() % written) + 1 : 0;
@@ -119,18 +119,18 @@ static void random_walk(size_t idle_max, int steps) {
 /* The steady state of `r = f(...)`: each call's worst case is served by memory
  * calls wrote before (resident), from the third call on, with the result of
  * the previous call alive while the next is made. */
-static void reuse_while_the_last_result_lives(void) {
+static void reuse_while_the_last_result_lives(size_t tenths) {
     sf_arena *a = sf_arena_new((size_t)64 << 20);
-    const size_t worst = (size_t)1 << 20, used = worst / 2;
+    const size_t worst = (size_t)4 << 20, used = worst / 10 * tenths;
     sf_chunk *previous = NULL;
     for (int call = 0; call < 8; call++) {
         sf_chunk *c;
-        size_t resident;
-        unsigned char *mem = sf_arena_take(a, worst, &c, &resident);
-        if (call >= 3)
-            CHECK(resident >= used); /* no page fault where the answer goes */
-        memset(mem, call, used);
-        sf_arena_shrink(a, c, used, used);
+        size_t warm;
+        unsigned char *mem = sf_arena_take(a, worst, &c, &warm);
+        if (call >= 2)
+            CHECK(warm >= used); /* no page fault where the answer goes */
+        memset(mem, call, used + 256); /* and a little past it, as kernels do */
+        sf_arena_shrink(a, c, used, used + 256);
         if (previous)
             sf_arena_give(a, previous);
         previous = c;
@@ -146,9 +146,9 @@ static void the_idle_limit_gives_pages_back(void) {
     const size_t limit = (size_t)1 << 20, worst = (size_t)16 << 20;
     sf_arena *a = sf_arena_new(limit);
     sf_chunk *c;
-    size_t resident;
-    unsigned char *mem = sf_arena_take(a, worst, &c, &resident);
-    CHECK(resident == 0);
+    size_t warm;
+    unsigned char *mem = sf_arena_take(a, worst, &c, &warm);
+    CHECK(warm == 0);
     memset(mem, 0x5A, worst);
     sf_arena_shrink(a, c, worst, worst);
     sf_arena_give(a, c);
@@ -162,18 +162,28 @@ static void the_idle_limit_gives_pages_back(void) {
     sf_arena_free(a);
 }
 
-/* A shrink hands the tail back: a second chunk fits where the first's tail was. */
+/* A shrink hands the tail back at once: all but the kept bytes are free. */
+static size_t free_bytes(const sf_arena *a) {
+    size_t bytes = 0;
+    for (const sf_chunk *c = a->free_chunks; c; c = c->free_next)
+        bytes += c->size;
+    return bytes;
+}
+
 static void a_shrink_frees_the_tail(void) {
     sf_arena *a = sf_arena_new((size_t)64 << 20);
     sf_chunk *c1, *c2;
-    size_t r;
-    unsigned char *m1 = sf_arena_take(a, (size_t)8 << 20, &c1, &r);
+    size_t w;
+    unsigned char *m1 = sf_arena_take(a, (size_t)8 << 20, &c1, &w);
     sf_arena_shrink(a, c1, 1000, 1000);
-    unsigned char *m2 = sf_arena_take(a, (size_t)8 << 20, &c2, &r);
-    CHECK(m2 == m1 + 1024); /* right after the kept 1000 bytes, rounded to 64 */
+    const sf_arena_stats s = sf_arena_stats_of(a);
+    CHECK(free_bytes(a) == s.mapped - 1024); /* 1000 bytes rounded to 64 */
+    unsigned char *m2 = sf_arena_take(a, (size_t)8 << 20, &c2, &w);
+    CHECK(m2 + ((size_t)8 << 20) <= m1 || m2 >= m1 + 1024);
     sf_arena_give(a, c1);
     sf_arena_give(a, c2);
     CHECK(sf_arena_stats_of(a).free == 1); /* joined again */
+    CHECK(free_bytes(a) == s.mapped);
     sf_arena_free(a);
 }
 
@@ -182,7 +192,8 @@ int main(int argc, char **argv) {
         rng_state = strtoull(argv[2], NULL, 10) | 1;
     printf("seed %llu\n", (unsigned long long)rng_state);
     a_shrink_frees_the_tail();
-    reuse_while_the_last_result_lives();
+    for (size_t tenths = 1; tenths <= 9; tenths += 4)
+        reuse_while_the_last_result_lives(tenths);
     the_idle_limit_gives_pages_back();
     random_walk((size_t)64 << 20, 800);
     random_walk((size_t)1 << 20, 800); /* the limit reached at every step */
