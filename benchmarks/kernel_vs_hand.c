@@ -217,8 +217,8 @@ static double time_entry(const sf_kernel *k, sf_op op, sf_elem e, const void *x,
 
 /* KINDS=1: every element kind and operation, the kernels only (no hand loops):
  * data uniform over the kind's range (floats in [0, 1)), sel of it kept. */
-static int kinds(int rounds, double chunk, size_t nn, char **ns, size_t nsel, char **sels,
-                 size_t nk, char **kn, const sf_kernel **ks) {
+static int kinds(int rounds, double chunk, size_t offset, size_t nn, char **ns, size_t nsel,
+                 char **sels, size_t nk, char **kn, const sf_kernel **ks) {
     static const char *const ops[] = {"index32", "index64", "values", "count"};
     printf("%-9s %5s %-4s %-8s", "n", "sel", "kind", "op");
     for (size_t j = 0; j < nk; j++)
@@ -226,7 +226,8 @@ static int kinds(int rounds, double chunk, size_t nn, char **ns, size_t nsel, ch
     printf("%s\n", nk == 2 ? "   second/first (time)" : "");
     for (size_t a = 0; a < nn; a++) {
         const size_t n = strtoull(ns[a], 0, 10);
-        unsigned char *in = aligned_alloc(64, n * 8 + 64), *out = aligned_alloc(64, n * 8 + 128);
+        unsigned char *const in0 = aligned_alloc(64, n * 8 + 128), *in = in0 + offset,
+                             *out = aligned_alloc(64, n * 8 + 128);
         for (size_t b = 0; b < nsel; b++) {
             const double sel = atof(sels[b]);
             for (int e = 0; e < SF_ELEM_COUNT; e++) {
@@ -267,7 +268,7 @@ static int kinds(int rounds, double chunk, size_t nn, char **ns, size_t nsel, ch
                 }
             }
         }
-        free(in);
+        free(in0);
         free(out);
     }
     return 0;
@@ -280,6 +281,10 @@ int main(int argc, char **argv) {
     }
     const int rounds = atoi(argv[1]);
     const double chunk = getenv("CHUNK") ? atof(getenv("CHUNK")) : 4e6;
+    /* OFFSET=bytes (below 64): the input starts that far past a 64-byte boundary, as
+     * NumPy's arrays do (16 or 32 bytes past one, from malloc); taken down to a multiple
+     * of 4 (uint32) or, with KINDS, of 8 (every kind). */
+    const size_t offset = getenv("OFFSET") ? (size_t)atoi(getenv("OFFSET")) % 64 / 4 * 4 : 0;
     char *ns[16], *sels[16], *kn[MAXK];
     const size_t nn = split(argv[2], ns, 16), ns_ = split(argv[3], sels, 16),
                  nk = split(argv[4], kn, MAXK);
@@ -291,7 +296,7 @@ int main(int argc, char **argv) {
         }
     }
     if (getenv("KINDS") && atoi(getenv("KINDS")))
-        return kinds(rounds, chunk, nn, ns, ns_, sels, nk, kn, ks);
+        return kinds(rounds, chunk, offset / 8 * 8, nn, ns, ns_, sels, nk, kn, ks);
     printf("%-9s %5s", "n", "sel");
     for (size_t j = 0; j < nk; j++)
         printf(" %14s", kn[j]);
@@ -304,8 +309,9 @@ int main(int argc, char **argv) {
     printf("\n");
     for (size_t a = 0; a < nn; a++) {
         const size_t n = strtoull(ns[a], 0, 10);
-        uint32_t *in = aligned_alloc(64, n * 4 + 64), *out = aligned_alloc(64, n * 4 + 128),
-                 *ref = aligned_alloc(64, n * 4 + 128);
+        uint32_t *const in0 = aligned_alloc(64, n * 4 + 128),
+                       *in = (uint32_t *)(void *)((char *)in0 + offset),
+                       *out = aligned_alloc(64, n * 4 + 128), *ref = aligned_alloc(64, n * 4 + 128);
         srand(42);
         for (size_t i = 0; i < n; i++)
             in[i] = ((uint32_t)rand() << 1) ^ (uint32_t)rand();
@@ -379,7 +385,7 @@ int main(int argc, char **argv) {
             printf("]\n");
             fflush(stdout);
         }
-        free(in);
+        free(in0);
         free(out);
         free(ref);
     }

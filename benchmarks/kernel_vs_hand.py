@@ -150,6 +150,13 @@ def main():
     )
     p.add_argument("--cc", default=os.environ.get("CC", "gcc"))
     p.add_argument("--cflags", default="", help="extra flags for the library's files (both trees)")
+    p.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="bytes past a 64-byte boundary where the input starts (NumPy's arrays: 16 or 32; "
+        "down to a multiple of 4, or of 8 with --kinds); every loop reads the same input",
+    )
     args = p.parse_args()
     names = args.kernels.split(",")
     kernels = (["old:" + k for k in names] if args.old else []) + names
@@ -162,7 +169,7 @@ def main():
             Path(args.old).resolve() if args.old else None,
             names,
         )
-        env = dict(os.environ, KINDS="1" if args.kinds else "0")
+        env = dict(os.environ, KINDS="1" if args.kinds else "0", OFFSET=str(args.offset))
         for rep in range(args.repeat):
             print(
                 "== %s%s, run %d"

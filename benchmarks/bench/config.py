@@ -17,6 +17,7 @@ MODES = {
     # fresh_sizes/_sels/_calls: the fresh_process section (each cell a new process: its first
     # calls with fresh results, out= and NumPy); its THP modes come from --thp.
     # fresh_ratio_sizes/_sels/_repeats: the fresh_ratio section (fresh / out=, timed, per cell).
+    # dtype_bw_sizes/_repeats: the dtype_bandwidth section (count_in_range, dtype x kernel).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -49,6 +50,8 @@ MODES = {
         fresh_ratio_sizes=[4 * Ki, 64 * Ki, Mi],
         fresh_ratio_sels=[0.01, 0.5, 0.9],
         fresh_ratio_repeats=2,
+        dtype_bw_sizes=[Mi],
+        dtype_bw_repeats=2,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -81,6 +84,8 @@ MODES = {
         fresh_ratio_sizes=[4 * Ki, 64 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
         fresh_ratio_sels=[0.001, 0.01, 0.1, 0.5, 0.9, 0.99],
         fresh_ratio_repeats=5,
+        dtype_bw_sizes=[Mi, 64 * Mi],
+        dtype_bw_repeats=5,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -113,6 +118,8 @@ MODES = {
         fresh_ratio_sizes=[4 * Ki, 64 * Ki, Mi, 4 * Mi, 16 * Mi, 64 * Mi],
         fresh_ratio_sels=[0.001, 0.01, 0.1, 0.5, 0.9, 0.99],
         fresh_ratio_repeats=5,
+        dtype_bw_sizes=[Mi, 64 * Mi],
+        dtype_bw_repeats=7,
     ),
 }
 THREADED_FROM = (

@@ -34,6 +34,7 @@ SECTIONS = [
     "fresh_process",
     "ranges",
     "fresh_ratio",
+    "dtype_bandwidth",
 ]
 
 
