@@ -18,6 +18,23 @@ def test_the_readme_has_examples():
     assert len(blocks()) >= 2
 
 
+def test_the_readme_is_short_and_starts_with_the_two_commands():
+    # Issue 43: at most 150 lines, the detail in docs/; near the top, one line that
+    # installs and runs the package, one that installs and runs the tests.
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 150
+    top = "\n".join(lines[:20])
+    assert "pip install . && python -m simdfilter" in top
+    assert """pip install -e '.[test]' && pytest -m "not slow" -n auto""" in top
+
+
+def test_the_readme_and_the_docs_agree_the_wheels_are_not_on_pypi():
+    start = (README.parent / "docs" / "getting-started.rst").read_text()
+    for text in (README.read_text(), start):
+        assert "not on PyPI" in text
+        assert not re.search(r"^\s*pip install simdfilter\s*$", text, re.M)
+
+
 @pytest.mark.parametrize("index", range(len(blocks())))
 def test_readme_example(index):
     block = blocks()[index]
