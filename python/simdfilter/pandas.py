@@ -320,7 +320,7 @@ class SeriesAccessor:
             idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
-    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series":
+    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series[bool]":
         """A drop-in for ``s.between(left, right, inclusive)``.
 
         Parameters

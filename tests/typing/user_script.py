@@ -71,7 +71,7 @@ df = pd.DataFrame(
 )
 delay = simdfilter.pandas.sf(df["delay"])
 assert_type(delay, simdfilter.pandas.SeriesAccessor)
-assert_type(delay.between(15, 60, inclusive="left"), "pd.Series[Any]")
+assert_type(delay.between(15, 60, inclusive="left"), "pd.Series[bool]")
 assert_type(delay.filter(15, 60, invert=True), "pd.Series[Any]")
 assert_type(delay.count(15, 60), int)
 pandas_positions: npt.NDArray[Union[np.uint32, np.int64]] = delay.indexes(15, 60)
