@@ -1,5 +1,5 @@
 from types import TracebackType
-from typing import Any, Literal, Optional, Tuple, Type
+from typing import Any, Generic, Literal, Optional, Sequence, Tuple, Type, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -7,6 +7,10 @@ import numpy.typing as npt
 _Inclusive = Literal["both", "left", "right", "neither"]
 _Bound = Any  # a real number, None, or (datetime data) a datetime-like / ISO string;
 # or a list, tuple or 1-d array of those (several ranges, lo[i] with hi[i])
+
+_ScalarT = TypeVar("_ScalarT", bound=np.generic)
+# Positions: uint32 below 2**32 elements, int64 from there, or the index_dtype asked for.
+_Positions = npt.NDArray[np.integer[Any]]
 
 __version__: str
 
@@ -16,24 +20,55 @@ def filter_indexes(
     hi: _Bound,
     *,
     inclusive: _Inclusive = "both",
-    out: Optional[np.ndarray] = None,
+    out: Optional[npt.NDArray[Any]] = None,
     index_dtype: Optional[npt.DTypeLike] = None,
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
-) -> np.ndarray: ...
+) -> _Positions: ...
+
+# filter_values: a NumPy array of the input's dtype (a MaskedArray's data, the
+# values themselves), a NumPy array for a Python sequence; for a column (pandas,
+# Polars, Arrow) a NumPy array too, except on a tz-aware datetime column, where it
+# is the column's own kind with its zone (a pandas DatetimeArray, a Polars Series,
+# an Arrow array): the last overload says Any for that reason.
+@overload
 def filter_values(
-    values: npt.ArrayLike,
+    values: np.ndarray[Any, np.dtype[_ScalarT]],
     lo: _Bound,
     hi: _Bound,
     *,
     inclusive: _Inclusive = "both",
-    out: Optional[np.ndarray] = None,
+    out: Optional[npt.NDArray[_ScalarT]] = None,
     threads: Optional[int] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
-) -> Any: ...  # numpy.ndarray; on a tz-aware column, the column's own kind with its zone
+) -> npt.NDArray[_ScalarT]: ...
+@overload
+def filter_values(
+    values: Sequence[Any],
+    lo: _Bound,
+    hi: _Bound,
+    *,
+    inclusive: _Inclusive = "both",
+    out: Optional[np.ndarray[Any, np.dtype[Any]]] = None,
+    threads: Optional[int] = None,
+    assume_sorted: bool = False,
+    invert: Optional[bool] = False,
+) -> npt.NDArray[Any]: ...
+@overload
+def filter_values(
+    values: object,
+    lo: _Bound,
+    hi: _Bound,
+    *,
+    inclusive: _Inclusive = "both",
+    out: Optional[np.ndarray[Any, np.dtype[Any]]] = None,
+    threads: Optional[int] = None,
+    assume_sorted: bool = False,
+    invert: Optional[bool] = False,
+) -> Any: ...
 def count_in_range(
     values: npt.ArrayLike,
     lo: _Bound,
@@ -51,15 +86,15 @@ def in_range(
     hi: _Bound,
     *,
     inclusive: _Inclusive = "both",
-    out: Optional[np.ndarray] = None,
+    out: Optional[npt.NDArray[Any]] = None,
     threads: Optional[int] = None,
     invert: Optional[bool] = False,
 ) -> npt.NDArray[np.bool_]: ...
 
-class ZoneMap:
-    values: np.ndarray
+class ZoneMap(Generic[_ScalarT]):
+    values: npt.NDArray[_ScalarT]
     block: int
-    def __init__(self, values: np.ndarray, block: int = 4096) -> None: ...
+    def __init__(self, values: npt.NDArray[_ScalarT], block: int = 4096) -> None: ...
     @property
     def nbytes(self) -> int: ...
     def filter_indexes(
@@ -68,21 +103,21 @@ class ZoneMap:
         hi: _Bound,
         *,
         inclusive: _Inclusive = "both",
-        out: Optional[np.ndarray] = None,
+        out: Optional[npt.NDArray[Any]] = None,
         index_dtype: Optional[npt.DTypeLike] = None,
         threads: Optional[int] = None,
         invert: Optional[bool] = False,
-    ) -> np.ndarray: ...
+    ) -> _Positions: ...
     def filter_values(
         self,
         lo: _Bound,
         hi: _Bound,
         *,
         inclusive: _Inclusive = "both",
-        out: Optional[np.ndarray] = None,
+        out: Optional[npt.NDArray[Any]] = None,
         threads: Optional[int] = None,
         invert: Optional[bool] = False,
-    ) -> np.ndarray: ...
+    ) -> npt.NDArray[_ScalarT]: ...
     def count_in_range(
         self,
         lo: _Bound,

@@ -11,11 +11,14 @@ unpickle those functions; pandas comes with the first partition).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Hashable, Mapping, Optional, Tuple
 
 import numpy as np
 
 from simdfilter import _face
+
+if TYPE_CHECKING:  # for the annotations only: this module imports no dask
+    import dask.dataframe as dd
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor"]
 
@@ -76,7 +79,7 @@ class SeriesAccessor:
     def __init__(self, series: Any) -> None:
         self._s = series
 
-    def between(self, left: Any, right: Any, inclusive: str = "both") -> Any:
+    def between(self, left: Any, right: Any, inclusive: str = "both") -> dd.Series:
         """Drop-in for ``ds.between(left, right, inclusive)``.
 
         Parameters
@@ -96,7 +99,7 @@ class SeriesAccessor:
 
     def filter(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
-    ) -> Any:
+    ) -> dd.Series:
         """The elements in range, as ``ds[ds.between(lo, hi, inclusive)]`` (index kept).
 
         Parameters
@@ -117,7 +120,7 @@ class SeriesAccessor:
 
     def count(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
-    ) -> Any:
+    ) -> dd.Scalar:
         """How many elements are in range (lazy scalar, a tree reduction).
 
         Parameters
@@ -161,7 +164,7 @@ class DataFrameAccessor:
         /,
         inclusive: str = "both",
         **keywords: Tuple[Any, Any],
-    ) -> Any:
+    ) -> dd.DataFrame:
         """The rows where every named column is in its range.
 
         Equal to ``ddf[ddf.a.between(*ra) & ddf.b.between(*rb)]``, with a None
@@ -195,7 +198,7 @@ class DataFrameAccessor:
         /,
         inclusive: str = "both",
         **keywords: Tuple[Any, Any],
-    ) -> Any:
+    ) -> dd.Scalar:
         """How many rows :meth:`filter` keeps (lazy scalar, a tree reduction).
 
         Parameters

@@ -16,6 +16,7 @@ reading it.
 from __future__ import annotations
 
 import operator
+import types
 from typing import Any, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -145,6 +146,10 @@ class ZoneMap:
     >>> zm.count_in_range(None, 5000.0) == simdfilter.count_in_range(t, None, 5000.0)
     True
     """
+
+    # ZoneMap[np.float64] names its type at run time too (the stubs make it
+    # generic in the values' scalar type).
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     __slots__ = ("values", "block", "_flat", "_mins", "_maxs", "_keys", "_clean")
 

@@ -32,6 +32,8 @@ Install with ``pip install 'simdfilter[dask]'``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Union, overload
+
 try:
     import dask.array  # noqa: F401  (the array functions need it; checked here first)
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
@@ -44,7 +46,17 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 from simdfilter._dask_arrays import count_in_range, filter_indexes, filter_values
 from simdfilter._dask_frame import DataFrameAccessor, SeriesAccessor
 
-__all__ = ["filter_indexes", "filter_values", "count_in_range"]
+if TYPE_CHECKING:  # for the annotations only: dask.dataframe may be absent
+    import dask.dataframe as dd
+
+__all__ = [
+    "filter_indexes",
+    "filter_values",
+    "count_in_range",
+    "sf",
+    "SeriesAccessor",
+    "DataFrameAccessor",
+]
 
 # They are documented, and shown by help() and repr(), as this module's.
 for _public in (filter_indexes, filter_values, count_in_range, SeriesAccessor, DataFrameAccessor):
@@ -67,3 +79,31 @@ def _register_accessors() -> bool:
 
 
 HAS_DATAFRAME: bool = _register_accessors()
+
+
+@overload
+def sf(obj: dd.DataFrame) -> DataFrameAccessor: ...
+@overload
+def sf(obj: dd.Series) -> SeriesAccessor: ...
+def sf(obj: Union[dd.Series, dd.DataFrame]) -> Union[SeriesAccessor, DataFrameAccessor]:
+    """``obj.sf``, typed: the accessor of a Dask Series or DataFrame.
+
+    The registered ``ddf.sf`` is invisible to type checkers; this function gives
+    the same accessor with its type. (Dask's own constructors, ``from_pandas``
+    among them, are unannotated: annotate the frame, ``ddf: dd.DataFrame = ...``,
+    so that a checker picks the overload.)
+
+    Raises
+    ------
+    TypeError
+        `obj` is neither a Dask Series nor a Dask DataFrame (or this dask has no
+        ``dask.dataframe``).
+    """
+    if HAS_DATAFRAME:
+        import dask.dataframe as dd
+
+        if isinstance(obj, dd.DataFrame):
+            return DataFrameAccessor(obj)
+        if isinstance(obj, dd.Series):
+            return SeriesAccessor(obj)
+    raise TypeError(f"sf() takes a Dask Series or DataFrame, not {type(obj).__name__}")

@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
-from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
+from typing import Any, Dict, Hashable, Mapping, Optional, Tuple, Union, overload
 
 import numpy as np
+import numpy.typing as npt
 
 try:
     import pandas as pd
@@ -47,7 +48,10 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 import simdfilter as _sf
 from simdfilter import _face, _masks
 
-__all__ = ["SeriesAccessor", "DataFrameAccessor"]
+__all__ = ["SeriesAccessor", "DataFrameAccessor", "sf"]
+
+# Positions: uint32, int64 from 2**32 rows on.
+_Positions = npt.NDArray[Union[np.uint32, np.int64]]
 
 
 def _probe(inclusive: Any) -> Any:
@@ -280,7 +284,7 @@ class SeriesAccessor:
 
     def indexes(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
-    ) -> np.ndarray:
+    ) -> _Positions:
         """Positions (``iloc``) of the elements in range, ascending.
 
         Parameters
@@ -316,7 +320,7 @@ class SeriesAccessor:
             idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
-    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series":
+    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series[bool]":
         """A drop-in for ``s.between(left, right, inclusive)``.
 
         Parameters
@@ -430,7 +434,7 @@ class DataFrameAccessor:
         /,
         inclusive: str = "both",
         **keywords: Tuple[Any, Any],
-    ) -> np.ndarray:
+    ) -> _Positions:
         """Positions (``iloc``) of the rows where every named column is in its range.
 
         Parameters
@@ -494,6 +498,38 @@ class DataFrameAccessor:
     ) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
         return len(_rows(self._df, ranges, keywords, inclusive))
+
+
+@overload
+def sf(obj: pd.DataFrame) -> DataFrameAccessor: ...
+@overload
+def sf(obj: pd.Series) -> SeriesAccessor: ...
+def sf(obj: Union[pd.Series, pd.DataFrame]) -> Union[SeriesAccessor, DataFrameAccessor]:
+    """``obj.sf``, typed: the accessor of a Series or a DataFrame.
+
+    The registered ``s.sf`` and ``df.sf`` are invisible to type checkers
+    (pandas-stubs reads ``df.sf`` as a column, ``s.sf`` as an element); this
+    function gives the same accessor with its type, for code checked by mypy or
+    pyright:
+
+    >>> import pandas as pd
+    >>> from simdfilter.pandas import sf
+    >>> df = pd.DataFrame({"year": [1992, 2018, 1934, 2002]})
+    >>> sf(df).count(year=(1982, 2000))
+    1
+    >>> sf(df["year"]).indexes(1982, 2010)
+    array([0, 3], dtype=uint32)
+
+    Raises
+    ------
+    TypeError
+        `obj` is neither a Series nor a DataFrame.
+    """
+    if isinstance(obj, pd.DataFrame):
+        return DataFrameAccessor(obj)
+    if isinstance(obj, pd.Series):
+        return SeriesAccessor(obj)
+    raise TypeError(f"sf() takes a pandas Series or DataFrame, not {type(obj).__name__}")
 
 
 pd.api.extensions.register_series_accessor("sf")(SeriesAccessor)

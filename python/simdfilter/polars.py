@@ -31,7 +31,7 @@ to answer or refuse (see `simdfilter._polars_bounds`).
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, Hashable, Mapping, Optional, Tuple
+from typing import Any, Dict, Hashable, Mapping, Optional, Tuple, Union, overload
 
 import numpy as np
 
@@ -60,7 +60,13 @@ if older_than(pl.__version__, POLARS_MIN):
 
 from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
 
-__all__ = ["SeriesNamespace", "DataFrameNamespace", "ExprNamespace", "ColumnNotFoundError"]
+__all__ = [
+    "SeriesNamespace",
+    "DataFrameNamespace",
+    "ExprNamespace",
+    "ColumnNotFoundError",
+    "sf",
+]
 
 
 def _probe(closed: Any) -> Any:
@@ -507,6 +513,45 @@ class DataFrameNamespace:
     ) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
         return len(_rows(self._df, ranges, keywords, closed))
+
+
+@overload
+def sf(obj: pl.DataFrame) -> DataFrameNamespace: ...
+@overload
+def sf(obj: pl.Series) -> SeriesNamespace: ...
+@overload
+def sf(obj: pl.Expr) -> ExprNamespace: ...
+def sf(
+    obj: Union[pl.Series, pl.DataFrame, pl.Expr],
+) -> Union[SeriesNamespace, DataFrameNamespace, ExprNamespace]:
+    """``obj.sf``, typed: the namespace of a Series, a DataFrame or an expression.
+
+    Polars' registered namespaces are invisible to type checkers (``"Expr" has
+    no attribute "sf"``); this function gives the same namespace with its type,
+    for code checked by mypy or pyright:
+
+    >>> import polars as pl
+    >>> from simdfilter.polars import sf
+    >>> df = pl.DataFrame({"year": [1992, 2018, 1934, 2002]})
+    >>> df.filter(sf(pl.col("year")).between(1982, 2010))["year"].to_list()
+    [1992, 2002]
+    >>> sf(df).count(year=(1982, 2000))
+    1
+
+    Raises
+    ------
+    TypeError
+        `obj` is not a Series, a DataFrame or an expression.
+    """
+    if isinstance(obj, pl.DataFrame):
+        return DataFrameNamespace(obj)
+    if isinstance(obj, pl.Series):
+        return SeriesNamespace(obj)
+    if isinstance(obj, pl.Expr):
+        return ExprNamespace(obj)
+    raise TypeError(
+        f"sf() takes a Polars Series, DataFrame or expression, not {type(obj).__name__}"
+    )
 
 
 pl.api.register_series_namespace("sf")(SeriesNamespace)

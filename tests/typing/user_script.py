@@ -1,0 +1,123 @@
+"""A user's script calling every documented function, accessors included.
+
+tests/test_typing.py checks it with ``mypy --strict`` and pyright, with no
+ignore comment, and runs it. The registered accessors (``s.sf``, ``df.sf``,
+``pl.col(c).sf``, ``ddf.sf``) are invisible to type checkers: pandas-stubs reads
+``df.sf`` as a column and ``s.sf`` as an element, Polars' classes have no ``sf``.
+Typed code calls the same accessors through ``sf(obj)`` of each face, as here.
+``assert_type`` pins what each call's result is typed as.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Tuple, Union
+
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import polars as pl
+from typing_extensions import assert_type
+
+import simdfilter
+import simdfilter.dask
+import simdfilter.pandas
+import simdfilter.polars
+
+Positions = npt.NDArray[np.integer[Any]]
+
+# ---- NumPy ------------------------------------------------------------------------
+years = np.array([1992, 2018, 1934, 2002, 2022, 1998, 1972, 1996], dtype=np.uint32)
+assert_type(simdfilter.filter_indexes(years, 1982, 2000), Positions)
+assert_type(simdfilter.filter_values(years, 1982, 2000), npt.NDArray[np.uint32])
+assert_type(simdfilter.filter_values([1.5, 2.5], 0, 2), npt.NDArray[Any])
+assert_type(simdfilter.count_in_range(years, 2000, None), int)
+assert_type(simdfilter.in_range(years, 1982, 2000), npt.NDArray[np.bool_])
+delays = np.array([3.5, 41.0, np.nan, -2.0, 7.25, 0.0], dtype=np.float64)
+outliers = simdfilter.filter_indexes(delays, 0, 30, invert=True, inclusive="left")
+assert_type(delays[outliers], npt.NDArray[np.float64])
+simdfilter.filter_indexes(years, [1930, 2015], [1980, 2020], index_dtype=np.int64, threads=1)
+out = np.empty(len(years), dtype=np.uint32)
+assert_type(simdfilter.filter_values(years, 1982, 2000, out=out), npt.NDArray[np.uint32])
+ts = np.arange("2026-12-04T00:00", "2026-12-05T00:00", dtype="datetime64[s]")
+simdfilter.count_in_range(ts, "2026-12-04T13:00", "2026-12-04T14:00", assume_sorted=True)
+within = simdfilter.filter_indexes(years, 1900, 2000)
+simdfilter.count_in_range(years, 1990, None, within=within)
+
+zm = simdfilter.ZoneMap(delays, block=2)
+assert_type(zm, simdfilter.ZoneMap[np.float64])
+assert_type(zm.filter_indexes(0.0, 30.0), Positions)
+assert_type(zm.filter_values(0.0, 30.0, invert=True), npt.NDArray[np.float64])
+assert_type(zm.count_in_range(0.0, None), int)
+assert_type(zm.nbytes, int)
+
+kernels: Tuple[str, ...] = simdfilter.available_kernels()
+assert_type(simdfilter.compiled_kernels(), Tuple[str, ...])
+assert_type(simdfilter.default_kernel(), str)
+assert_type(simdfilter.cpu_features(), Tuple[str, ...])
+with simdfilter.use_kernel("scalar") as chosen:
+    assert_type(chosen.name, str)
+    assert_type(simdfilter.active_kernel(), str)
+simdfilter.use_kernel(simdfilter.default_kernel())
+assert_type(simdfilter.__version__, str)
+
+# ---- pandas -----------------------------------------------------------------------
+df = pd.DataFrame(
+    {
+        "delay": pd.array([2, 33, None, 17, 80, 15], dtype="Int64"),
+        "hour": pd.date_range("2013-02-27 06:00", periods=6, freq="D"),
+    }
+)
+delay = simdfilter.pandas.sf(df["delay"])
+assert_type(delay, simdfilter.pandas.SeriesAccessor)
+assert_type(delay.between(15, 60, inclusive="left"), "pd.Series[bool]")
+assert_type(delay.filter(15, 60, invert=True), "pd.Series[Any]")
+assert_type(delay.count(15, 60), int)
+pandas_positions: npt.NDArray[Union[np.uint32, np.int64]] = delay.indexes(15, 60)
+frame = simdfilter.pandas.sf(df)
+assert_type(frame, simdfilter.pandas.DataFrameAccessor)
+assert_type(frame.filter({"delay": (15, 60), "hour": ("2013-03-01", None)}), pd.DataFrame)
+assert_type(frame.filter(delay=(15, 60)), pd.DataFrame)
+assert_type(frame.count(delay=(15, 60)), int)
+assert_type(frame.indexes({"delay": (15, 60)}, "neither"), npt.NDArray[Union[np.uint32, np.int64]])
+rows = df.iloc[frame.indexes(delay=(15, 60))]
+
+# ---- Polars -----------------------------------------------------------------------
+pdf = pl.from_pandas(df)
+pdelay = simdfilter.polars.sf(pdf["delay"])
+assert_type(pdelay, simdfilter.polars.SeriesNamespace)
+assert_type(pdelay.between(15, 60, closed="left"), pl.Series)
+assert_type(pdelay.filter(15, 60, invert=True), pl.Series)
+assert_type(pdelay.indexes(15, 60), pl.Series)
+assert_type(pdelay.count(15, None), int)
+pframe = simdfilter.polars.sf(pdf)
+assert_type(pframe, simdfilter.polars.DataFrameNamespace)
+assert_type(pframe.filter({"delay": (15, 60)}), pl.DataFrame)
+assert_type(pframe.indexes(delay=(15, 60)), pl.Series)
+assert_type(pframe.count(delay=(15, 60), closed="none"), int)
+expr = simdfilter.polars.sf(pl.col("delay"))
+assert_type(expr, simdfilter.polars.ExprNamespace)
+lazy = pdf.lazy().filter(expr.between(15, 60, closed="left")).collect()
+assert_type(lazy, pl.DataFrame)
+assert_type(expr.count(15, 60), pl.Expr)
+pdf.group_by("hour").agg(expr.count(15, 60))
+
+# ---- Dask -------------------------------------------------------------------------
+# Dask annotates chunks= as a str (its default, "auto"): a size in bytes is one.
+x = da.from_array(np.arange(1000, dtype=np.uint32), chunks="1000 B")
+assert_type(simdfilter.dask.filter_indexes(x, 10, 19), da.Array)
+assert_type(simdfilter.dask.filter_values(x, 10, 19, inclusive="left"), da.Array)
+assert_type(simdfilter.dask.count_in_range(x, 10, 19), da.Array)
+# Dask's constructors are unannotated: a declared type picks sf()'s overload.
+ddf: dd.DataFrame = dd.from_pandas(df, npartitions=2)
+dframe = simdfilter.dask.sf(ddf)
+assert_type(dframe, simdfilter.dask.DataFrameAccessor)
+assert_type(dframe.filter({"delay": (15, 60)}), dd.DataFrame)
+assert_type(dframe.count(delay=(15, 60)), dd.Scalar)
+ddelay: dd.Series = ddf["delay"]
+dseries = simdfilter.dask.sf(ddelay)
+assert_type(dseries, simdfilter.dask.SeriesAccessor)
+assert_type(dseries.between(15, 60), dd.Series)
+assert_type(dseries.filter(15, 60, invert=True), dd.Series)
+assert_type(dseries.count(15, 60), dd.Scalar)
