@@ -57,9 +57,9 @@ def in_range(
 ) -> npt.NDArray[np.bool_]: ...
 
 class ZoneMap:
-    values: np.ndarray
+    values: Any
     block: int
-    def __init__(self, values: np.ndarray, block: int = 4096) -> None: ...
+    def __init__(self, values: npt.ArrayLike, block: int = 4096) -> None: ...
     @property
     def nbytes(self) -> int: ...
     def filter_indexes(
@@ -82,7 +82,7 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
         invert: Optional[bool] = False,
-    ) -> np.ndarray: ...
+    ) -> Any: ...  # as the function: a tz-aware column's own kind
     def count_in_range(
         self,
         lo: _Bound,
