@@ -465,9 +465,6 @@ class _UserType(pa.ExtensionType):
 
 def _unsupported_arrow():
     return [
-        pa.array(["a", None]),
-        pa.array(["a"], pa.large_string()),
-        pl.Series(["a", None]),
         pa.array(["a", "b", "a"]).dictionary_encode(),
         pl.Series(["a", "b"]).cast(pl.Categorical),
         pa.array([decimal.Decimal("1.5")]),
@@ -479,7 +476,6 @@ def _unsupported_arrow():
         pa.ExtensionArray.from_storage(_UserType(), pa.array([1])),
         pa.nulls(3),
         pa.array([(1, 2, 3)], pa.month_day_nano_interval()),
-        pd.Series(["a"], dtype=pd.ArrowDtype(pa.string())),
     ]
 
 
@@ -497,19 +493,153 @@ def test_unsupported_arrow_types_raise(col):
 @pytest.mark.parametrize(
     "col",
     [
-        pd.Series(["a", "b"], dtype=object),
         pd.Series(pd.period_range("2000", periods=2)),
         pd.Series(pd.interval_range(0, 2)),
         pd.Series(["a"], dtype="category"),
         pd.Series([1, 2], dtype="category"),
-        pd.Series(["a"], dtype="string"),
-        pd.Series(["a"]),
     ],
     ids=lambda s: str(s.dtype),
 )
 def test_unsupported_pandas_columns_raise(col):
     with pytest.raises(TypeError, match="supports|reads Arrow arrays of int8"):
         simdfilter.filter_indexes(col, 0, 1)
+
+
+# -- Strings and frames: refused in the user's terms (issue 43, item 5) ------------------
+
+PANDAS = None  # a pandas column's kind: its dtype, as this pandas names it
+FUNCTIONS = (
+    simdfilter.filter_indexes,
+    simdfilter.filter_values,
+    simdfilter.count_in_range,
+    simdfilter.in_range,
+    lambda col, lo, hi: simdfilter.ZoneMap(col),
+)
+
+
+@pytest.mark.parametrize(
+    "col, kind, instead",
+    [
+        (pd.Series(["b", "a"], name="name", dtype="str"), PANDAS, "s.between(lo, hi)"),
+        (pd.Series(["b", None], name="name", dtype="string"), "pandas string", "s.between("),
+        (
+            pd.Series(["b"], name="name", dtype=pd.ArrowDtype(pa.string())),
+            "pandas string[pyarrow]",
+            "s.sf.",
+        ),
+        (pd.Series(["b", "a"], name="name", dtype=object), "pandas object", "s.between("),
+        (pd.Index(["b", "a"], name="name"), PANDAS, "s.between("),
+        (pl.Series("name", ["b", None]), "Polars String", "s.is_between(lo, hi)"),
+        (pa.array(["b", None]), "pyarrow string", "pc.greater_equal"),
+        (pa.array(["b"], pa.large_string()), "pyarrow large_string", "pc.less_equal"),
+        (pa.chunked_array([["b"], ["a"]]), "pyarrow string", "pyarrow.compute"),
+        (np.array(["b", "a"]), "NumPy <U1", "np.flatnonzero((a >= lo) & (a <= hi))"),
+        (np.array([b"b", b"a"]), "NumPy |S1", "np.flatnonzero"),
+        (np.array(["b", None], dtype=object), "NumPy object", "np.flatnonzero"),
+        (["b", "a"], "a list of <U1", "np.flatnonzero"),
+    ],
+    ids=lambda x: x if isinstance(x, str) else type(x).__name__,
+)
+def test_strings_are_refused_in_the_users_terms(col, kind, instead):
+    # Before: "simdfilter reads Arrow arrays of int8..., not large_string" (pandas 3's
+    # str), "... not string_view" (Polars), "supports ... not dtype('<U1')" (NumPy).
+    if kind is PANDAS:  # the default for strings: "str" from pandas 3, object before
+        kind = f"pandas {col.dtype}"
+    named = "column 'name'" if getattr(col, "name", None) == "name" else "the column"
+    for f in FUNCTIONS:
+        with pytest.raises(TypeError) as got:
+            f(col, "a", "b")
+        message = str(got.value)
+        assert message.startswith(
+            f"simdfilter compares numbers, booleans, dates and times; {named} holds strings "
+            f"({kind}): compare strings with "
+        ), message
+        assert instead in message, message
+
+
+def test_string_advice_works():
+    # What the messages say to use answers the question, in each host.
+    import simdfilter.pandas  # noqa: F401  (the accessors the messages name)
+    import simdfilter.polars  # noqa: F401
+
+    s = pd.Series(["b", "a", "c", None], name="name", dtype="str")
+    assert s.between("a", "b").tolist() == [True, True, False, False]
+    assert s.sf.indexes("a", "b").tolist() == [0, 1] and s.sf.count("a", "b") == 2
+    p = pl.Series("name", ["b", "a", "c", None])
+    assert p.is_between("a", "b").to_list() == [True, True, False, None]
+    assert p.sf.indexes("a", "b").to_list() == [0, 1] and p.sf.filter("a", "b").to_list() == [
+        "b",
+        "a",
+    ]
+    a = np.array(["b", "a", "c"])
+    assert np.flatnonzero((a >= "a") & (a <= "b")).tolist() == [0, 1]
+    pc = pytest.importorskip("pyarrow.compute")
+    got = pc.and_(
+        pc.greater_equal(pa.array(["b", "c"]), "a"), pc.less_equal(pa.array(["b", "c"]), "b")
+    )
+    assert got.to_pylist() == [True, False]
+
+
+def _frames():
+    frames = [
+        ("pandas", pd.DataFrame({"a": [1, 2], "b": [3, 4]}), "df.sf.indexes({'a': (lo, hi), 'b'"),
+        ("pandas", pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}), "df.sf.filter({'a'"),
+        ("pandas", pd.DataFrame({"a": [1, None]}, dtype="Int64"), "df.sf.count({'a'"),
+        ("Polars", pl.DataFrame({"a": [1, 2], "b": [3, 4]}), "df.sf.filter({'a': (lo, hi), 'b'"),
+        ("Polars", pl.DataFrame({"a": [1, 2], "b": [3, 4]}).lazy(), "pl.col('a').sf.between"),
+    ]
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        return frames
+    ddf = dd.from_pandas(pd.DataFrame({"a": [1, 2], "b": [3, 4]}), npartitions=1)
+    return frames + [("Dask", ddf, "ddf.sf.filter({'a': (lo, hi), 'b'")]
+
+
+@pytest.mark.parametrize(
+    "host, frame, call", _frames(), ids=lambda x: x if isinstance(x, str) else type(x).__name__
+)
+def test_frames_are_refused_naming_the_frame_call(host, frame, call):
+    # Before: a pandas DataFrame was flattened (positions in the 2-D array, not
+    # rows: [0 1 2] for {'a': [1, 2], 'b': [3, 4]} in [1, 3]), a Dask one computed
+    # and flattened, a Polars one refused as "not struct", a LazyFrame as lacking
+    # the Arrow PyCapsule interface.
+    names = ("filter_indexes", "filter_values", "count_in_range", "in_range", "ZoneMap")
+    for name, f in zip(names, FUNCTIONS):
+        with pytest.raises(TypeError) as got:
+            f(frame, 1, 3)
+        message = str(got.value)
+        assert message.startswith(f"{name} reads one column, not a {host} {type(frame).__name__}")
+        assert call in message, message
+
+
+def test_dask_array_functions_refuse_frames_too():
+    dd = pytest.importorskip("dask.dataframe")
+    import simdfilter.dask as sfd
+
+    ddf = dd.from_pandas(pd.DataFrame({"a": [1, 2], "b": [3, 4]}), npartitions=1)
+    for name in ("filter_indexes", "filter_values", "count_in_range"):
+        with pytest.raises(TypeError, match=f"simdfilter.dask.{name} reads one column.*ddf.sf"):
+            getattr(sfd, name)(ddf, 1, 3)
+
+
+def test_the_frame_calls_named_answer():
+    import simdfilter.pandas  # noqa: F401  (the accessors the messages name)
+    import simdfilter.polars  # noqa: F401
+
+    df = pd.DataFrame({"a": [1, 2], "b": [3, 4]})
+    assert df.sf.indexes({"a": (1, 3), "b": (1, 3)}).tolist() == [0]
+    assert df.sf.count({"a": (1, 3)}) == 2
+    pdf = pl.DataFrame({"a": [1, 2], "b": [3, 4]})
+    assert pdf.sf.filter({"a": (1, 3), "b": (1, 3)}).height == 1
+    lazy = pdf.lazy().filter(pl.col("a").sf.between(1, 3) & pl.col("b").sf.between(1, 3))
+    assert lazy.collect().height == 1
+
+
+def test_one_column_of_a_frame_is_still_read():
+    assert simdfilter.filter_indexes(pd.DataFrame({"a": [1, 5]})["a"], 1, 3).tolist() == [0]
+    assert simdfilter.filter_indexes(pl.DataFrame({"a": [1, 5]})["a"], 1, 3).tolist() == [0]
+    assert simdfilter.filter_indexes(np.array([[1, 5], [2, 9]]), 1, 3).tolist() == [0, 2]
 
 
 # -- Capsules released, nothing copied ---------------------------------------------------

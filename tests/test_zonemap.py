@@ -7,6 +7,8 @@ blocks of one element), NaN/NaT blocks and all-NaN ones, layouts, ``out=``.
 Two tests show the skipping itself, through data changed after the build.
 """
 
+import datetime as dt
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -14,6 +16,10 @@ from hypothesis import strategies as st
 
 import simdfilter
 from arrays import ALL_DTYPES, LAYOUTS, MODES, bound_strategy, data_strategy, dtype_id, edge_values
+
+pa = pytest.importorskip("pyarrow", reason="the Arrow columns are built with pyarrow")
+pd = pytest.importorskip("pandas", reason="pandas columns are among the kinds")
+pl = pytest.importorskip("polars", reason="Polars Series are among the kinds")
 
 
 def same_answers(values, zm, lo, hi, inclusive="both", invert=False):
@@ -182,17 +188,15 @@ def test_index_dtype_from_2_to_the_32_elements():
 
 
 def test_refused_inputs():
-    pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install '.[test]')")
-    for bad in (
-        [1, 2, 3],
-        pd.Series([1.0, 2.0]),
-        np.ma.array([1, 2], mask=[0, 1]),
-        np.zeros(4, np.float16),
-        np.array(["a"]),
-        np.zeros(3, object),
-    ):
-        with pytest.raises(TypeError, match="ZoneMap supports"):
+    # What the functions refuse, the map refuses in their words.
+    for bad in (np.zeros(4, np.float16), np.zeros(3, object), np.zeros(2, complex)):
+        with pytest.raises(TypeError, match="simdfilter supports") as got:
             simdfilter.ZoneMap(bad)
+        with pytest.raises(TypeError) as want:
+            simdfilter.filter_indexes(bad, 0, 1)
+        assert str(got.value) == str(want.value)
+    with pytest.raises(TypeError, match="simdfilter compares numbers.*holds strings"):
+        simdfilter.ZoneMap(np.array(["a"]))
     with pytest.raises(ValueError, match="block must be >= 1"):
         simdfilter.ZoneMap(np.zeros(3), block=0)
     with pytest.raises(TypeError, match="block must be an int"):
@@ -271,3 +275,179 @@ def test_block_past_the_array_is_one_block(block):
     assert zm.count_in_range(0, 10) == 4  # the one block wholly inside, counted unread
     assert zm.filter_values(2, 6, invert=True).tolist() == [1, 9]
     assert simdfilter.ZoneMap(a[:0], block=block).count_in_range(None, None) == 0
+
+
+# -- Every column kind the functions take (issue 43, item 5) ------------------------------
+
+
+def _same_result(got, want, ctx):
+    """The map's result is the function's: same kind, dtype and values (a
+    tz-aware column's values in its own kind, with its zone)."""
+    assert type(got) is type(want), (ctx, type(got), type(want))
+    if isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype, (ctx, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want, err_msg=str(ctx))
+    elif hasattr(want, "to_list"):  # Polars
+        assert got.dtype == want.dtype and got.to_list() == want.to_list(), ctx
+    elif hasattr(want, "equals") and not hasattr(want, "dtype"):  # pyarrow
+        assert got.equals(want), ctx
+    else:  # a pandas array
+        assert got.dtype == want.dtype and list(got) == list(want), ctx
+
+
+def same_column_answers(col, zm, lo, hi, inclusive="both", invert=False):
+    kw = dict(inclusive=inclusive, invert=invert)
+    ctx = (type(col).__name__, lo, hi, inclusive, invert)
+    for name in ("filter_indexes", "filter_values", "count_in_range"):
+        try:
+            want = getattr(simdfilter, name)(col, lo, hi, **kw)
+        except (TypeError, ValueError) as exc:
+            with pytest.raises(type(exc)):
+                getattr(zm, name)(lo, hi, **kw)
+            continue
+        got = getattr(zm, name)(lo, hi, **kw)
+        if name == "count_in_range":
+            assert got == want, ctx
+        else:
+            _same_result(got, want, (name,) + ctx)
+
+
+def _with_nulls(values, rng, density):
+    """A null mask over `values`: random, and a run of nulls wider than a block."""
+    nulls = rng.random(values.size) < density
+    if density:
+        nulls[values.size // 3 : values.size // 3 + 40] = True
+    return nulls
+
+
+def _column_kinds(rng, density):
+    """The same clustered data as every column kind the functions take, nulls
+    at the same places: [(label, column, bounds)]."""
+    n = 300
+    ints = np.sort(rng.integers(-50, 50, n))
+    nulls = _with_nulls(ints, rng, density)
+    with_none = [None if m else int(v) for v, m in zip(ints, nulls)]
+    floats = np.where(rng.random(n) < 0.05, np.nan, ints / 4.0)
+    float_none = [None if m else float(v) for v, m in zip(floats, nulls)]
+    bools = [None if m else bool(v % 3 == 0) for v, m in zip(ints, nulls)]
+    number_bounds = [
+        (-10, 10),
+        (0, None),
+        (None, -40),
+        (None, None),
+        (5, -5),
+        ([-50, 30], [-45, 40]),
+    ]
+    float_bounds = [(-2.5, 2.5), (0.0, None), (float("nan"), 1.0), (None, None)]
+    bool_bounds = [(True, True), (False, False), (None, None)]
+    when = pd.date_range("2024-03-09 20:00", periods=n, freq="37min", tz="America/New_York")
+    when = pd.Series(when, name="when").mask(pd.Series(nulls))
+    tz_bounds = [
+        ("2024-03-10", "2024-03-10 03:00"),  # New York wall times across the clock change
+        (pd.Timestamp("2024-03-10T06:00Z"), None),
+        (None, "2024-03-11 12:00-05:00"),
+        (None, None),
+    ]
+    kinds = [
+        ("numpy", ints, number_bounds),
+        ("numpy.ma", np.ma.array(ints, mask=nulls), number_bounds),
+        ("list", ints.tolist(), number_bounds),
+        ("pandas int64", pd.Series(ints, name="x"), number_bounds),
+        ("pandas Int64", pd.Series(with_none, dtype="Int64"), number_bounds),
+        ("pandas Float64", pd.Series(float_none, dtype="Float64"), float_bounds),
+        ("pandas boolean", pd.Series(bools, dtype="boolean"), bool_bounds),
+        ("pandas int64[pyarrow]", pd.Series(with_none, dtype="int64[pyarrow]"), number_bounds),
+        ("pandas tz-aware", when, tz_bounds),
+        ("pandas tz-aware Index", pd.DatetimeIndex(when), tz_bounds),
+        (
+            "pandas tz-aware Arrow",
+            when.astype(pd.ArrowDtype(pa.timestamp("ns", tz="America/New_York"))),
+            tz_bounds,
+        ),
+        ("polars Int64", pl.Series("x", with_none, dtype=pl.Int64), number_bounds),
+        ("polars Float32", pl.Series("x", float_none, dtype=pl.Float32), float_bounds),
+        ("polars Boolean", pl.Series("x", bools, dtype=pl.Boolean), bool_bounds),
+        ("polars Datetime tz", pl.from_pandas(when), tz_bounds),
+        ("pyarrow Array", pa.array([None] * 5 + with_none, pa.int64()).slice(5), number_bounds),
+        (
+            "pyarrow ChunkedArray",
+            pa.chunked_array(
+                [pa.array(part, pa.int64()) for part in (with_none[:77], [], with_none[77:])]
+            ),
+            number_bounds,
+        ),
+        ("pyarrow bool", pa.array(bools, pa.bool_()), bool_bounds),
+        ("pyarrow tz-aware", pa.array(when), tz_bounds),
+        (
+            "pyarrow date32",
+            pa.array(
+                [
+                    None if v is None else dt.date(2024, 1, 1) + dt.timedelta(days=v + 50)
+                    for v in with_none
+                ],
+                pa.date32(),
+            ),
+            [(dt.date(2024, 2, 1), dt.date(2024, 2, 20)), ("2024-02-10", None), (None, None)],
+        ),
+        (
+            "pyarrow time64",
+            pa.array(
+                [None if v is None else (v + 50) * 60_000_000 for v in with_none], pa.time64("us")
+            ),
+            [(dt.time(0, 10), dt.time(1, 0)), (None, dt.time(0, 30)), (None, None)],
+        ),
+        (
+            "pyarrow duration",
+            pa.array([None if v is None else v * 1000 for v in with_none], pa.duration("ms")),
+            [(dt.timedelta(seconds=-10), dt.timedelta(seconds=10)), (None, None)],
+        ),
+    ]
+    return kinds
+
+
+@pytest.mark.parametrize("density", [0.0, 0.2, 1.0])
+def test_every_column_kind_gives_the_functions_answers(density, rng):
+    # Before: "ZoneMap supports NumPy arrays of ... not Series" for every kind
+    # but a plain ndarray.
+    for label, col, bounds in _column_kinds(rng, density):
+        for block in (1, 7, 64, 1000):
+            zm = simdfilter.ZoneMap(col, block=block)
+            assert zm.values is col
+            for lo, hi in bounds:
+                for inclusive in ("both", "neither"):
+                    for invert in (False, True):
+                        same_column_answers(col, zm, lo, hi, inclusive, invert)
+
+
+def test_tz_aware_columns_keep_their_zone():
+    ny = pd.Series(pd.date_range("2024-03-09 22:00", periods=6, freq="h", tz="America/New_York"))
+    for col in (ny, pl.from_pandas(ny), pa.array(ny)):
+        zm = simdfilter.ZoneMap(col, block=2)
+        assert zm.filter_indexes("2024-03-10", "2024-03-10 03:00").tolist() == [2, 3, 4]
+        assert zm.filter_indexes("2024-03-10T06:00Z", None).tolist() == [3, 4, 5]
+        assert zm.count_in_range("2024-03-10 03:00", None) == 2
+        later = zm.filter_values("2024-03-10 03:00", None)
+        _same_result(later, simdfilter.filter_values(col, "2024-03-10 03:00", None), "values")
+        with pytest.raises(TypeError, match="naive Timestamp"):
+            zm.filter_indexes(pd.Timestamp("2024-03-10 00:00"), None)
+    later = simdfilter.ZoneMap(ny, block=2).filter_values("2024-03-10 03:00", None)
+    assert later.strftime("%d %H:%M %Z").tolist() == ["10 03:00 EDT", "10 04:00 EDT"]
+    # out=: UTC datetime64, as the function writes it
+    out = np.empty(6, "M8[us]" if ny.dtype.unit == "us" else f"M8[{ny.dtype.unit}]")
+    got = simdfilter.ZoneMap(ny, block=2).filter_values("2024-03-10", None, out=out)
+    want = simdfilter.filter_values(ny, "2024-03-10", None, out=np.empty_like(out))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_blocks_of_nulls_only_are_not_read():
+    # A block of nulls holds no match, inverted or not, and is never counted whole.
+    s = pd.Series([1, 2, None, None, None, None, 3, 4], dtype="Int64")
+    zm = simdfilter.ZoneMap(s, block=2)
+    assert zm.count_in_range(None, None) == 4
+    assert zm.count_in_range(10, 20, invert=True) == 4
+    assert zm.count_in_range(1, 2, invert=True) == 2
+    assert zm.count_in_range(1, 4) == 4
+    assert zm.filter_indexes(None, None, invert=True).tolist() == []
+    assert zm.filter_indexes(3, 4).tolist() == [6, 7]
+    a = pa.array([5, None, 7, None])
+    assert simdfilter.ZoneMap(a, block=1).count_in_range(7, 5, invert=True) == 2  # empty range

@@ -35,6 +35,7 @@ typedef enum sfpy_helper {
     SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
     SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
     SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
+    SFPY_REFUSED_COLUMN,      /* simdfilter._columns.refused_column */
     SFPY_HELPER_COUNT
 } sfpy_helper;
 
@@ -154,8 +155,14 @@ struct column {
     struct ArrowArray inline_chunks[COLUMN_INLINE_CHUNKS];
 };
 
-/* 0, or -1 with an exception (a TypeError naming what is supported). */
+/* 0, or -1 with an exception (a TypeError naming what is supported; a frame,
+ * pandas, Polars or Dask, is refused before anything is read). */
 int sfpy_column_from(sfpy_state *st, PyObject *values, column *c);
+/* After sfpy_column_from failed with a TypeError: the error in the user's terms
+ * (a frame, a column of strings), as simdfilter._columns.refused_column words it
+ * for the function `who`; any other error, or no helper registered, stays as
+ * it was. Always -1. */
+int sfpy_column_refused(const sfpy_state *st, PyObject *values, const char *who);
 /* At module init: the names column.c looks up, interned. 0 or -1. */
 int sfpy_column_init(sfpy_state *st);
 /* Whether the column holds times of day (Arrow time32/time64, Polars Time):

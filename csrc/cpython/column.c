@@ -61,11 +61,10 @@ static int type_defines(PyObject *obj, PyObject *name) {
     return v && v != Py_None; /* `__arrow_c_array__ = None` says "not this one" */
 }
 
-/* Whether values' type comes from `package` (its module is package or
- * package.*): a class's __module__ from its own dict, a static type's from its
- * dotted tp_name ("pyarrow.lib.ChunkedArray"), without building a string. */
-static int from_package(const sfpy_state *st, PyObject *values, const char *package) {
-    PyTypeObject *t = Py_TYPE(values);
+/* Whether type t comes from `package` (its module is package or package.*): a
+ * class's __module__ from its own dict, a static type's from its dotted tp_name
+ * ("pyarrow.lib.ChunkedArray"), without building a string. */
+static int type_from_package(const sfpy_state *st, PyTypeObject *t, const char *package) {
     const char *name = t->tp_name;
     if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
         PyObject *module = t->tp_dict ? PyDict_GetItemWithError(t->tp_dict, st->name_module) : NULL;
@@ -76,6 +75,33 @@ static int from_package(const sfpy_state *st, PyObject *values, const char *pack
     }
     const size_t len = strlen(package);
     return strncmp(name, package, len) == 0 && (name[len] == '.' || !name[len]);
+}
+
+/* Whether values' type comes from `package` (see type_from_package). */
+static int from_package(const sfpy_state *st, PyObject *values, const char *package) {
+    return type_from_package(st, Py_TYPE(values), package);
+}
+
+/* The host of a frame (a pandas, Polars or Dask DataFrame, a Polars LazyFrame,
+ * or a subclass of one), or NULL: a frame is several columns, which np.asarray
+ * would flatten into one (a pandas or Dask DataFrame) and the Arrow C stream
+ * gives as a struct (Polars). A walk over the type's bases comparing names: no
+ * Python call, no import. */
+static const char *frame_host(const sfpy_state *st, PyObject *values) {
+    static const char *const hosts[] = {"pandas", "polars", "dask"};
+    PyObject *mro = Py_TYPE(values)->tp_mro;
+    if (!mro || !PyTuple_Check(mro))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        const char *dot = strrchr(t->tp_name, '.'), *name = dot ? dot + 1 : t->tp_name;
+        if (strcmp(name, "DataFrame") != 0 && strcmp(name, "LazyFrame") != 0)
+            continue;
+        for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; h++)
+            if (type_from_package(st, t, hosts[h]))
+                return hosts[h];
+    }
+    return NULL;
 }
 
 static int arrow_or_array(PyObject *values, column *c);
@@ -153,9 +179,37 @@ int sfpy_column_from(sfpy_state *st, PyObject *values, column *c) {
         }
         return unwrapped_column(values, SFPY_UNWRAP_MASKED, c);
     }
+    const char *host = frame_host(st, values);
+    if (host) {
+        PyErr_Format(PyExc_TypeError,
+                     "simdfilter's functions read one column, not a %s %.100s: give them one "
+                     "of its columns, or use the frame's own df.sf.filter({...})",
+                     host, Py_TYPE(values)->tp_name);
+        return -1;
+    }
     if (from_package(st, values, "pandas"))
         return unwrapped_column(values, SFPY_UNWRAP_PANDAS, c);
     return arrow_or_array(values, c);
+}
+
+int sfpy_column_refused(const sfpy_state *st, PyObject *values, const char *who) {
+    PyObject *helper = st->helpers[SFPY_REFUSED_COLUMN];
+    if (!helper || !PyErr_ExceptionMatches(PyExc_TypeError))
+        return -1;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyObject *message = PyObject_CallFunction(helper, "Os", values, who);
+    if (message && PyUnicode_Check(message)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(traceback);
+        PyErr_SetObject(PyExc_TypeError, message);
+    } else {
+        /* None: nothing to add; a failing helper must not hide the error. */
+        PyErr_Restore(type, value, traceback);
+    }
+    Py_XDECREF(message);
+    return -1;
 }
 
 void sfpy_column_release(column *c) {

@@ -54,7 +54,7 @@ static int prepare_call(call *c, sf_op op) {
     c->where_nulls = NULL;
     memset(&c->query, 0, sizeof c->query);
     if (sfpy_column_from(c->st, c->args.values, &c->column) < 0)
-        return -1;
+        return sfpy_column_refused(c->st, c->args.values, sfpy_function_name(op));
     if ((c->column.sorted = sfpy_parse_assume_sorted(&c->args)) < 0)
         return -1;
     if (c->invert) /* the outside of a sorted stretch is two stretches: scanned, for now */
@@ -300,7 +300,8 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
 /* ---- The package's helpers --------------------------------------------------- */
 
 static const char *const helper_names[SFPY_HELPER_COUNT] = {
-    "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint", "zoned_values"};
+    "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint", "zoned_values",
+    "refused_column"};
 PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     if (!st->helpers[h])
         PyErr_Format(PyExc_RuntimeError,
@@ -310,15 +311,16 @@ PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     return st->helpers[h];
 }
 
-/* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, zoned_values=):
+/* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, zoned_values=,
+ * refused_column=):
  * the helpers given (each a callable) replace those registered before. */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"resolve", "unwrap_pandas", "unwrap_masked",
-                               "stream_failure_hint", "zoned_values", NULL};
+                               "stream_failure_hint", "zoned_values", "refused_column", NULL};
     PyObject *got[SFPY_HELPER_COUNT] = {NULL};
     sfpy_state *st = sfpy_state_of(self);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOO:_register", keywords, &got[0],
-                                     &got[1], &got[2], &got[3], &got[4]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOOO:_register", keywords, &got[0],
+                                     &got[1], &got[2], &got[3], &got[4], &got[5]))
         return NULL;
     for (int i = 0; i < SFPY_HELPER_COUNT; i++)
         if (got[i] && !PyCallable_Check(got[i]))
@@ -336,10 +338,10 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
 static PyMethodDef filter_methods[] = {
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
      "_register(*, resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, "
-     "zoned_values=)\n--\n\n"
+     "zoned_values=, refused_column=)\n--\n\n"
      "Called by `import simdfilter`: the package's Python helpers that the C binding calls "
      "(bounds it does not read, pandas and masked columns, a failed Arrow stream's hint, "
-     "tz-aware values given back their zone)."},
+     "tz-aware values given back their zone, a refused column in the user's terms)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,

@@ -69,6 +69,7 @@ _core._register(
     unwrap_masked=_first_call("._columns", "unwrap_masked"),
     stream_failure_hint=_first_call("._columns", "stream_failure_hint"),
     zoned_values=_first_call("._columns", "zoned_values"),
+    refused_column=_first_call("._columns", "refused_column"),
 )
 
 __all__ = [

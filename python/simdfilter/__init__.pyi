@@ -92,9 +92,12 @@ def in_range(
 ) -> npt.NDArray[np.bool_]: ...
 
 class ZoneMap(Generic[_ScalarT]):
-    values: npt.NDArray[_ScalarT]
+    values: Any  # the column as given: a NumPy array, a pandas, Polars or Arrow column
     block: int
+    @overload
     def __init__(self, values: npt.NDArray[_ScalarT], block: int = 4096) -> None: ...
+    @overload
+    def __init__(self: ZoneMap[Any], values: npt.ArrayLike, block: int = 4096) -> None: ...
     @property
     def nbytes(self) -> int: ...
     def filter_indexes(
@@ -117,7 +120,7 @@ class ZoneMap(Generic[_ScalarT]):
         out: Optional[npt.NDArray[Any]] = None,
         threads: Optional[int] = None,
         invert: Optional[bool] = False,
-    ) -> npt.NDArray[_ScalarT]: ...
+    ) -> npt.NDArray[_ScalarT]: ...  # ZoneMap[Any]: as the function (a tz-aware column's kind)
     def count_in_range(
         self,
         lo: _Bound,

@@ -17,14 +17,18 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 import simdfilter
+from simdfilter import _columns
 
 __all__ = ["filter_indexes", "filter_values", "count_in_range"]
 
 _INDEX_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64), np.dtype(np.uint64))
 
 
-def _as_dask_array(x: Any) -> "da.Array":
+def _as_dask_array(x: Any, function: str) -> "da.Array":
     if not isinstance(x, da.Array):
+        frame = _columns._frame_refusal(x, f"simdfilter.dask.{function}")
+        if frame is not None:  # da.asarray would flatten its columns into one
+            raise TypeError(frame)
         x = da.asarray(x)
     # A 0-d array has one position, 0, as np.flatnonzero says.
     return x.reshape((1,)) if x.ndim == 0 else x
@@ -207,7 +211,7 @@ def filter_indexes(
     >>> sfd.filter_indexes(x, 2, 7).compute()
     array([0, 2, 3, 5])
     """
-    x = _as_dask_array(x)
+    x = _as_dask_array(x, "filter_indexes")
     _validate(x, lo, hi, inclusive, invert)
     out_dtype = np.dtype(np.int64 if index_dtype is None else index_dtype)
     if out_dtype not in _INDEX_DTYPES:
@@ -288,7 +292,7 @@ def filter_values(
     >>> sfd.filter_values(x, 2, None).compute()
     array([5., 3.])
     """
-    x = _as_dask_array(x)
+    x = _as_dask_array(x, "filter_values")
     _validate(x, lo, hi, inclusive, invert)
     out_dtype = x.dtype.newbyteorder("=")
     token = tokenize(x, lo, hi, inclusive, invert)
@@ -370,7 +374,7 @@ def count_in_range(
     >>> sfd.count_in_range(da.arange(100, chunks=10), 10, 20, inclusive="left").compute()
     np.int64(10)
     """
-    x = _as_dask_array(x)
+    x = _as_dask_array(x, "count_in_range")
     _validate(x, lo, hi, inclusive, invert)
     chunk = functools.partial(_chunk_count, lo=lo, hi=hi, inclusive=inclusive, invert=invert)
     return da.reduction(

@@ -1,15 +1,20 @@
 """ZoneMap: the minimum and maximum of each block of a column, so that repeated
 range queries read only the blocks that can hold a value in range.
 
-Built with NumPy's reductions (``minimum`` and ``maximum`` along each block: two
-passes over the data; blocks holding NaN or NaT get ``fmin``/``fmax`` on
-themselves only). A query resolves its bounds exactly as the functions do
-(:func:`simdfilter._core._resolve_bounds`, the library's rule), picks the blocks
-whose [min, max] meets the range, and runs the ordinary kernels on each stretch of
-consecutive such blocks; a block wholly inside the range and free of NaN/NaT is
-counted by ``count_in_range`` without being read. Inverted (``invert=True``: the
-values outside the range, NaN and NaT among them) the roles swap: such a block is
-skipped, and ``count_in_range`` counts a block that misses the range without
+Any column the functions take: its values found as the functions find them
+(:mod:`simdfilter._columns`; Arrow buffers through pyarrow), and every query run
+by the functions on stretches of the column in its own kind, so nulls, time
+zones and bounds are theirs. Built with NumPy's reductions (``minimum`` and
+``maximum`` along each block: two passes over the data; blocks holding NaN,
+NaT or nulls again on their other values only). A query resolves its bounds
+exactly as the functions do (:func:`simdfilter._core._resolve_bounds`, the
+library's rule), picks the blocks whose [min, max] meets the range, and runs the
+ordinary kernels on each stretch of consecutive such blocks; a block wholly
+inside the range and free of NaN/NaT and nulls is counted by ``count_in_range``
+without being read, and a block of nulls only is never read. Inverted
+(``invert=True``: the values outside the range, NaN and NaT among them, nulls
+never) the roles swap: a block wholly inside and free of NaN/NaT is skipped, and
+``count_in_range`` counts a block that misses the range, free of nulls, without
 reading it.
 """
 
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import operator
 import types
+from datetime import time as _time
 from typing import Any, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -24,18 +30,11 @@ import numpy as np
 from . import _core, _face
 
 DEFAULT_BLOCK = 4096
-_SUPPORTED = (
-    "NumPy arrays of bool, int8..uint64, float32, float64, datetime64 or timedelta64 "
-    "(1-d of any layout, or N-d C-contiguous)"
-)
 
 
-def _flat(values: Any) -> np.ndarray:
-    if not isinstance(values, np.ndarray) or isinstance(values, np.ma.MaskedArray):
-        raise TypeError(f"ZoneMap supports {_SUPPORTED}, not {type(values).__name__}")
-    d = values.dtype
-    if not (d.kind in "biuMm" or (d.kind == "f" and d.itemsize in (4, 8))):
-        raise TypeError(f"ZoneMap supports {_SUPPORTED}, not dtype({d})")
+def _flat_array(values: np.ndarray) -> np.ndarray:
+    """An ndarray in flat C order without a copy (1-d of any layout, or N-d
+    C-contiguous), as the functions count its positions."""
     if values.ndim == 1:
         return values
     if not values.flags.c_contiguous:
@@ -46,30 +45,214 @@ def _flat(values: Any) -> np.ndarray:
     return values.reshape(-1)
 
 
-def _block_bounds(flat: np.ndarray, block: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mins, maxs, clean) per block, NaN and NaT left out of mins and maxs (a
-    block of nothing else keeps NaN/NaT there, which meets no range); `clean`
-    is False for a block that holds any."""
+def _bits(buffer: Any, offset: int, n: int) -> np.ndarray:
+    """Bits [offset, offset + n) of an Arrow bitmap, one bool each."""
+    raw = np.frombuffer(buffer, np.uint8)[offset // 8 : (offset + n + 7) // 8]
+    return np.unpackbits(raw, bitorder="little")[offset % 8 : offset % 8 + n].view(bool)
+
+
+def _arrow_numpy(arrow: Any) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """(values, nulls) of an Arrow column (a pyarrow ChunkedArray) as NumPy,
+    the values in the bits the kernels compare: integers for dates, times,
+    timestamps and durations (time zones are instants: UTC ticks), bytes for
+    bools. One view per chunk; several chunks are joined (a copy, for the build
+    only)."""
+    import pyarrow as pa
+
+    t = arrow.type
+    storage = None if pa.types.is_boolean(t) else np.dtype(f"i{t.bit_width // 8}")
+    if pa.types.is_integer(t) or pa.types.is_floating(t):
+        storage = np.dtype(t.to_pandas_dtype())
+    datas, masks = [], []
+    for chunk in arrow.chunks:
+        n, offset = len(chunk), chunk.offset
+        validity, data = chunk.buffers()[:2]
+        if storage is None:
+            datas.append(_bits(data, offset, n) if n else np.zeros(0, bool))
+        else:
+            datas.append(
+                np.frombuffer(data, storage)[offset : offset + n] if n else np.zeros(0, storage)
+            )
+        nulls = None
+        if validity is not None and chunk.null_count:
+            nulls = ~_bits(validity, offset, n)
+        masks.append(nulls)
+    if not datas:
+        return np.zeros(0, storage or bool), None
+    data = datas[0] if len(datas) == 1 else np.concatenate(datas)
+    if all(m is None for m in masks):
+        return data, None
+    return data, np.concatenate(
+        [np.zeros(len(d), bool) if m is None else m for d, m in zip(datas, masks)]
+    )
+
+
+def _as_arrow(values: Any) -> Any:
+    """An Arrow PyCapsule producer as a pyarrow ChunkedArray (pyarrow reads the
+    buffers the map is built from)."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - exercised without pyarrow only
+        raise TypeError(
+            f"ZoneMap reads an Arrow column ({type(values).__name__}) with pyarrow: "
+            "pip install pyarrow"
+        ) from None
+    if isinstance(values, pa.ChunkedArray):
+        return values
+    if isinstance(values, pa.Array):
+        return pa.chunked_array([values])
+    if hasattr(values, "__arrow_c_stream__"):
+        return pa.chunked_array(values)
+    return pa.chunked_array([pa.array(values)])
+
+
+def _column(values: Any) -> Tuple[np.ndarray, Optional[np.ndarray], Any]:
+    """(data, nulls, part) of any column the functions take: its values in flat
+    order as NumPy (tz-aware instants as UTC; Arrow temporal data as the
+    integers the kernels compare), a bool array True at nulls (or None), and
+    ``part(start, stop)``, the column's elements [start, stop) in the column's
+    own kind (a view), which the functions read with its nulls and time zone.
+    Found as the functions find them (:mod:`simdfilter._columns`)."""
+    from . import _columns
+
+    # The functions' refusals, in the same words (a frame, strings, float16...):
+    # asked of the whole column, which they answer without reading it.
+    try:
+        _core._resolve_bounds(values, None, None)
+    except TypeError as exc:
+        message = _columns.refused_column(values, "ZoneMap")
+        if message is None:
+            raise TypeError(str(exc).replace("_resolve_bounds", "ZoneMap")) from None
+        raise TypeError(message) from None
+    if isinstance(values, np.ma.MaskedArray):
+        flat = _flat_array(values)
+        data, nulls, _ = _columns.unwrap_masked(flat)
+        return data, nulls, lambda a, b: flat[a:b]
+    if isinstance(values, np.ndarray):
+        flat = _flat_array(values)
+        return flat, None, lambda a, b: flat[a:b]
+    module = type(values).__module__.partition(".")[0]
+    if module == "pandas":
+        array = _columns._pandas_array(values)
+        got = _columns.unwrap_pandas(values)
+        part = lambda a, b: array[a:b]  # noqa: E731
+        if isinstance(got, tuple):
+            return got[0], got[1], part
+        data, nulls = _arrow_numpy(_as_arrow(got))
+        return data, nulls, part
+    if hasattr(values, "__arrow_c_array__") or hasattr(values, "__arrow_c_stream__"):
+        arrow = _as_arrow(values)
+        data, nulls = _arrow_numpy(arrow)
+        sliced = values if module in ("polars", "pyarrow") else arrow
+        return data, nulls, lambda a, b: sliced.slice(a, b - a)
+    flat = _flat_array(np.asarray(values))  # lists and other array-likes, as the functions
+    return flat, None, lambda a, b: flat[a:b]
+
+
+def _keys(data: np.ndarray) -> np.ndarray:
+    """The values in the order the kernels compare them: datetime64 and
+    timedelta64 as int64 ticks (NaT, INT64_MIN, below every bound), the rest
+    as they are."""
+    if data.dtype.kind in "Mm":
+        return data.view(np.dtype(np.int64).newbyteorder(data.dtype.byteorder))
+    return data
+
+
+def _extremes(dtype: np.dtype, nat: bool) -> Tuple[Any, Any]:
+    """(top, bottom): a block's min and max start from them where some of its
+    values are left out (nulls, NaN, NaT)."""
+    if dtype.kind == "b":
+        return True, False
+    if dtype.kind == "f":
+        return np.inf, -np.inf
+    info = np.iinfo(dtype)
+    # int64 ticks of datetime64: INT64_MIN is NaT, so the bottom is one above it.
+    return info.max, info.min + nat
+
+
+def _block_bounds(
+    flat: np.ndarray, block: int, nulls: Optional[np.ndarray], nat: bool
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray], Optional[np.ndarray]]:
+    """(mins, maxs, clean, full, void) per block, NaN, NaT (`nat`: INT64_MIN
+    of int64 ticks) and nulls left out of mins and maxs; `clean` is False for a
+    block that holds NaN or NaT, `full` (None without nulls) True for one
+    without nulls, `void` True for one of nulls only."""
     n, dtype = flat.size, flat.dtype.newbyteorder("=")
     # A block past the array is the whole array: as one block of n, not a
     # (0, block) shape that NumPy refuses once block * itemsize passes 2**63.
     block = min(block, max(n, 1))
-    nb, full = -(-n // block), n // block
+    nb, full_blocks = -(-n // block), n // block
     mins, maxs = np.empty(nb, dtype), np.empty(nb, dtype)
     clean = np.ones(nb, bool)
-    parts = [(0, flat[: full * block].reshape(full, block))]
-    if full < nb:
-        parts.append((full, flat[full * block :].reshape(1, -1)))
-    for first, blocks in parts:
+    full = void = None
+    if nulls is not None:
+        full, void = np.ones(nb, bool), np.zeros(nb, bool)
+    top, bottom = _extremes(dtype, nat)
+
+    def shaped(a: np.ndarray) -> List[Tuple[int, np.ndarray]]:
+        parts = [(0, a[: full_blocks * block].reshape(full_blocks, block))]
+        if full_blocks < nb:
+            parts.append((full_blocks, a[full_blocks * block :].reshape(1, -1)))
+        return parts
+
+    for (first, blocks), (_, held) in zip(
+        shaped(flat), shaped(nulls) if nulls is not None else [(0, None)] * 2
+    ):
         lo, hi = np.minimum.reduce(blocks, axis=1), np.maximum.reduce(blocks, axis=1)
-        if dtype.kind in "fMm":
-            dirty = np.flatnonzero(np.isnan(lo))  # minimum propagates NaN and NaT
+        valid = None
+        if held is not None:
+            some, every = held.any(axis=1), held.all(axis=1)
+            full[first : first + lo.size], void[first : first + lo.size] = ~some, every
+            gappy = np.flatnonzero(some)
+            if gappy.size:
+                valid = ~held
+                lo[gappy] = np.minimum.reduce(
+                    blocks[gappy], axis=1, where=valid[gappy], initial=top
+                )
+                hi[gappy] = np.maximum.reduce(
+                    blocks[gappy], axis=1, where=valid[gappy], initial=bottom
+                )
+        if dtype.kind == "f" or nat:
+            # minimum propagates NaN; NaT is the least int64
+            dirty = np.flatnonzero(
+                np.isnan(lo) if dtype.kind == "f" else lo == np.iinfo(np.int64).min
+            )
             if dirty.size:
-                lo[dirty] = np.fmin.reduce(blocks[dirty], axis=1)
-                hi[dirty] = np.fmax.reduce(blocks[dirty], axis=1)
+                b = blocks[dirty]
+                keep = ~np.isnan(b) if dtype.kind == "f" else b != np.iinfo(np.int64).min
+                if valid is not None:
+                    keep &= valid[dirty]
+                lo[dirty] = np.minimum.reduce(b, axis=1, where=keep, initial=top)
+                hi[dirty] = np.maximum.reduce(b, axis=1, where=keep, initial=bottom)
                 clean[first + dirty] = False
         mins[first : first + lo.size], maxs[first : first + hi.size] = lo, hi
-    return mins, maxs, clean
+    return mins, maxs, clean, full, void
+
+
+def _empty_range(empty: Any, bound: Any) -> bool:
+    """Whether `bound` to `bound`, both ends open, is a range the functions
+    take on this (empty) column, holding nothing."""
+    try:
+        return _core._resolve_bounds(empty, bound, bound, "neither")[1] is None
+    except TypeError:
+        return False
+
+
+def _concat(pieces: List[Any]) -> Any:
+    """filter_values' pieces of a tz-aware column, in its own kind, as one."""
+    first = pieces[0]
+    host = type(first).__module__.partition(".")[0]
+    if host == "pandas":  # an ExtensionArray: the interface's own concatenation
+        return type(first)._concat_same_type(pieces)
+    if host == "polars":
+        import polars as pl
+
+        return pl.concat(pieces)
+    if host == "pyarrow":
+        import pyarrow as pa
+
+        return pa.concat_arrays(pieces)
+    return np.concatenate(pieces)
 
 
 def _runs(blocks: np.ndarray) -> Iterator[Tuple[int, int]]:
@@ -83,7 +266,7 @@ def _runs(blocks: np.ndarray) -> Iterator[Tuple[int, int]]:
 
 
 class ZoneMap:
-    """The minimum and maximum of each block of an array, for repeated range queries.
+    """The minimum and maximum of each block of a column, for repeated range queries.
 
     ``zm = ZoneMap(values)`` reads `values` once; ``zm.filter_indexes(lo, hi)``,
     ``zm.filter_values(lo, hi)`` and ``zm.count_in_range(lo, hi)`` then give the
@@ -99,19 +282,28 @@ class ZoneMap:
 
     Parameters
     ----------
-    values : numpy.ndarray
-        bool, int8..uint64, float32, float64, datetime64 or timedelta64; 1-d of
-        any layout, or N-d and C-contiguous (positions are flat, in C order).
-        The ZoneMap keeps a reference to it, never a copy.
+    values : array-like
+        Any column the functions take: a NumPy array (1-d of any layout, or
+        N-d and C-contiguous: positions are flat, in C order), a numpy.ma
+        array, a pandas Series, Index or array (NumPy-backed, nullable,
+        tz-aware or Arrow-backed), a Polars Series, a pyarrow Array or
+        ChunkedArray, or any Arrow PyCapsule producer (read with pyarrow), of
+        bool, int8..uint64, float32, float64 or temporal data. Nulls never
+        match, as in the functions; a tz-aware column keeps its zone (bounds
+        compare as the functions compare them, and ``filter_values`` gives the
+        column's own kind). The ZoneMap keeps a reference to it, never a copy
+        (the block minima and maxima of a chunked Arrow column are found on a
+        joined copy, dropped once the map is built).
     block : int, default 4096
         Elements per block. The map takes two elements (and one byte) per
         block: 0.05 % of float64 data at the default, 0.4 % of uint8 data at
-        ``block=1024`` (keep it under 1 %: ``block >= 200`` for 1-byte data).
+        ``block=1024`` (keep it under 1 %: ``block >= 200`` for 1-byte data);
+        two more bytes per block on a column with nulls.
 
     Attributes
     ----------
-    values : numpy.ndarray
-        The array the map describes.
+    values : array-like
+        The column the map describes, as given.
     block : int
         Elements per block.
     nbytes : int
@@ -120,15 +312,16 @@ class ZoneMap:
     Raises
     ------
     TypeError
-        `values` is not a NumPy array of a supported dtype (pandas, Arrow and
-        Polars columns, numpy.ma arrays, float16...).
+        `values` is no column the functions take, in their words (a frame,
+        strings, float16...).
     ValueError
         An N-d array that is not C-contiguous, or `block` < 1.
 
     Notes
     -----
     The map describes `values` as they were when it was built. NumPy arrays
-    are mutable: after writing to the array, build a new map
+    (and the NumPy buffers of pandas columns) are mutable: after writing to
+    one, build a new map
     (``zm = simdfilter.ZoneMap(zm.values, block=zm.block)``); queries on changed
     data give unspecified results (positions still hold values in range, but
     some may be missing and counts may be off).
@@ -151,105 +344,130 @@ class ZoneMap:
     # generic in the values' scalar type).
     __class_getitem__ = classmethod(types.GenericAlias)
 
-    __slots__ = ("values", "block", "_flat", "_mins", "_maxs", "_keys", "_clean")
+    __slots__ = (
+        "values", "block", "_part", "_whole", "_size", "_dtype", "_nothing", "_zoned",
+        "_mins", "_maxs", "_clean", "_full", "_void", "_valid",
+    )  # fmt: skip
 
-    def __init__(self, values: np.ndarray, block: int = DEFAULT_BLOCK) -> None:
-        flat = _flat(values)
+    def __init__(self, values: Any, block: int = DEFAULT_BLOCK) -> None:
+        data, nulls, part = _column(values)
         try:
             block = operator.index(block)
         except TypeError:
             raise TypeError(f"block must be an int, not {type(block).__name__}") from None
         if block < 1:
             raise ValueError(f"block must be >= 1, got {block}")
-        self.values, self.block, self._flat = values, block, flat
-        self._mins, self._maxs, self._clean = _block_bounds(flat, block)
+        self.values, self.block, self._part = values, block, part
+        self._size, self._whole = data.size, part(0, data.size)
+        self._dtype = str(getattr(values, "dtype", None) or getattr(values, "type", data.dtype))
+        empty = part(0, 0)
+        # A bound that makes the range empty on this column (NaN, NaT, or an
+        # open range at midnight on times of day), for the function's answer
+        # on the whole column that reads nothing (see _collect).
+        self._nothing = next(
+            b
+            for b in (float("nan"), np.datetime64("NaT"), np.timedelta64("NaT"), _time(0))
+            if _empty_range(empty, b)
+        )
+        # filter_values on a tz-aware column: the column's own kind, with its zone.
+        from . import filter_values
+
+        self._zoned = not isinstance(filter_values(empty, None, None), np.ndarray)
         # The order the kernels compare in: datetime64/timedelta64 as int64
         # ticks (NaT, INT64_MIN, below every bound), the rest as they are.
-        self._keys = (
-            (self._mins.view(np.int64), self._maxs.view(np.int64))
-            if flat.dtype.kind in "Mm"
-            else (self._mins, self._maxs)
+        keys = _keys(data)
+        self._mins, self._maxs, self._clean, self._full, self._void = _block_bounds(
+            keys, block, nulls, data.dtype.kind in "Mm"
         )
+        self._valid = data.size - (0 if nulls is None else int(np.count_nonzero(nulls)))
 
     @property
     def nbytes(self) -> int:
-        return self._mins.nbytes + self._maxs.nbytes + self._clean.nbytes
+        flags = (self._clean, self._full, self._void)
+        return self._mins.nbytes + self._maxs.nbytes + sum(f.nbytes for f in flags if f is not None)
 
     def __repr__(self) -> str:
         return (
-            f"ZoneMap({self._flat.size:,} values of {self._flat.dtype}, "
+            f"ZoneMap({self._size:,} values of {self._dtype}, "
             f"{self._mins.size:,} blocks of {self.block:,}, {self.nbytes:,} bytes)"
         )
 
     # ---- which blocks ----------------------------------------------------------
 
-    def _blocks(
-        self, lo: Any, hi: Any, inclusive: str, inside: bool = False
-    ) -> Optional[Tuple[np.ndarray, Optional[np.ndarray]]]:
-        """The mask of the blocks that meet the range and (`inside`) of those
-        wholly in it, or None when the range is empty. Several ranges (`lo` and
-        `hi` sequences, which the caller's function call has checked): the
-        blocks that meet any, and those wholly inside one of them."""
+    def _blocks(self, lo: Any, hi: Any, inclusive: str) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """The masks of the blocks that meet the range (none of nulls only) and
+        of those whose values (NaN, NaT and nulls aside) lie wholly in it, or
+        None when the range is empty. Several ranges (`lo` and `hi` sequences,
+        which the caller's function call has checked): the blocks that meet
+        any, and those wholly inside one of them."""
         pairs = zip(lo, hi) if _face.is_bound_list(lo) else [(lo, hi)]
-        mins, maxs = self._keys
+        mins, maxs = self._mins, self._maxs
+        empty = self._part(0, 0)
         touched = inner = None
         for one_lo, one_hi in pairs:
-            rng = _core._resolve_bounds(self._flat[:0], one_lo, one_hi, inclusive)[1]
+            rng = _core._resolve_bounds(empty, one_lo, one_hi, inclusive)[1]
             if rng is None:
                 continue
             rlo, rhi = mins.dtype.type(rng[0]), mins.dtype.type(rng[1])
             meets = (maxs >= rlo) & (mins <= rhi)
-            within = meets & (mins >= rlo) & (maxs <= rhi) if inside else None
+            within = meets & (mins >= rlo) & (maxs <= rhi)
             touched = meets if touched is None else touched | meets
-            if inside:
-                inner = within if inner is None else inner | within
-        if touched is None:
+            inner = within if inner is None else inner | within
+        if touched is None or inner is None:
             return None
-        return touched, None if inner is None else inner & self._clean
+        if self._void is not None:
+            touched &= ~self._void
+        return touched, inner
+
+    def _unread(self) -> np.ndarray:
+        """The blocks no query reads: those of nulls only."""
+        return self._void if self._void is not None else np.zeros(self._mins.size, bool)
 
     def _stretches(self, blocks: np.ndarray) -> List[Tuple[int, int]]:
         """The element ranges [start, stop) of the runs of `blocks` (a mask)."""
-        n, b = self._flat.size, self.block
+        n, b = self._size, self.block
         return [(s * b, min(e * b, n)) for s, e in _runs(np.flatnonzero(blocks))]
 
     # ---- the queries -------------------------------------------------------------
 
-    def _collect(self, fn: Any, lo: Any, hi: Any, kw: dict, positions: bool) -> np.ndarray:
-        flat = self._flat
-        fn(flat[:0], lo, hi, **kw)  # the caller's arguments, judged by the function itself
-        # The whole array asked a range that holds nothing, which the binding
+    def _collect(self, fn: Any, lo: Any, hi: Any, kw: dict, positions: bool) -> Any:
+        fn(self._part(0, 0), lo, hi, **kw)  # the caller's arguments, judged by the function
+        # The whole column asked a range that holds nothing, which the binding
         # answers without reading it: `out` checked against all of `values`
         # (its size, its overlap), and the dtype the function gives for all of
         # them. For positions that dtype is the binding's (uint32 or int64 by
         # the whole length, not a stretch's), so every stretch is asked for it:
         # a stretch's positions plus its start then always fit.
-        zero = np.zeros((), flat.dtype)[()]
-        empty = fn(flat, zero, zero, **{**kw, "inclusive": "neither", "invert": False})
+        nothing = self._nothing
+        empty = fn(self._whole, nothing, nothing, **{**kw, "inclusive": "neither", "invert": False})
         invert = bool(kw["invert"])
-        blocks = self._blocks(lo, hi, kw["inclusive"], inside=invert)
+        blocks = self._blocks(lo, hi, kw["inclusive"])
         if blocks is None:  # the range holds nothing: inverted, everything
-            return fn(flat, lo, hi, **kw) if invert else empty
+            return fn(self._whole, lo, hi, **kw) if invert else empty
         touched, inside = blocks
-        # Inverted, a block can hold a match unless it lies wholly inside the
-        # range with no NaN/NaT; the blocks wholly outside are read like the rest.
-        read = ~inside if invert else touched
+        # Inverted, a block can hold a match unless its values lie wholly
+        # inside the range with no NaN/NaT (its nulls are never kept either);
+        # the blocks wholly outside are read like the rest.
+        read = ~(inside & self._clean) & ~self._unread() if invert else touched
         out = kw.pop("out")
         if positions and out is None:
             kw["index_dtype"] = empty.dtype
         pieces, done = [], 0
         for start, stop in self._stretches(read):
             dst = None if out is None else out[done:]
-            got = fn(flat[start:stop], lo, hi, out=dst, **kw)
+            got = fn(self._part(start, stop), lo, hi, out=dst, **kw)
             if positions and start:
                 got += got.dtype.type(start)
-            done += got.size
+            done += len(got)
             if out is None:
                 pieces.append(got)
         if out is not None:
             return out[:done]
         if len(pieces) == 1:  # one stretch (every block, on data in random order): no copy
             return pieces[0]
-        return np.concatenate(pieces) if pieces else empty
+        if not pieces:
+            return empty
+        return _concat(pieces) if self._zoned else np.concatenate(pieces)
 
     def filter_indexes(
         self,
@@ -317,7 +535,7 @@ class ZoneMap:
         out: Optional[np.ndarray] = None,
         threads: Optional[int] = None,
         invert: Optional[bool] = False,
-    ) -> np.ndarray:
+    ) -> Any:
         """The values in range: ``simdfilter.filter_values(zm.values, lo, hi, ...)``,
         reading only the blocks that can hold one.
 
@@ -339,7 +557,8 @@ class ZoneMap:
         Returns
         -------
         numpy.ndarray
-            The values, in flat C order, exactly the function's.
+            The values, in flat C order, exactly the function's (on a tz-aware
+            column, the column's own kind with its zone, as the function).
 
         Raises
         ------
@@ -400,21 +619,29 @@ class ZoneMap:
         """
         from . import count_in_range
 
-        flat = self._flat
         kw = dict(inclusive=inclusive, threads=threads, invert=invert)
-        count_in_range(flat[:0], lo, hi, **kw)  # the caller's arguments, judged by the function
+        count_in_range(self._part(0, 0), lo, hi, **kw)  # the caller's arguments, judged
         invert = bool(invert)
-        blocks = self._blocks(lo, hi, inclusive, inside=True)
-        if blocks is None:  # the range holds nothing: inverted, everything
-            return flat.size if invert else 0
+        blocks = self._blocks(lo, hi, inclusive)
+        if blocks is None:  # the range holds nothing: inverted, every value not null
+            return self._valid if invert else 0
         touched, inside = blocks
+        full = self._full if self._full is not None else np.ones(touched.size, bool)
         # Counted whole without being read: the blocks wholly inside (none of
-        # their values outside, as none is NaN/NaT) or, inverted, those that
-        # miss the range (every value outside, NaN/NaT among them).
-        whole = ~touched if invert else inside
+        # their values outside, as none is NaN/NaT or null) or, inverted, those
+        # that miss the range (every value outside, NaN/NaT among them) and
+        # hold no null. Inverted, the blocks wholly inside and free of NaN/NaT
+        # count nothing (their nulls are never kept).
+        clean_inside = inside & self._clean
+        if invert:
+            whole = ~touched & full
+            read = ~clean_inside & ~whole & ~self._unread()
+        else:
+            whole = clean_inside & full
+            read = touched & ~whole
         total = sum(stop - start for start, stop in self._stretches(whole))
-        for start, stop in self._stretches(touched & ~inside):
-            total += count_in_range(flat[start:stop], lo, hi, **kw)
+        for start, stop in self._stretches(read):
+            total += count_in_range(self._part(start, stop), lo, hi, **kw)
         return total
 
 
