@@ -16,6 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 import simdfilter
 from simdfilter import reference
@@ -148,3 +149,22 @@ def numpy_answer(a, lo, hi, inclusive):
             # NumPy 2.5 deprecates comparing timedelta64 data with a bare int
             return None
     return np.flatnonzero(m)
+
+
+def generic_timedelta_deprecated():
+    """Whether this NumPy deprecates timedelta64's generic unit (2.5 on: it warns
+    on making one and on comparing with it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            np.timedelta64(0)
+        except DeprecationWarning:
+            return True
+    return False
+
+
+def generic_timedelta(n):
+    """np.timedelta64(n) with no unit, or a skip where NumPy deprecates that unit."""
+    if generic_timedelta_deprecated():
+        pytest.skip(f"NumPy {np.__version__} deprecates timedelta64's generic unit")
+    return np.timedelta64(n)
