@@ -28,12 +28,11 @@ typedef struct column column; /* column.c, below */
 
 /* The number of keyword arguments args.c reads (its ARG_COUNT). */
 #define SFPY_ARG_COUNT 10
-/* The package's helpers (registered by python/simdfilter/__init__.py). */
+/* The package's helpers (registered by python/simdfilter/__init__.py): what
+ * is left of the calls back into the package, each off the NumPy fast path
+ * (cpython/README.md, "One way"); tests/test_one_way.py lets no other in. */
 typedef enum sfpy_helper {
     SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
-    SFPY_UNWRAP_PANDAS,       /* simdfilter._columns.unwrap_pandas */
-    SFPY_UNWRAP_MASKED,       /* simdfilter._columns.unwrap_masked */
-    SFPY_STREAM_FAILURE_HINT, /* simdfilter._columns.stream_failure_hint */
     SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
     SFPY_REFUSED_COLUMN,      /* simdfilter._columns.refused_column */
     SFPY_HELPER_COUNT
@@ -56,6 +55,8 @@ typedef struct sfpy_state {
     PyObject *name_c_array, *name_c_stream, *name_module; /* column.c's lookups */
     PyObject *masked_array_type;          /* numpy.ma.MaskedArray, once first needed */
     PyObject *pandas_types[3];            /* Timestamp, Timedelta, NaTType, once seen */
+    PyObject *pandas_kinds[4];            /* column_hosts.c: pandas.arrays' classes by kind */
+    PyObject *pandas_kind_of;             /* column_hosts.c: {array type: kind}, once seen */
     PyObject *str_value, *str_creso, *str_utcoffset, *str_value_1x, *str_reso_1x;
     PyObject *result_buffer_type; /* result_pool.c's _ResultBuffer */
     sf_arena *arena;              /* not objects: freed by the module's m_free */
@@ -154,6 +155,22 @@ struct column {
      * zeroed by sfpy_column_from: only chunks[0, nchunks) are ever read. */
     struct ArrowArray inline_chunks[COLUMN_INLINE_CHUNKS];
 };
+
+/* ---- column_hosts.c: the buffers behind pandas columns and numpy.ma arrays ---- */
+
+/* A NumPy array of the values (`data`), a bool array of the same shape True at
+ * nulls (`mask`, or None) and the zone of tz-aware instants (`tz`, a str, or
+ * None); or, for an Arrow-backed pandas column, its pyarrow data (`arrow`,
+ * the rest NULL). All owned: sfpy_buffers_release. */
+typedef struct sfpy_buffers {
+    PyObject *data, *mask, *tz, *arrow;
+} sfpy_buffers;
+/* 0, or -1 with an exception (what is left filled is for sfpy_buffers_release). */
+int sfpy_unwrap_masked(PyObject *values, sfpy_buffers *b);
+int sfpy_unwrap_pandas(sfpy_state *st, PyObject *values, sfpy_buffers *b);
+void sfpy_buffers_release(sfpy_buffers *b);
+/* _core._column_buffers(values): the buffers as ZoneMap reads them. */
+extern PyMethodDef sfpy_column_methods[];
 
 /* 0, or -1 with an exception (a TypeError naming what is supported; a frame,
  * pandas, Polars or Dask, is refused before anything is read). */

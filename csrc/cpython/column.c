@@ -1,7 +1,7 @@
 /*
  * What a call's values are: a NumPy array read in place (a plain ndarray, the
  * fast path), the buffers of a pandas column or numpy.ma array (found by
- * simdfilter._columns: values and a mask of nulls, or a time zone), or
+ * column_hosts.c: values and a mask of nulls, or a time zone), or
  * an Arrow column (pyarrow, Polars, pandas' Arrow dtypes) through the Arrow
  * PyCapsule interface. Anything else is viewed with np.asarray.
  */
@@ -34,7 +34,7 @@ static int numpy_column(column *c, PyArrayObject *arr, PyObject *mask, PyObject 
         if (!PyArray_Check(mask) || PyArray_ITEMSIZE((PyArrayObject *)mask) != 1 ||
             !PyArray_SAMESHAPE((PyArrayObject *)mask, arr)) {
             PyErr_SetString(PyExc_SystemError,
-                            "simdfilter._columns: a mask must be a bool array shaped "
+                            "simdfilter: a mask must be a bool array shaped "
                             "as its values");
             return -1;
         }
@@ -105,29 +105,53 @@ static const char *frame_host(const sfpy_state *st, PyObject *values) {
 }
 
 static int arrow_or_array(PyObject *values, column *c);
+static int is_masked_array(sfpy_state *st, PyObject *values);
 
-/* pandas columns and masked arrays: their buffers, as simdfilter._columns'
- * unwrap_pandas or unwrap_masked (`which`, registered by the package) finds
- * them. */
-static int unwrapped_column(PyObject *values, sfpy_helper which, column *c) {
-    PyObject *finder = sfpy_helper_get(c->st, which);
-    if (!finder)
-        return -1;
-    PyObject *got = PyObject_CallOneArg(finder, values);
-    if (!got)
-        return -1;
-    int rc;
-    if (PyTuple_Check(got) && PyTuple_GET_SIZE(got) == 3 && PyArray_Check(PyTuple_GET_ITEM(got, 0))) {
-        PyObject *arr = PyTuple_GET_ITEM(got, 0);
-        Py_INCREF(arr);
-        rc = numpy_column(c, (PyArrayObject *)arr, PyTuple_GET_ITEM(got, 1),
-                          PyTuple_GET_ITEM(got, 2));
-    } else {
-        rc = arrow_or_array(got, c); /* an Arrow-backed column's Arrow data */
+/* pandas columns and masked arrays: their buffers, as column_hosts.c finds
+ * them (`masked`: numpy.ma's, else pandas'). */
+static int unwrapped_column(PyObject *values, int masked, column *c) {
+    sfpy_buffers b;
+    int rc = masked ? sfpy_unwrap_masked(values, &b) : sfpy_unwrap_pandas(c->st, values, &b);
+    if (rc == 0 && b.arrow) {
+        rc = arrow_or_array(b.arrow, c); /* an Arrow-backed column's Arrow data */
+    } else if (rc == 0 && PyArray_Check(b.data)) {
+        Py_INCREF(b.data);
+        rc = numpy_column(c, (PyArrayObject *)b.data, b.mask, b.tz);
+    } else if (rc == 0) {
+        rc = arrow_or_array(b.data, c);
     }
-    Py_DECREF(got);
+    sfpy_buffers_release(&b);
     return rc;
 }
+
+/* _column_buffers(values): (data, mask, tz), or an Arrow-backed pandas column's
+ * pyarrow data, for a pandas column or a numpy.ma array: what the functions
+ * read of it, for ZoneMap. */
+static PyObject *py_column_buffers(PyObject *self, PyObject *values) {
+    sfpy_state *st = sfpy_state_of(self);
+    const int masked = PyArray_Check(values) ? is_masked_array(st, values) : 0;
+    if (masked < 0)
+        return NULL;
+    sfpy_buffers b;
+    PyObject *res = NULL;
+    if ((masked ? sfpy_unwrap_masked(values, &b) : sfpy_unwrap_pandas(st, values, &b)) == 0) {
+        if (b.arrow) {
+            Py_INCREF(b.arrow);
+            res = b.arrow;
+        } else {
+            res = PyTuple_Pack(3, b.data, b.mask ? b.mask : Py_None, b.tz ? b.tz : Py_None);
+        }
+    }
+    sfpy_buffers_release(&b);
+    return res;
+}
+
+PyMethodDef sfpy_column_methods[] = {
+    {"_column_buffers", py_column_buffers, METH_O,
+     "_column_buffers(values)\n--\n\nThe buffers the functions read of a pandas column or a "
+     "numpy.ma array: (data, mask, tz), or an Arrow-backed column's pyarrow data."},
+    {NULL, NULL, 0, NULL},
+};
 
 static int arrow_or_array(PyObject *values, column *c) {
     const int has_array = type_defines(values, c->st->name_c_array);
@@ -177,7 +201,7 @@ int sfpy_column_from(sfpy_state *st, PyObject *values, column *c) {
             Py_INCREF(values);
             return numpy_column(c, (PyArrayObject *)values, NULL, NULL);
         }
-        return unwrapped_column(values, SFPY_UNWRAP_MASKED, c);
+        return unwrapped_column(values, 1, c);
     }
     const char *host = frame_host(st, values);
     if (host) {
@@ -188,7 +212,7 @@ int sfpy_column_from(sfpy_state *st, PyObject *values, column *c) {
         return -1;
     }
     if (from_package(st, values, "pandas"))
-        return unwrapped_column(values, SFPY_UNWRAP_PANDAS, c);
+        return unwrapped_column(values, 0, c);
     return arrow_or_array(values, c);
 }
 

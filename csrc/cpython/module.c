@@ -299,9 +299,8 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
 
 /* ---- The package's helpers --------------------------------------------------- */
 
-static const char *const helper_names[SFPY_HELPER_COUNT] = {
-    "resolve", "unwrap_pandas", "unwrap_masked", "stream_failure_hint", "zoned_values",
-    "refused_column"};
+static const char *const helper_names[SFPY_HELPER_COUNT] = {"resolve", "zoned_values",
+                                                             "refused_column"};
 PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     if (!st->helpers[h])
         PyErr_Format(PyExc_RuntimeError,
@@ -311,16 +310,14 @@ PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     return st->helpers[h];
 }
 
-/* _register(resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, zoned_values=,
- * refused_column=):
+/* _register(resolve=, zoned_values=, refused_column=):
  * the helpers given (each a callable) replace those registered before. */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"resolve", "unwrap_pandas", "unwrap_masked",
-                               "stream_failure_hint", "zoned_values", "refused_column", NULL};
+    static char *keywords[] = {"resolve", "zoned_values", "refused_column", NULL};
     PyObject *got[SFPY_HELPER_COUNT] = {NULL};
     sfpy_state *st = sfpy_state_of(self);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOOO:_register", keywords, &got[0],
-                                     &got[1], &got[2], &got[3], &got[4], &got[5]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOO:_register", keywords, &got[0],
+                                     &got[1], &got[2]))
         return NULL;
     for (int i = 0; i < SFPY_HELPER_COUNT; i++)
         if (got[i] && !PyCallable_Check(got[i]))
@@ -337,11 +334,10 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 static PyMethodDef filter_methods[] = {
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
-     "_register(*, resolve=, unwrap_pandas=, unwrap_masked=, stream_failure_hint=, "
-     "zoned_values=, refused_column=)\n--\n\n"
+     "_register(*, resolve=, zoned_values=, refused_column=)\n--\n\n"
      "Called by `import simdfilter`: the package's Python helpers that the C binding calls "
-     "(bounds it does not read, pandas and masked columns, a failed Arrow stream's hint, "
-     "tz-aware values given back their zone, a refused column in the user's terms)."},
+     "(bounds it does not read, tz-aware values given back their zone, a refused column in "
+     "the user's terms)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,
@@ -380,6 +376,7 @@ static int exec_module(PyObject *m) {
         PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
+        PyModule_AddFunctions(m, sfpy_column_methods) < 0 ||
         sfpy_add_result_constants(m) < 0 || sfpy_pool_init(m, st) < 0)
         return -1;
     return 0;
@@ -394,6 +391,9 @@ static int exec_module(PyObject *m) {
             X((st)->arg_names[i_]);                                                       \
         for (int i_ = 0; i_ < 3; i_++)                                                    \
             X((st)->pandas_types[i_]);                                                    \
+        for (int i_ = 0; i_ < 4; i_++)                                                    \
+            X((st)->pandas_kinds[i_]);                                                    \
+        X((st)->pandas_kind_of);                                                          \
         X((st)->kernel_context);                                                          \
         X((st)->name_c_array);                                                            \
         X((st)->name_c_stream);                                                           \

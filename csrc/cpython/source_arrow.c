@@ -163,18 +163,57 @@ static int from_array_capsules(PyObject *pair, column *c) {
     return add_chunk(c, array);
 }
 
-/* What simdfilter._columns knows about the producer's failure (an old Polars'
- * temporal streams fail in Polars itself): a str, "" if nothing. Asked only when
- * a stream has failed, so no call pays for it. */
-static PyObject *failure_hint(const sfpy_state *st, PyObject *values) {
-    PyObject *helper = sfpy_helper_get(st, SFPY_STREAM_FAILURE_HINT);
-    PyObject *hint = helper ? PyObject_CallOneArg(helper, values) : NULL;
-    if (!hint || !PyUnicode_Check(hint)) {
-        PyErr_Clear(); /* the producer's own message is the error; a hint is extra */
-        Py_XDECREF(hint);
-        hint = PyUnicode_FromString("");
+/* The oldest Polars whose Arrow C stream of a Date, Datetime, Duration or Time
+ * Series works (python/simdfilter/_columns.py's POLARS_MIN, which
+ * tests/test_polars_namespace.py holds equal): before it the chunks have the
+ * storage type where the schema says the temporal one, and Polars' own export
+ * refuses them. */
+static const long POLARS_MIN[3] = {1, 33, 1};
+
+/* Whether a release number ("1.4.1", "1.33.1rc1") is below POLARS_MIN, a
+ * pre-release counting as its release. */
+static int polars_older(const char *v) {
+    for (int i = 0; i < 3; i++) {
+        long part = 0;
+        while (*v >= '0' && *v <= '9' && part < 1000000)
+            part = part * 10 + (*v++ - '0');
+        if (part != POLARS_MIN[i])
+            return part < POLARS_MIN[i];
+        while (*v && *v != '.')
+            v++;
+        if (*v == '.')
+            v++;
     }
-    return hint;
+    return 0;
+}
+
+/* What to add to the message of a failed stream (an old Polars' temporal
+ * streams fail in Polars itself): a str, "" if nothing. Asked only when a
+ * stream has failed, so no call pays for it; read in C, from Polars' own
+ * module (never from simdfilter's). */
+static PyObject *failure_hint(const sfpy_state *st, PyObject *values) {
+    (void)st;
+    PyObject *module = PyObject_GetAttrString((PyObject *)Py_TYPE(values), "__module__");
+    const char *name = module && PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
+    const int is_polars = name && strncmp(name, "polars", 6) == 0 && (!name[6] || name[6] == '.');
+    Py_XDECREF(module);
+    PyObject *hint = NULL;
+    if (is_polars) {
+        PyObject *polars = PyImport_ImportModule("polars");
+        PyObject *version = polars ? PyObject_GetAttrString(polars, "__version__") : NULL;
+        const char *v = version && PyUnicode_Check(version) ? PyUnicode_AsUTF8(version) : NULL;
+        if (v && *v && polars_older(v))
+            hint = PyUnicode_FromFormat(
+                "; Polars before %ld.%ld.%ld fails the Arrow C stream of Date, Datetime, "
+                "Duration and Time columns, whoever reads it: simdfilter needs Polars >= "
+                "%ld.%ld.%ld for them (this is Polars %s)",
+                POLARS_MIN[0], POLARS_MIN[1], POLARS_MIN[2], POLARS_MIN[0], POLARS_MIN[1],
+                POLARS_MIN[2], v);
+        Py_XDECREF(version);
+        Py_XDECREF(polars);
+    }
+    PyErr_Clear(); /* the producer's own message is the error; a hint is extra */
+    return hint ? hint : PyUnicode_FromString("");
 }
 
 static int stream_error(const column *c, struct ArrowArrayStream *stream, int code,

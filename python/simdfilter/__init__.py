@@ -48,8 +48,10 @@ from ._zonemap import ZoneMap
 __version__: str = _core.__version__
 
 
-# The Python helpers the C binding calls: registered here, so that the
-# extension never imports the package it sits below. Each stands in for its
+# The Python helpers the C binding still calls, each off the NumPy fast path
+# (csrc/cpython/README.md, "One way"): registered here, so that the extension
+# never imports the package it sits below. Columns (pandas, numpy.ma, Arrow)
+# the binding reads itself. Each stands in for its
 # module until first called (an import of simdfilter does not load _bounds'
 # Fraction and Decimal arithmetic, nor _columns), then registers the real one.
 def _first_call(module: str, name: str):
@@ -65,9 +67,6 @@ def _first_call(module: str, name: str):
 
 _core._register(
     resolve=_first_call("._bounds", "resolve"),
-    unwrap_pandas=_first_call("._columns", "unwrap_pandas"),
-    unwrap_masked=_first_call("._columns", "unwrap_masked"),
-    stream_failure_hint=_first_call("._columns", "stream_failure_hint"),
     zoned_values=_first_call("._columns", "zoned_values"),
     refused_column=_first_call("._columns", "refused_column"),
 )

@@ -1,119 +1,26 @@
-"""The buffers behind pandas columns and numpy.ma arrays, for the C binding.
+"""What the C binding leaves to Python about columns.
 
-``unwrap_pandas(values)`` (for a pandas object) and ``unwrap_masked(values)``
-(for a numpy.ma array) are called by simdfilter._core and answer without
-copying anything:
-
-- ``(data, mask, tz)``: a NumPy array of the values, a bool array of the same
-  shape that is True at nulls (or None), and the time zone of tz-aware
-  timestamps (a str, or None);
-- or an object with the Arrow PyCapsule interface (the pyarrow data of a
-  pandas column with an Arrow dtype), which the binding reads as Arrow.
-
-It reads pandas' own arrays (``Series._values``, a masked array's ``_data`` and
-``_mask``, a datetime array's ``_ndarray``, an Arrow array's ``_pa_array``):
-private names, chosen because the public routes copy or cost far more per call
-(``Series.__arrow_c_stream__`` converts through pyarrow: 32 us where this takes
-under one). Each is looked up with a fallback to the public, copying route, so
-a pandas that renames them gives right answers, only slower.
+The binding reads every column itself (csrc/cpython/column_hosts.c: pandas
+columns and numpy.ma arrays; the Arrow PyCapsule interface). What is here:
+``zoned_values`` and ``refused_column``, which the binding still calls through
+the registry (``_core._register``), off the NumPy fast path; ``_pandas_array``
+for ZoneMap; and the Polars version floor.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
-Unwrapped = Union[Tuple[np.ndarray, Optional[np.ndarray], Optional[str]], Any]
-
-_SUPPORTED = (
-    "bool, int8..uint64, float32, float64, datetime64 (naive or tz-aware) and "
-    "timedelta64, NumPy-backed, nullable (Int*, UInt*, Float*, boolean) or Arrow-backed"
-)
-
-
-def unwrap_masked(values: np.ma.MaskedArray) -> Unwrapped:
-    """The buffers of a numpy.ma array (see the module docstring)."""
-    data = values.data  # a view of the values, not a copy
-    mask = np.ma.getmask(values)
-    if mask is np.ma.nomask or mask.shape != data.shape:
-        return data, None, None
-    return data, mask, None
-
 
 def _pandas_array(values: Any) -> Any:
-    """The array behind a Series or Index, or the array itself."""
+    """The array behind a Series or Index, or the array itself (as the binding
+    finds it: column_hosts.c)."""
     array = getattr(values, "_values", None)
     if array is None:
         array = getattr(values, "array", values)
     return array
-
-
-def _zone(tz: Any) -> Optional[str]:
-    if tz is None:
-        return None
-    key = getattr(tz, "key", None) or getattr(tz, "zone", None)  # zoneinfo, pytz
-    return str(key) if key else str(tz)
-
-
-def _pandas_types() -> dict:
-    import pandas as pd
-
-    arrays = pd.arrays
-    found = lambda *names: tuple(getattr(arrays, n) for n in names if hasattr(arrays, n))  # noqa: E731
-    return {
-        "masked": found("IntegerArray", "FloatingArray", "BooleanArray"),
-        "times": found("DatetimeArray", "TimedeltaArray"),
-        "arrow": found("ArrowExtensionArray", "ArrowStringArray"),
-        # The old name only if the new one is missing: pandas 2.1-2.x warn on touching it.
-        "numpy": found("NumpyExtensionArray") or found("PandasArray"),
-    }
-
-
-_types: dict = {}
-# The kind of each pandas array type met so far ("masked", "times", "arrow",
-# "numpy" or "other"): one dict lookup per call instead of a row of isinstance
-# checks. It holds the types themselves, so an entry never outlives its type.
-_kinds: dict = {}
-
-
-def _kind_of(array_type: type) -> str:
-    if not _types:
-        _types.update(_pandas_types())
-    for kind in ("masked", "times", "arrow", "numpy"):
-        if issubclass(array_type, _types[kind]):
-            return kind
-    return "other"
-
-
-def unwrap_pandas(values: Any) -> Unwrapped:
-    """The buffers of a pandas Series, Index or array (see the module docstring)."""
-    array = _pandas_array(values)
-    if isinstance(array, np.ndarray):
-        return array, None, None
-    kind = _kinds.get(type(array))
-    if kind is None:
-        kind = _kinds[type(array)] = _kind_of(type(array))
-    if kind == "masked":
-        return array._data, array._mask, None
-    if kind == "times":
-        tz = getattr(array.dtype, "tz", None)
-        data = getattr(array, "_ndarray", None)
-        if data is None:
-            data = (array.tz_convert(None) if tz is not None else array).to_numpy()
-        return data, None, _zone(tz)
-    if kind == "arrow":
-        data = getattr(array, "_pa_array", None)  # pandas >= 2.1; 1.5 to 2.0 named it _data
-        if data is None and type(getattr(array, "_data", None)).__module__.startswith("pyarrow"):
-            data = array._data
-        if data is None:
-            import pyarrow as pa
-
-            data = pa.chunked_array([pa.array(array)])
-        return data  # read through its Arrow C stream: types, nulls and zones there
-    if kind == "numpy":
-        return array.to_numpy(), None, None
-    raise TypeError(f"simdfilter supports pandas columns of {_SUPPORTED}, not {array.dtype}")
 
 
 def zoned_values(utc: np.ndarray, source: Any, tz: str) -> Any:

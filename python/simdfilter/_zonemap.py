@@ -126,7 +126,7 @@ def _column(values: Any) -> Tuple[np.ndarray, Optional[np.ndarray], Any]:
         raise TypeError(message) from None
     if isinstance(values, np.ma.MaskedArray):
         flat = _flat_array(values)
-        data, nulls, _ = _columns.unwrap_masked(flat)
+        data, nulls, _ = _core._column_buffers(flat)
         return data, nulls, lambda a, b: flat[a:b]
     if isinstance(values, np.ndarray):
         flat = _flat_array(values)
@@ -134,7 +134,7 @@ def _column(values: Any) -> Tuple[np.ndarray, Optional[np.ndarray], Any]:
     module = type(values).__module__.partition(".")[0]
     if module == "pandas":
         array = _columns._pandas_array(values)
-        got = _columns.unwrap_pandas(values)
+        got = _core._column_buffers(values)
         part = lambda a, b: array[a:b]  # noqa: E731
         if isinstance(got, tuple):
             return got[0], got[1], part
