@@ -69,9 +69,9 @@ def _sum_partition_counts(counts):
 
 
 # A frame query: a mapping {label: (lo, hi)} (an AND), or a sequence of them (an OR).
-_Ranges = Union[
-    Mapping[Hashable, Tuple[Any, Any]], Sequence[Mapping[Hashable, Tuple[Any, Any]]], None
-]
+# The key is Any, not Hashable: Mapping is invariant in its key, and a user's
+# Dict[str, ...] (or Dict[int, ...]) is no Mapping[Hashable, ...] to a type checker.
+_Ranges = Union[Mapping[Any, Tuple[Any, Any]], Sequence[Mapping[Any, Tuple[Any, Any]]], None]
 
 
 def _ranges(
