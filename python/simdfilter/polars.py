@@ -58,6 +58,7 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
+from simdfilter import _polars_plugin  # noqa: E402
 from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
 
 __all__ = [
@@ -345,6 +346,9 @@ class ExprNamespace:
                 between=lambda c, a, b: c.is_between(a, b, closed=closed),
                 everything=lambda: e == e,
             )
+        plugin = _polars_plugin.between(self._e, lo, hi, inclusive)
+        if plugin is not None:
+            return plugin
         return self._e.map_batches(
             functools.partial(_batch_between, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.Boolean,
@@ -358,6 +362,9 @@ class ExprNamespace:
         lo, hi = lower_bound, upper_bound
         if _is_expression(lo) or _is_expression(hi):
             return self.between(lo, hi, closed).sum()
+        plugin = _polars_plugin.count(self._e, lo, hi, inclusive)
+        if plugin is not None:
+            return plugin
         return self._e.map_batches(
             functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.get_index_type(),
