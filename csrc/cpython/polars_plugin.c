@@ -579,7 +579,14 @@ static int python_answer(plugin_op op, sf_series_export *col, const spec *sp,
                          sf_series_export *out) {
     PyGILState_STATE g = PyGILState_Ensure();
     int rc = -1;
-    PyObject *mod = PyImport_ImportModule("simdfilter._polars_plugin");
+    /* The package's module, as imported by whoever built the expression: the
+     * binding imports no simdfilter module (helpers come to it); the plugin has
+     * no module object whose state would hold one, so it reads sys.modules. */
+    PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "simdfilter._polars_plugin");
+    Py_XINCREF(mod);
+    if (!mod)
+        PyErr_SetString(PyExc_RuntimeError,
+                        "simdfilter's plugin needs `import simdfilter.polars` in this process");
     PyObject *fn = mod ? PyObject_GetAttrString(mod, "_batch") : NULL;
     PyObject *chunks = fn ? chunk_capsules(col) : NULL;
     PyObject *res = NULL, *stream = NULL;

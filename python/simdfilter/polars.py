@@ -302,13 +302,14 @@ class ExprNamespace:
     what it raises). A None bound is unbounded. Bounds that are expressions (an
     Expr, or a str, which names a column there) are Polars' own ``is_between``.
 
-    It runs as an elementwise ``map_batches``: Polars hands it each batch of
-    the column (in ``group_by().agg`` and ``over`` each group's values), so the
-    answer is the same wherever the expression stands. Each call costs Polars
-    tens of microseconds: with whole columns (eager frames, the in-memory
-    engine) the expression is faster than ``is_between``; in the streaming
-    engine's batches of 100,000 rows it is slower (the Polars guide has the
-    figures).
+    With Python-number bounds on Polars 2 it is an expression plugin
+    (``simdfilter._polars_plugin``): Polars calls the kernels on each batch
+    with no Python, and ``explain()`` names ``sf_between``. Otherwise it runs
+    as an elementwise ``map_batches``, each call costing Polars tens of
+    microseconds (the Polars guide says when, and has the figures). Either way
+    Polars hands it each batch of the column (in ``group_by().agg`` and
+    ``over`` each group's values), so the answer is the same wherever the
+    expression stands.
     """
 
     def __init__(self, expr: "pl.Expr") -> None:
