@@ -39,7 +39,11 @@ def main():
     def expr(kind):
         e = None
         for c, (lo, hi) in ranges.items():
-            x = pl.col(c).is_between(lo, hi) if kind == "is_between" else pl.col(c).sf.between(lo, hi)
+            x = (
+                pl.col(c).is_between(lo, hi)
+                if kind == "is_between"
+                else pl.col(c).sf.between(lo, hi)
+            )
             e = x if e is None else e & x
         return e
 
@@ -67,13 +71,17 @@ def main():
                 times[(m, v)][0].append(w1 - w0)
                 times[(m, v)][1].append(c1 - c0)
     print(f"{n:,} rows, 3 columns, {want / n:.2%} kept; best / median of {args.repeats}, ms")
-    print(f"{'mode':16} {'variant':12} {'wall best':>9} {'wall med':>9} {'cpu med':>8} {'is_between/ours (wall med)':>27}")
+    print(
+        f"{'mode':16} {'variant':12} {'wall best':>9} {'wall med':>9} {'cpu med':>8} {'is_between/ours (wall med)':>27}"
+    )
     for m in modes:
         ref = statistics.median(times[(m, "is_between")][0])
         for v in exprs:
             w, c = times[(m, v)]
             med = statistics.median(w)
-            print(f"{m:16} {v:12} {min(w)*1e3:9.1f} {med*1e3:9.1f} {statistics.median(c)*1e3:8.1f} {ref / med:27.2f}")
+            print(
+                f"{m:16} {v:12} {min(w) * 1e3:9.1f} {med * 1e3:9.1f} {statistics.median(c) * 1e3:8.1f} {ref / med:27.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,16 @@ pytestmark = pytest.mark.skipif(
 
 CLOSED = ["both", "left", "right", "none"]
 NUMERIC = [
-    pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64,
-    pl.Float32, pl.Float64,
+    pl.Int8,
+    pl.Int16,
+    pl.Int32,
+    pl.Int64,
+    pl.UInt8,
+    pl.UInt16,
+    pl.UInt32,
+    pl.UInt64,
+    pl.Float32,
+    pl.Float64,
 ]
 
 
@@ -37,8 +45,10 @@ def _frame(dtype):
     # two chunks, nulls in both
     v = _values(dtype)
     return pl.concat(
-        [pl.DataFrame({"x": pl.Series(v[:5], dtype=dtype)}),
-         pl.DataFrame({"x": pl.Series(v[5:], dtype=dtype)})],
+        [
+            pl.DataFrame({"x": pl.Series(v[:5], dtype=dtype)}),
+            pl.DataFrame({"x": pl.Series(v[5:], dtype=dtype)}),
+        ],
         rechunk=False,
     )
 
@@ -58,8 +68,17 @@ def test_between_is_is_between(dtype, closed, monkeypatch):
         bounds = [(False, True), (True, True), (None, False)]
     else:
         df = _frame(dtype)
-        bounds = [(1, 4), (1.5, 4), (-1, 2.5), (None, 3), (2, None), (None, None), (5, 1),
-                  (-(2**63), 2**63 - 1), (0.5, math.inf)]
+        bounds = [
+            (1, 4),
+            (1.5, 4),
+            (-1, 2.5),
+            (None, 3),
+            (2, None),
+            (None, None),
+            (5, 1),
+            (-(2**63), 2**63 - 1),
+            (0.5, math.inf),
+        ]
     assert df["x"].n_chunks() == (1 if dtype == pl.Boolean else 2)
     for lo, hi in bounds:
         before = _polars_plugin.python_batches

@@ -36,12 +36,11 @@ import os
 import pickle
 import struct
 import zoneinfo
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple
 
-import numpy as np
 import polars as pl
 
-from simdfilter import _core
+from simdfilter import _core  # type: ignore[attr-defined]
 from simdfilter._polars_bounds import delegate, expression_bounds
 
 __all__ = ["available", "between", "count"]
@@ -67,7 +66,7 @@ _NUMBERS: List[Tuple[str, Any]] = [
     ("g", pl.Float64),
     ("b", pl.Boolean),
 ]
-_UNITS = ("ms", "us", "ns")
+_UNITS: Tuple[Literal["ms", "us", "ns"], ...] = ("ms", "us", "ns")
 
 # Temporal bounds stay on the map_batches path for now: on a column of another
 # zone or kind Polars 2.1 raises SchemaError (not ComputeError), which a plugin
@@ -89,9 +88,7 @@ def available() -> bool:
 
 
 def _datetimes(zone: Optional[str]) -> List[Tuple[str, Any]]:
-    return [
-        ("ts%s:%s" % (_ARROW_UNIT[u], zone or ""), pl.Datetime(u, zone)) for u in _UNITS
-    ]
+    return [("ts%s:%s" % (_ARROW_UNIT[u], zone or ""), pl.Datetime(u, zone)) for u in _UNITS]
 
 
 def _zone(bound: dt.datetime) -> Optional[str]:
@@ -182,8 +179,15 @@ _cache: Dict[Any, Optional[bytes]] = {}
 def _cached_spec(lo: Any, hi: Any, inclusive: str) -> Optional[bytes]:
     # The same bounds, of the same types (1 and 1.0 and True differ here), give the
     # same literal: a loop building expressions resolves them once.
-    key = (type(lo), lo, _zone(lo) if isinstance(lo, dt.datetime) else None,
-           type(hi), hi, _zone(hi) if isinstance(hi, dt.datetime) else None, inclusive)
+    key = (
+        type(lo),
+        lo,
+        _zone(lo) if isinstance(lo, dt.datetime) else None,
+        type(hi),
+        hi,
+        _zone(hi) if isinstance(hi, dt.datetime) else None,
+        inclusive,
+    )
     try:
         return _cache[key]
     except (KeyError, TypeError):
@@ -198,14 +202,15 @@ def _cached_spec(lo: Any, hi: Any, inclusive: str) -> Optional[bytes]:
     return got
 
 
-def _register(e: "pl.Expr", name: str, spec: bytes, **flags: bool) -> "pl.Expr":
+def _register(e: "pl.Expr", name: str, spec: bytes, elementwise: bool) -> "pl.Expr":
     from polars.plugins import register_plugin_function
 
     return register_plugin_function(
         plugin_path=_core.__file__,
         function_name=name,
         args=[e, pl.lit(spec, dtype=pl.Binary)],
-        **flags,
+        is_elementwise=elementwise,
+        returns_scalar=not elementwise,
     )
 
 
@@ -217,7 +222,7 @@ def between(e: "pl.Expr", lo: Any, hi: Any, inclusive: str) -> Optional["pl.Expr
     spec = _cached_spec(lo, hi, inclusive)
     if spec is None:
         return None
-    return _register(e, "sf_between", spec, is_elementwise=True)
+    return _register(e, "sf_between", spec, elementwise=True)
 
 
 def count(e: "pl.Expr", lo: Any, hi: Any, inclusive: str) -> Optional["pl.Expr"]:
@@ -229,7 +234,7 @@ def count(e: "pl.Expr", lo: Any, hi: Any, inclusive: str) -> Optional["pl.Expr"]
     if spec is None:
         return None
     name = "sf_count64" if pl.get_index_type() == pl.UInt64 else "sf_count32"
-    return _register(e, name, spec, returns_scalar=True)
+    return _register(e, name, spec, elementwise=False)
 
 
 class _Chunk:
