@@ -74,6 +74,7 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
+from simdfilter import _polars_plugin  # noqa: E402
 from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
 
 __all__ = [
@@ -361,13 +362,14 @@ class ExprNamespace:
     what it raises). A None bound is unbounded. Bounds that are expressions (an
     Expr, or a str, which names a column there) are Polars' own ``is_between``.
 
-    It runs as an elementwise ``map_batches``: Polars hands it each batch of
-    the column (in ``group_by().agg`` and ``over`` each group's values), so the
-    answer is the same wherever the expression stands. Each call costs Polars
-    tens of microseconds: with whole columns (eager frames, the in-memory
-    engine) the expression is faster than ``is_between``; in the streaming
-    engine's batches of 100,000 rows it is slower (the Polars guide has the
-    figures).
+    With Python-number bounds on Polars 2 it is an expression plugin
+    (``simdfilter._polars_plugin``): Polars calls the kernels on each batch
+    with no Python, and ``explain()`` names ``sf_between``. Otherwise it runs
+    as an elementwise ``map_batches``, each call costing Polars tens of
+    microseconds (the Polars guide says when, and has the figures). Either way
+    Polars hands it each batch of the column (in ``group_by().agg`` and
+    ``over`` each group's values), so the answer is the same wherever the
+    expression stands.
     """
 
     def __init__(self, expr: "pl.Expr") -> None:
@@ -418,6 +420,9 @@ class ExprNamespace:
                 between=lambda c, a, b: c.is_between(a, b, closed=closed),
                 everything=lambda: e == e,
             )
+        plugin = _polars_plugin.between(self._e, lo, hi, inclusive)
+        if plugin is not None:
+            return plugin
         return self._e.map_batches(
             functools.partial(_batch_between, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.Boolean,
@@ -440,6 +445,9 @@ class ExprNamespace:
         lo, hi = lower_bound, upper_bound
         if _is_expression(lo) or _is_expression(hi):
             return self.between(lo, hi, closed).sum()
+        plugin = _polars_plugin.count(self._e, lo, hi, inclusive)
+        if plugin is not None:
+            return plugin
         return self._e.map_batches(
             functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.get_index_type(),
