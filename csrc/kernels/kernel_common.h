@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "simdfilter.h"
+#include "bits.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SF_INLINE static inline __attribute__((always_inline))
@@ -418,34 +419,7 @@ SF_INLINE size_t sf_put_mask(sf_op op, uint8_t *out, size_t i, uint32_t m, size_
 
 /* ---- Several ranges ------------------------------------------------------------ */
 
-/* The bits of a block of elements that several ranges give, combined: m, the
- * first range's bits, ORed (every = 0) or ANDed with h, the next one's. */
-SF_INLINE uint64_t sf_combine_bits(uint64_t m, uint64_t h, int every) {
-    return every ? m & h : m | h;
-}
-
-/* Elements of a block several ranges are tested on, pass after pass: 16 KiB
- * of 8-byte data, half of the 32 KiB first-level data cache of the smallest
- * x86 and Arm cores we run on, so that each range's pass reads the block from
- * there. A multiple of 64: a block's bits start on a whole byte of a bits
- * output and combine in 8-byte words. lib/ranges.c's blocks and
- * SF_BITS_RANGES_BY_PASSES's. */
-#define SF_RANGES_STEP ((size_t)2048)
-
-/* acc = acc | part (every = 0) or acc & part, over `bytes` bytes: the bits of
- * one pass of ranges combined with those of the passes before. */
-SF_INLINE void sf_combine_bytes(uint8_t *acc, const uint8_t *part, size_t bytes, int every) {
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        uint64_t a, b;
-        memcpy(&a, acc + i, 8);
-        memcpy(&b, part + i, 8);
-        a = sf_combine_bits(a, b, every);
-        memcpy(acc + i, &a, 8);
-    }
-    for (; i < bytes; i++)
-        acc[i] = (uint8_t)sf_combine_bits(acc[i], part[i], every);
-}
+/* SF_RANGES_STEP, sf_combine_bits and sf_combine_bytes: kernels/bits.h. */
 
 /* P_bits_ranges by passes, for an ISA without a loop of its own: P_mask_any's
  * bits of each range over SF_RANGES_STEP elements at a time (in cache for the

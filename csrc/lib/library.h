@@ -153,21 +153,6 @@ int sf_team_size(size_t n, int threads);
  * the caller. */
 int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t capacity,
                     const sf_exec *x, size_t *found);
-/* The bits set in w, counted in its own registers: the library is built for
- * the architecture's baseline, where __builtin_popcountll is a call into
- * libgcc (x86-64 without POPCNT: perf put __popcountdi2 at a third of
- * sf_bits_positions on AMD EPYC Zen 4); compilers turn this into POPCNT where
- * the target has it. */
-static inline size_t sf_ones64(uint64_t w) {
-    w -= (w >> 1) & 0x5555555555555555u;
-    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
-    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (size_t)((w * 0x0101010101010101u) >> 56);
-}
-
-/* The bits set in bytes[0, len): sf_validity's count, and several ranges'
- * (ranges.c). */
-size_t sf_ones(const uint8_t *bytes, size_t len);
 
 /* ---- team.c: a run on several threads ---- */
 

@@ -19,6 +19,8 @@
 
 #include <string.h>
 
+#include "../kernels/bits.h" /* sf_ones */
+
 _Static_assert(SF_CANCEL_BLOCK % 8 == 0 && SF_GATHER_BLOCK % 8 == 0 &&
                    SF_VALIDITY_BLOCK % 8 == 0,
                "blocks of a bit-packed output must start on a byte");
@@ -118,18 +120,6 @@ int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t
     }
     *found = total;
     return rc;
-}
-
-size_t sf_ones(const uint8_t *bytes, size_t len) {
-    size_t total = 0, i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, bytes + i, 8);
-        total += sf_ones64(w);
-    }
-    for (; i < len; i++)
-        total += sf_ones64(bytes[i]);
-    return total;
 }
 
 /* sf_validity (simdfilter.h): each run's validity made in blocks (as the

@@ -2,7 +2,7 @@
  * A query of several ranges (sf_query's more, more_count and every): the
  * elements in any of them, or in every one, in one pass over the data.
  *
- * The data goes by in blocks of SF_RANGES_STEP elements (kernel_common.h),
+ * The data goes by in blocks of SF_RANGES_STEP elements (kernels/bits.h),
  * small enough to stay in the first-level cache. The kernel's bits_ranges
  * compares the block with up to SF_RANGES_AT_ONCE ranges (each vector against
  * every range) and combines their bits (OR for a union, AND for an
@@ -22,7 +22,7 @@
 
 #include <string.h>
 
-#include "../kernels/kernel_common.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_put_result */
+#include "../kernels/bits.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_ones */
 
 /* The uint8 range of a mask's kept bytes: nonzero. */
 static const sf_range NONZERO = {1, 255, 0.0, 0.0, 0};
