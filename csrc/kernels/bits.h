@@ -52,7 +52,7 @@ SF_BITS_INLINE void sf_combine_bytes(uint8_t *acc, const uint8_t *part, size_t b
  * libgcc (x86-64 without POPCNT: perf put __popcountdi2 at a third of
  * sf_bits_positions on AMD EPYC Zen 4); compilers turn this into POPCNT where
  * the target has it. */
-SF_BITS_INLINE size_t sf_ones64(uint64_t w) {
+SF_BITS_INLINE size_t sf_popcount64(uint64_t w) {
     w -= (w >> 1) & 0x5555555555555555u;
     w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
     w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
@@ -60,15 +60,15 @@ SF_BITS_INLINE size_t sf_ones64(uint64_t w) {
 }
 
 /* The bits set in bytes[0, len). */
-static inline size_t sf_ones(const uint8_t *bytes, size_t len) {
+static inline size_t sf_popcount_bytes(const uint8_t *bytes, size_t len) {
     size_t total = 0, i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, bytes + i, 8);
-        total += sf_ones64(w);
+        total += sf_popcount64(w);
     }
     for (; i < len; i++)
-        total += sf_ones64(bytes[i]);
+        total += sf_popcount64(bytes[i]);
     return total;
 }
 

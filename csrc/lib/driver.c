@@ -21,12 +21,12 @@
  * that nothing is written past the room. Returns the results found. */
 static size_t run_block(const sf_plan *p, const sf_run *block, unsigned char *out, size_t room) {
     if (room >= block->n || p->op == SF_OP_COUNT)
-        return sf_run_serial(p, block, out);
+        return sf_scan_serial(p, block, out);
     uint64_t stage[SF_GATHER_BLOCK];
     size_t total = 0;
     sf_run s;
     for (sf_blocks b = SF_BLOCKS(block, SF_GATHER_BLOCK); sf_blocks_next(&b, &s);) {
-        size_t got = sf_run_serial(p, &s, stage);
+        size_t got = sf_scan_serial(p, &s, stage);
         size_t left = total < room ? room - total : 0;
         size_t copy = got < left ? got : left;
         if (copy)
@@ -233,7 +233,7 @@ static size_t within_block(const sf_plan *p, const void *pos, int wide, const sf
     sf_plan lanes = *p;
     lanes.op = SF_OP_INDEX32;
     lanes.rsize = 4;
-    const size_t kept = sf_run_kernel(&lanes, buf, valid, m, 0, stage);
+    const size_t kept = sf_scan_kernel(&lanes, buf, valid, m, 0, stage);
     if (p->op == SF_OP_COUNT)
         return kept;
     for (size_t i = 0; i < kept; i++) {
@@ -310,7 +310,7 @@ static int execute_one_call(const sf_plan *p, sf_source *src, unsigned char *out
     if (!one || !is_one_call(p, &one->run, capacity))
         return 0;
     one->taken = 1;
-    *found = sf_run_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
+    *found = sf_scan_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
     return 1;
 }
 
@@ -345,7 +345,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
         /* Past the capacity nothing is written (room 0), only counted. */
         size_t written = total < capacity ? total : capacity;
         if (is_one_call(&p, &run, capacity - written)) {
-            total += sf_run_kernel(&p, run.data, NULL, run.n, run.base,
+            total += sf_scan_kernel(&p, run.data, NULL, run.n, run.base,
                                 dst ? dst + written * p.rsize : NULL);
             if (sf_cancel_due(x, &since_cancel, run.n))
                 return cancelled(&p, total, capacity, found);
@@ -358,7 +358,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                                          : sf_auto_threads(nbytes));
         if (threads > 1) {
             size_t got = 0;
-            const int rc = sf_run_team(&p, &run, dst ? dst + written * p.rsize : NULL,
+            const int rc = sf_scan_team(&p, &run, dst ? dst + written * p.rsize : NULL,
                                        capacity - written, threads, x, &got);
             if (rc != 1) {
                 total += got;
