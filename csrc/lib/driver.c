@@ -149,18 +149,11 @@ static ptrdiff_t take_positions(within_walk *w, const sf_run *run) {
  * stretch they cover: the kernel's byte mask of every element there, in
  * windows that stay in L1, then one mask byte read per position. Loading at
  * each position instead costs a cache miss per position that the prefetcher
- * does not hide, while the pass streams. Measured on AMD EPYC Zen 4 (family 25
- * model 17, 2-core KVM, avx2 kernel; CPU time, best of 9, a test suite running
- * beside), 10 M elements, uint32 positions into out=, loads -> pass:
- * float64 at 1/16 of the elements 5.34 -> 4.87 ms, 1/10 8.74 -> 5.85, 1/5
- * 13.43 -> 7.86, 60 % 24.75 -> 15.34 (9.6 once take_positions checked a
- * block without a branch per position); uint8 at 1/10 3.62 -> 2.56, 60 %
- * 21.67 -> 12.87. Break-even was about 1 in 21 for float64 and 1 in 30 for
- * uint8 (1 in 32: float64 at 4.5 % 3.86 -> 4.37 ms): 16 takes the pass only
- * where it won for every type, which also leaves room for a CPU whose loads
- * cost less (no other CPU measured yet). The avx2 kernel's hardware gathers
- * were 2-2.6x slower than sse41's scalar loads at 10-32 % on this CPU; at up
- * to 1 in 16 they measured alike, so no per-CPU choice of loads is made. */
+ * does not hide, while the pass streams. 16 takes the pass only where it won
+ * for every type measured (break-even was 1 in 21 for float64, 1 in 30 for
+ * uint8), which leaves room for a CPU whose loads cost less; the avx2
+ * kernel's hardware gathers did not beat scalar loads, so no per-CPU choice
+ * of loads is made. The figures, with their CPU: lib/README.md. */
 #define WITHIN_DENSE_SPAN 16
 #define WITHIN_WINDOW ((size_t)4096)
 

@@ -13,10 +13,8 @@
  * one when few are set, else spread to bytes that the kernel's own uint8
  * filter reads. Every step on the data is a kernel op with its scalar twin.
  *
- * Measured on AMD EPYC Zen 4 (avx2 kernel, 10 M float64, one thread),
- * count_in_range over 8 ranges: one byte-mask pass per range 19.8 ms, one
- * bits pass per range 15.8 ms, bits_ranges 12.7 ms (over 2 ranges: 5.2, 5.5,
- * 3.8 ms).
+ * bits_ranges beat one pass per range (the figures, with their CPU:
+ * lib/README.md).
  */
 #include "library.h"
 
