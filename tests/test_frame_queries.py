@@ -426,6 +426,7 @@ def test_polars_empty_frames():
 def test_polars_expression_verbs_invert_as_not():
     pl = _polars()
     from polars.testing import assert_series_equal
+
     df = pl.DataFrame(
         {
             "x": [1.5, None, float("nan"), -3.0, 7.0, 2.0],

@@ -470,7 +470,6 @@ def test_empty_range_on_a_huge_broadcast_answers_at_once():
     assert sf.filter_values(a, 300, 400).tolist() == []
 
 
-
 # ---- a chunk whose values buffer goes after it was checked -----------------------------------
 
 CHANGED = "values buffer became NULL after simdfilter checked it"
