@@ -49,7 +49,10 @@ def _pandas_frame(draw, n):
         {
             "i": pd.array(ints, dtype="Int64"),
             "f": np.array(floats, dtype=np.float64),
-            "t": pd.Series([pd.NaT if d is None else DAY0 + pd.Timedelta(days=d) for d in days]),
+            "t": pd.Series(
+                [pd.NaT if d is None else DAY0 + pd.Timedelta(days=d) for d in days],
+                dtype="datetime64[ns]",
+            ),
             "u": np.array(small, dtype=np.uint8),
             "s": pd.Series(words, dtype=object),
         }
