@@ -10,6 +10,14 @@ SRC = Path(__file__).resolve().parents[1] / "csrc" / "cpython"
 
 # What is left of the calls into the package (csrc/cpython/README.md, "One way").
 HELPERS_LEFT = {"SFPY_RESOLVE", "SFPY_ZONED_VALUES", "SFPY_REFUSED_COLUMN"}
+# The Polars plugin's answer for a batch of a dtype its bounds literal has no
+# range for (a String, a Decimal...): Polars calls the plugin, which has no
+# module state to hold a registered helper, and the answer is the package's
+# (simdfilter.polars._between, Polars' own is_between for most of them), so it
+# reads the package's module from sys.modules. Left: see csrc/cpython/README.md.
+LOOKUPS_LEFT = {
+    ("polars_plugin.c", 'PyDict_GetItemString(PyImport_GetModuleDict(), "simdfilter'),
+}
 
 
 def violations(files):
@@ -19,7 +27,8 @@ def violations(files):
             found.append(f"{path}: imports {m.group(0)}")
         for m in re.finditer(r'(?:PyImport_AddModule|PyImport_GetModule|PyDict_GetItemString)'
                              r'\s*\([^;]*"simdfilter', text):
-            found.append(f"{path}: looks up the package: {m.group(0)}")
+            if (path, m.group(0)) not in LOOKUPS_LEFT:
+                found.append(f"{path}: looks up the package: {m.group(0)}")
         for m in re.finditer(r"\bSFPY_[A-Z_]+\b", text):
             name = m.group(0)
             enum = re.search(r"typedef enum sfpy_helper \{(.*?)\}", text, re.S)
@@ -42,4 +51,5 @@ def test_the_check_fails_on_a_violation():
     bad_lookup = 'm = PyDict_GetItemString(PyImport_GetModuleDict(), "simdfilter._columns");'
     assert violations([("x.c", bad_import)])
     assert violations([("x.c", bad_lookup)])
+    assert violations([("column.c", bad_lookup)])
     assert violations([("binding.h", bad_helper)])
