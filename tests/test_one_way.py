@@ -9,7 +9,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "csrc" / "cpython"
 
 # What is left of the calls into the package (csrc/cpython/README.md, "One way").
-HELPERS_LEFT = {"SFPY_RESOLVE", "SFPY_ZONED_VALUES", "SFPY_REFUSED_COLUMN"}
+HELPERS_LEFT = {"SFPY_RESOLVE", "SFPY_ZONED_VALUES"}
 # The Polars plugin's answer for a batch of a dtype its bounds literal has no
 # range for (a String, a Decimal...): Polars calls the plugin, which has no
 # module state to hold a registered helper, and the answer is the package's
@@ -25,8 +25,11 @@ def violations(files):
     for path, text in files:
         for m in re.finditer(r'PyImport_Import(?:Module(?:Level)?)?\s*\(\s*"simdfilter', text):
             found.append(f"{path}: imports {m.group(0)}")
-        for m in re.finditer(r'(?:PyImport_AddModule|PyImport_GetModule|PyDict_GetItemString)'
-                             r'\s*\([^;]*"simdfilter', text):
+        for m in re.finditer(
+            r"(?:PyImport_AddModule|PyImport_GetModule|PyDict_GetItemString)"
+            r'\s*\([^;]*"simdfilter',
+            text,
+        ):
             if (path, m.group(0)) not in LOOKUPS_LEFT:
                 found.append(f"{path}: looks up the package: {m.group(0)}")
         for m in re.finditer(r"\bSFPY_[A-Z_]+\b", text):
@@ -53,3 +56,70 @@ def test_the_check_fails_on_a_violation():
     assert violations([("x.c", bad_lookup)])
     assert violations([("column.c", bad_lookup)])
     assert violations([("binding.h", bad_helper)])
+
+
+def _bare_core():
+    """A second module object of the extension, with no helper registered."""
+    import importlib.machinery
+    import importlib.util
+
+    from simdfilter import _core
+
+    loader = importlib.machinery.ExtensionFileLoader("simdfilter._core", _core.__file__)
+    spec = importlib.util.spec_from_loader("simdfilter._core", loader)
+    core = importlib.util.module_from_spec(spec)
+    loader.exec_module(core)
+    return core
+
+
+def test_refusals_are_worded_by_the_binding():
+    # Before: the binding asked simdfilter._columns.refused_column for these words;
+    # a module object with no helpers registered now says the same.
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    core = _bare_core()
+    frame = pd.DataFrame({"x": [1, 2], "y": [3, 4]})
+    with pytest.raises(
+        TypeError,
+        match=r"^count_in_range reads one column, not a pandas DataFrame"
+        r".*df\.sf\.indexes\(\{'x': \(lo, hi\), 'y': \(lo, hi\)\}\)",
+    ):
+        core.count_in_range(frame, 1, 2)
+    with pytest.raises(TypeError, match=r"the column holds strings \(NumPy <U1\)"):
+        core.filter_indexes(np.array(["a"]), "a", "b")
+    with pytest.raises(TypeError, match=r"^simdfilter compares numbers.*column 'who' holds"):
+        core.filter_indexes(pd.Series(["a", None], name="who", dtype=object), "a", "b")
+    assert core._refused_column(np.arange(3), "filter_indexes") is None
+    assert core._refused_column(np.array(["a"]), "f", strings=False) is None
+
+
+def test_refusal_words_never_hide_the_error():
+    # A frame whose labels cannot be read still gets words (labels 'a', 'b'), and
+    # a column whose host fails to say what it holds keeps the binding's error.
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from simdfilter import _core
+
+    class Frame(pd.DataFrame):
+        @property
+        def columns(self):
+            raise RuntimeError("no labels")
+
+    assert "{'a': (lo, hi), 'b': (lo, hi)}" in _core._refused_column(Frame(), "f")
+
+    class Strings:  # a pandas column as the binding sees it, failing to say its dtype
+        __module__ = "pandas.core.series"
+        _values = np.array(["a"], dtype=object)
+
+        @property
+        def dtype(self):
+            raise RuntimeError("no dtype")
+
+    with pytest.raises(TypeError, match="^simdfilter supports") as got:
+        _core.filter_indexes(Strings(), "a", "b")
+    assert "holds strings" not in str(got.value)
+    assert _core._refused_column(Strings(), "f") is None

@@ -34,7 +34,6 @@ typedef struct column column; /* column.c, below */
 typedef enum sfpy_helper {
     SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
     SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
-    SFPY_REFUSED_COLUMN,      /* simdfilter._columns.refused_column */
     SFPY_HELPER_COUNT
 } sfpy_helper;
 
@@ -175,11 +174,12 @@ extern PyMethodDef sfpy_column_methods[];
 /* 0, or -1 with an exception (a TypeError naming what is supported; a frame,
  * pandas, Polars or Dask, is refused before anything is read). */
 int sfpy_column_from(sfpy_state *st, PyObject *values, column *c);
-/* After sfpy_column_from failed with a TypeError: the error in the user's terms
- * (a frame, a column of strings), as simdfilter._columns.refused_column words it
- * for the function `who`; any other error, or no helper registered, stays as
- * it was. Always -1. */
-int sfpy_column_refused(const sfpy_state *st, PyObject *values, const char *who);
+/* Whether values' type comes from `package` (its module is package or
+ * package.*), read from the type: no Python call. */
+int sfpy_from_package(const sfpy_state *st, PyObject *values, const char *package);
+/* The host ("pandas", "polars", "dask") of a frame (a DataFrame, a Polars
+ * LazyFrame, or a subclass of one), *lazy set for a LazyFrame; or NULL. */
+const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy);
 /* At module init: the names column.c looks up, interned. 0 or -1. */
 int sfpy_column_init(sfpy_state *st);
 /* Whether the column holds times of day (Arrow time32/time64, Polars Time):
@@ -244,6 +244,15 @@ void sfpy_column_source_free(const column *c, column_source *s);
  * was refused (its producer changed it after it was checked), so that nothing
  * the run did not write is taken as an answer; else 0. */
 int sfpy_column_source_refused(const column *c, const column_source *s);
+
+/* ---- refusals.c: a refused column in the user's terms ---- */
+
+/* After sfpy_column_from failed with a TypeError: the error in the user's terms
+ * (a frame, a column of strings) for the function `who`; any other error, or a
+ * column with nothing to add, stays as it was. Always -1. */
+int sfpy_column_refused(const sfpy_state *st, PyObject *values, const char *who);
+/* _core._refused_column(values, function, strings=True), for ZoneMap and Dask. */
+extern PyMethodDef sfpy_refusal_methods[];
 
 /* ---- gil.c: running a query with the GIL released and Ctrl-C honoured ---- */
 

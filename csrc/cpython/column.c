@@ -77,17 +77,14 @@ static int type_from_package(const sfpy_state *st, PyTypeObject *t, const char *
     return strncmp(name, package, len) == 0 && (name[len] == '.' || !name[len]);
 }
 
-/* Whether values' type comes from `package` (see type_from_package). */
-static int from_package(const sfpy_state *st, PyObject *values, const char *package) {
+int sfpy_from_package(const sfpy_state *st, PyObject *values, const char *package) {
     return type_from_package(st, Py_TYPE(values), package);
 }
 
-/* The host of a frame (a pandas, Polars or Dask DataFrame, a Polars LazyFrame,
- * or a subclass of one), or NULL: a frame is several columns, which np.asarray
- * would flatten into one (a pandas or Dask DataFrame) and the Arrow C stream
- * gives as a struct (Polars). A walk over the type's bases comparing names: no
- * Python call, no import. */
-static const char *frame_host(const sfpy_state *st, PyObject *values) {
+/* A frame is several columns, which np.asarray would flatten into one (a pandas
+ * or Dask DataFrame) and the Arrow C stream gives as a struct (Polars). A walk
+ * over the type's bases comparing names: no Python call, no import. */
+const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy) {
     static const char *const hosts[] = {"pandas", "polars", "dask"};
     PyObject *mro = Py_TYPE(values)->tp_mro;
     if (!mro || !PyTuple_Check(mro))
@@ -97,9 +94,12 @@ static const char *frame_host(const sfpy_state *st, PyObject *values) {
         const char *dot = strrchr(t->tp_name, '.'), *name = dot ? dot + 1 : t->tp_name;
         if (strcmp(name, "DataFrame") != 0 && strcmp(name, "LazyFrame") != 0)
             continue;
-        for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; h++)
-            if (type_from_package(st, t, hosts[h]))
+        for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; h++) {
+            if (type_from_package(st, t, hosts[h])) {
+                *lazy = name[0] == 'L';
                 return hosts[h];
+            }
+        }
     }
     return NULL;
 }
@@ -158,7 +158,7 @@ static int arrow_or_array(PyObject *values, column *c) {
     const int has_stream = has_array ? 0 : type_defines(values, c->st->name_c_stream);
     if (has_array || has_stream)
         return sfpy_arrow_column(values, has_array, c);
-    if (from_package(c->st, values, "pyarrow") || from_package(c->st, values, "polars")) {
+    if (sfpy_from_package(c->st, values, "pyarrow") || sfpy_from_package(c->st, values, "polars")) {
         /* np.asarray would make floats of integers with nulls: refuse instead. */
         PyErr_Format(PyExc_TypeError,
                      "simdfilter reads Arrow data through the Arrow PyCapsule interface, which "
@@ -203,7 +203,8 @@ int sfpy_column_from(sfpy_state *st, PyObject *values, column *c) {
         }
         return unwrapped_column(values, 1, c);
     }
-    const char *host = frame_host(st, values);
+    int lazy;
+    const char *host = sfpy_frame_host(st, values, &lazy);
     if (host) {
         PyErr_Format(PyExc_TypeError,
                      "simdfilter's functions read one column, not a %s %.100s: give them one "
@@ -211,29 +212,9 @@ int sfpy_column_from(sfpy_state *st, PyObject *values, column *c) {
                      host, Py_TYPE(values)->tp_name);
         return -1;
     }
-    if (from_package(st, values, "pandas"))
+    if (sfpy_from_package(st, values, "pandas"))
         return unwrapped_column(values, 0, c);
     return arrow_or_array(values, c);
-}
-
-int sfpy_column_refused(const sfpy_state *st, PyObject *values, const char *who) {
-    PyObject *helper = st->helpers[SFPY_REFUSED_COLUMN];
-    if (!helper || !PyErr_ExceptionMatches(PyExc_TypeError))
-        return -1;
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyObject *message = PyObject_CallFunction(helper, "Os", values, who);
-    if (message && PyUnicode_Check(message)) {
-        Py_XDECREF(type);
-        Py_XDECREF(value);
-        Py_XDECREF(traceback);
-        PyErr_SetObject(PyExc_TypeError, message);
-    } else {
-        /* None: nothing to add; a failing helper must not hide the error. */
-        PyErr_Restore(type, value, traceback);
-    }
-    Py_XDECREF(message);
-    return -1;
 }
 
 void sfpy_column_release(column *c) {

@@ -297,8 +297,7 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
 
 /* ---- The package's helpers --------------------------------------------------- */
 
-static const char *const helper_names[SFPY_HELPER_COUNT] = {"resolve", "zoned_values",
-                                                             "refused_column"};
+static const char *const helper_names[SFPY_HELPER_COUNT] = {"resolve", "zoned_values"};
 PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     if (!st->helpers[h])
         PyErr_Format(PyExc_RuntimeError,
@@ -308,14 +307,14 @@ PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     return st->helpers[h];
 }
 
-/* _register(resolve=, zoned_values=, refused_column=):
+/* _register(resolve=, zoned_values=):
  * the helpers given (each a callable) replace those registered before. */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"resolve", "zoned_values", "refused_column", NULL};
+    static char *keywords[] = {"resolve", "zoned_values", NULL};
     PyObject *got[SFPY_HELPER_COUNT] = {NULL};
     sfpy_state *st = sfpy_state_of(self);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOO:_register", keywords, &got[0],
-                                     &got[1], &got[2]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OO:_register", keywords, &got[0],
+                                     &got[1]))
         return NULL;
     for (int i = 0; i < SFPY_HELPER_COUNT; i++)
         if (got[i] && !PyCallable_Check(got[i]))
@@ -332,10 +331,9 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 static PyMethodDef filter_methods[] = {
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
-     "_register(*, resolve=, zoned_values=, refused_column=)\n--\n\n"
+     "_register(*, resolve=, zoned_values=)\n--\n\n"
      "Called by `import simdfilter`: the package's Python helpers that the C binding calls "
-     "(bounds it does not read, tz-aware values given back their zone, a refused column in "
-     "the user's terms)."},
+     "(bounds it does not read, tz-aware values given back their zone)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,
@@ -375,6 +373,7 @@ static int exec_module(PyObject *m) {
         PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
         PyModule_AddFunctions(m, sfpy_column_methods) < 0 ||
+        PyModule_AddFunctions(m, sfpy_refusal_methods) < 0 ||
         sfpy_add_result_constants(m) < 0 || sfpy_pool_init(m, st) < 0)
         return -1;
     return 0;

@@ -68,7 +68,6 @@ def _first_call(module: str, name: str):
 _core._register(
     resolve=_first_call("._bounds", "resolve"),
     zoned_values=_first_call("._columns", "zoned_values"),
-    refused_column=_first_call("._columns", "refused_column"),
 )
 
 __all__ = [

@@ -2,14 +2,15 @@
 
 The binding reads every column itself (csrc/cpython/column_hosts.c: pandas
 columns and numpy.ma arrays; the Arrow PyCapsule interface). What is here:
-``zoned_values`` and ``refused_column``, which the binding still calls through
-the registry (``_core._register``), off the NumPy fast path; ``_pandas_array``
-for ZoneMap; and the Polars version floor.
+``zoned_values``, which the binding still calls through the registry
+(``_core._register``), off the NumPy fast path; ``_pandas_array`` for ZoneMap;
+and the Polars version floor. A refused column's words (a frame, strings) are
+the binding's too (csrc/cpython/refusals.c, ``_core._refused_column``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -88,122 +89,3 @@ def stream_failure_hint(values: Any) -> str:
         f"and Time columns, whoever reads it: simdfilter needs Polars >= {need} for "
         f"them (this is Polars {version})"
     )
-
-
-# ---- columns the functions refuse, in the user's terms --------------------------
-
-_WHAT = "simdfilter compares numbers, booleans, dates and times"
-
-
-def _frame_refusal(values: Any, function: str) -> Optional[str]:
-    """The message for a frame given where one column goes, or None."""
-    frame = next(
-        (
-            c
-            for c in type(values).__mro__
-            if c.__name__ in ("DataFrame", "LazyFrame")
-            and c.__module__.partition(".")[0] in ("pandas", "polars", "dask")
-        ),
-        None,
-    )  # the binding's test (column.c, frame_host), on the same names
-    if frame is None:
-        return None
-    host, lazy = frame.__module__.partition(".")[0], frame.__name__ == "LazyFrame"
-    try:
-        labels = list(values.collect_schema().names() if lazy else values.columns)[:2]
-    except Exception:  # noqa: BLE001 - only for the example: any labels do
-        labels = []
-    labels = (labels + ["a", "b"])[:2] if len(labels) < 2 else labels
-    a, b = (repr(x) for x in labels)
-    ranges = f"{{{a}: (lo, hi), {b}: (lo, hi)}}"
-    one = f"{function}(df[{a}])" if function == "ZoneMap" else f"{function}(df[{a}], lo, hi)"
-    who = {"pandas": "pandas", "polars": "Polars", "dask": "Dask"}[host]
-    head = f"{function} reads one column, not a {who} {type(values).__name__}"
-    if lazy:
-        return (
-            f"{head}: keep the rows where every column is in its range with "
-            f"lf.filter(pl.col({a}).sf.between(lo, hi) & pl.col({b}).sf.between(lo, hi)) "
-            f"(import simdfilter.polars), or collect first: lf.collect().sf.filter({ranges})"
-        )
-    if host == "dask":
-        return (
-            f"{head}: for the rows where every column is in its range use "
-            f"ddf.sf.filter({ranges}) or ddf.sf.count({ranges}) (import simdfilter.dask); "
-            f"for one column, ddf[{a}].sf.filter(lo, hi)"
-        )
-    face = "polars" if host == "polars" else "pandas"
-    return (
-        f"{head}: for the rows where every column is in its range use "
-        f"df.sf.indexes({ranges}) (their positions), df.sf.filter({ranges}) (the rows) or "
-        f"df.sf.count({ranges}) (import simdfilter.{face}); for one column, {one}"
-    )
-
-
-_STRING_ARROW = ("string", "large_string", "string_view", "binary", "large_binary", "binary_view")
-
-
-def _strings_kind(values: Any) -> Optional[Tuple[str, str]]:
-    """(what the column is, what compares strings in its host), for a column of
-    strings (or bytes); None for any other."""
-    host = type(values).__module__.partition(".")[0]
-    dtype = getattr(values, "dtype", None)
-    if host == "pandas":
-        import pandas as pd
-
-        text = isinstance(dtype, pd.StringDtype) or (
-            isinstance(dtype, getattr(pd, "ArrowDtype", ()))
-            and str(dtype.pyarrow_dtype) in _STRING_ARROW
-        )
-        if not text and getattr(dtype, "kind", "") == "O":
-            text = pd.api.types.infer_dtype(values, skipna=True) in ("string", "bytes")
-        if not text:
-            return None
-        return f"pandas {dtype}", "s.between(lo, hi) (or s.sf.indexes, s.sf.filter, s.sf.count)"
-    if host == "polars":
-        import polars as pl
-
-        if dtype not in (pl.String, pl.Binary):
-            return None
-        return f"Polars {dtype}", "s.is_between(lo, hi) (or s.sf.indexes, s.sf.filter, s.sf.count)"
-    if host == "pyarrow":
-        if str(getattr(values, "type", "")) not in _STRING_ARROW:
-            return None
-        return (
-            f"pyarrow {values.type}",
-            "pyarrow.compute: pc.and_(pc.greater_equal(a, lo), pc.less_equal(a, hi))",
-        )
-    if isinstance(values, np.ndarray):
-        array = values
-    elif isinstance(values, (list, tuple)):
-        try:
-            array = np.asarray(values)
-        except Exception:  # noqa: BLE001 - not an array: nothing to say
-            return None
-    else:
-        return None
-    kind = array.dtype.kind
-    if kind == "O":
-        found = [x for x in array.flat[:1000] if x is not None]
-        if not found or not all(isinstance(x, (str, bytes)) for x in found):
-            return None
-    elif kind not in "US":
-        return None
-    where = "NumPy" if isinstance(values, np.ndarray) else f"a {type(values).__name__} of"
-    return f"{where} {array.dtype}", "NumPy: np.flatnonzero((a >= lo) & (a <= hi))"
-
-
-def refused_column(values: Any, function: str) -> Optional[str]:
-    """Called by the binding when a function refused `values` (a TypeError): the
-    error in the user's terms, or None to keep the binding's. A frame is several
-    columns (the frame's own ``df.sf`` calls take it); strings are no numbers
-    (their host compares them)."""
-    frame = _frame_refusal(values, function)
-    if frame is not None:
-        return frame
-    found = _strings_kind(values)
-    if found is None:
-        return None
-    kind, instead = found
-    name = getattr(values, "name", None)
-    subject = f"column {name!r}" if isinstance(name, str) and name else "the column"
-    return f"{_WHAT}; {subject} holds strings ({kind}): compare strings with {instead}"

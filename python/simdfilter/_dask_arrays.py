@@ -17,7 +17,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 import simdfilter
-from simdfilter import _columns
+from simdfilter import _core
 
 __all__ = ["filter_indexes", "filter_values", "count_in_range"]
 
@@ -26,7 +26,7 @@ _INDEX_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64), np.dtype(np.uint64))
 
 def _as_dask_array(x: Any, function: str) -> "da.Array":
     if not isinstance(x, da.Array):
-        frame = _columns._frame_refusal(x, f"simdfilter.dask.{function}")
+        frame = _core._refused_column(x, f"simdfilter.dask.{function}", strings=False)
         if frame is not None:  # da.asarray would flatten its columns into one
             raise TypeError(frame)
         x = da.asarray(x)

@@ -120,7 +120,7 @@ def _column(values: Any) -> Tuple[np.ndarray, Optional[np.ndarray], Any]:
     try:
         _core._resolve_bounds(values, None, None)
     except TypeError as exc:
-        message = _columns.refused_column(values, "ZoneMap")
+        message = _core._refused_column(values, "ZoneMap")
         if message is None:
             raise TypeError(str(exc).replace("_resolve_bounds", "ZoneMap")) from None
         raise TypeError(message) from None
