@@ -19,7 +19,7 @@ def test_binding_imports_no_simdfilter_module():
 
 def test_register_refuses_what_cannot_be_called():
     with pytest.raises(TypeError, match="resolve must be callable"):
-        _core._register(resolve=1, zoned_values=len)
+        _core._register(resolve=1)
     with pytest.raises(TypeError):
         _core._register(len)  # by keyword only
 

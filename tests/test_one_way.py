@@ -9,7 +9,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "csrc" / "cpython"
 
 # What is left of the calls into the package (csrc/cpython/README.md, "One way").
-HELPERS_LEFT = {"SFPY_RESOLVE", "SFPY_ZONED_VALUES"}
+HELPERS_LEFT = {"SFPY_RESOLVE"}
 # The Polars plugin's answer for a batch of a dtype its bounds literal has no
 # range for (a String, a Decimal...): Polars calls the plugin, which has no
 # module state to hold a registered helper, and the answer is the package's
@@ -123,3 +123,51 @@ def test_refusal_words_never_hide_the_error():
         _core.filter_indexes(Strings(), "a", "b")
     assert "holds strings" not in str(got.value)
     assert _core._refused_column(Strings(), "f") is None
+
+
+def test_zoned_values_are_given_back_by_the_binding():
+    # Before: simdfilter._columns.zoned_values gave tz-aware filter_values their
+    # zone; a module object with no helpers registered now does, in each kind.
+    import pandas as pd
+    import pytest
+
+    core = _bare_core()
+    s = pd.Series(pd.date_range("2024-03-09 22:00", periods=4, freq="h", tz="Asia/Kolkata"))
+    got = core.filter_values(s, s.iloc[1], s.iloc[2])
+    assert got.dtype == s.dtype and list(got) == list(s.iloc[1:3])
+    pa = pytest.importorskip("pyarrow", reason="the Arrow producer")
+
+    class Producer:  # an Arrow producer that is not pyarrow's own
+        def __init__(self, array):
+            self.array = array
+
+        def __arrow_c_stream__(self, requested_schema=None):
+            return self.array.__arrow_c_stream__(requested_schema)
+
+    arrow = pa.array(s)
+    got = core.filter_values(Producer(pa.chunked_array([arrow])), s.iloc[1], None)
+    assert got.type == arrow.type and got.type.tz == "Asia/Kolkata"
+    assert got.to_pylist() == arrow.to_pylist()[1:]
+
+
+def test_zoned_values_without_pyarrow_are_utc_instants(fresh_python):
+    # pyarrow is an extra: an Arrow producer's zoned values are the UTC datetime64.
+    import subprocess
+
+    import pytest
+
+    pytest.importorskip("pyarrow", reason="the Arrow producer's capsules")
+    code = (
+        "import sys, numpy as np, pyarrow as pa, simdfilter\n"
+        "a = pa.chunked_array([np.array([0, 3600, 7200], 'M8[s]')],\n"
+        "                     pa.timestamp('s', tz='Europe/Paris'))\n"
+        "class P:\n"
+        "    def __arrow_c_stream__(self, requested_schema=None):\n"
+        "        return a.__arrow_c_stream__(requested_schema)\n"
+        "sys.modules['pyarrow'] = None  # import pyarrow now raises ImportError\n"
+        "got = simdfilter.filter_values(P(), '1970-01-01T01:00Z', None)\n"
+        "print(type(got).__name__, got.dtype, got.astype('int64').tolist())\n"
+    )
+    r = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ndarray", "datetime64[s]", "[3600,", "7200]"]

@@ -33,7 +33,6 @@ typedef struct column column; /* column.c, below */
  * (cpython/README.md, "One way"); tests/test_one_way.py lets no other in. */
 typedef enum sfpy_helper {
     SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
-    SFPY_ZONED_VALUES,        /* simdfilter._columns.zoned_values */
     SFPY_HELPER_COUNT
 } sfpy_helper;
 
@@ -168,6 +167,13 @@ typedef struct sfpy_buffers {
 int sfpy_unwrap_masked(PyObject *values, sfpy_buffers *b);
 int sfpy_unwrap_pandas(sfpy_state *st, PyObject *values, sfpy_buffers *b);
 void sfpy_buffers_release(sfpy_buffers *b);
+/* filter_values' result on tz-aware data (`utc`, stolen: the kernels wrote
+ * naive UTC datetime64, NumPy having no zone) in the kind of the column the
+ * user gave (`source`), with its zone `tz`: a pandas extension array for a
+ * pandas column (a DatetimeArray, or Arrow-backed for an Arrow dtype), a Polars
+ * Series for a Polars one, a pyarrow array for any other Arrow producer (the
+ * UTC datetime64 itself without pyarrow). NULL with an exception. */
+PyObject *sfpy_zoned_values(const sfpy_state *st, PyObject *utc, PyObject *source, PyObject *tz);
 /* _core._column_buffers(values): the buffers as ZoneMap reads them. */
 extern PyMethodDef sfpy_column_methods[];
 

@@ -19,6 +19,9 @@
  * The kinds are pandas.arrays' classes, imported (from pandas, never from
  * simdfilter) when the first pandas column is met, and each array type's kind
  * is kept in the module's state.
+ *
+ * The way back too: filter_values on a tz-aware column returns the values in
+ * the column's own kind, with its zone (sfpy_zoned_values, below).
  */
 #include "binding.h"
 
@@ -278,4 +281,115 @@ void sfpy_buffers_release(sfpy_buffers *b) {
     Py_CLEAR(b->mask);
     Py_CLEAR(b->tz);
     Py_CLEAR(b->arrow);
+}
+
+/* ---- filter_values on tz-aware data: the values given back their zone ---- */
+
+/* f(arg, key=value), or NULL with an exception (f may be NULL: one already set). */
+static PyObject *call_kw(PyObject *f, PyObject *arg, const char *key, PyObject *value) {
+    PyObject *args = f ? PyTuple_Pack(1, arg) : NULL;
+    PyObject *kw = args ? Py_BuildValue("{s:O}", key, value) : NULL;
+    PyObject *res = kw ? PyObject_Call(f, args, kw) : NULL;
+    Py_XDECREF(kw);
+    Py_XDECREF(args);
+    return res;
+}
+
+/* A pandas column's kind: an ArrowDtype column gets a pyarrow array of its own
+ * type (the zone is in it); any other a DatetimeArray of UTC converted to tz. */
+static PyObject *pandas_zoned(PyObject *utc, PyObject *source, PyObject *tz) {
+    PyObject *pd = PyImport_ImportModule("pandas");
+    PyObject *dtype = pd ? PyObject_GetAttrString(source, "dtype") : NULL;
+    PyObject *arrow_dtype = dtype ? attr_or_none(pd, "ArrowDtype") : NULL; /* pandas >= 1.5 */
+    const int arrow = !arrow_dtype             ? -1
+                      : arrow_dtype == Py_None ? 0
+                                               : PyObject_IsInstance(dtype, arrow_dtype);
+    PyObject *res = NULL;
+    if (arrow == 1) {
+        PyObject *pa = PyImport_ImportModule("pyarrow");
+        PyObject *type = pa ? PyObject_GetAttrString(dtype, "pyarrow_dtype") : NULL;
+        PyObject *pa_array = type ? PyObject_GetAttrString(pa, "array") : NULL;
+        PyObject *data = call_kw(pa_array, utc, "type", type);
+        PyObject *pd_array = data ? PyObject_GetAttrString(pd, "array") : NULL;
+        res = call_kw(pd_array, data, "dtype", dtype);
+        Py_XDECREF(pd_array);
+        Py_XDECREF(data);
+        Py_XDECREF(pa_array);
+        Py_XDECREF(type);
+        Py_XDECREF(pa);
+    } else if (arrow == 0) {
+        PyObject *index = PyObject_CallMethod(pd, "DatetimeIndex", "O", utc);
+        PyObject *in_utc = index ? PyObject_CallMethod(index, "tz_localize", "s", "UTC") : NULL;
+        PyObject *zoned = in_utc ? PyObject_CallMethod(in_utc, "tz_convert", "O", tz) : NULL;
+        res = zoned ? PyObject_GetAttrString(zoned, "array") : NULL;
+        Py_XDECREF(zoned);
+        Py_XDECREF(in_utc);
+        Py_XDECREF(index);
+    }
+    Py_XDECREF(arrow_dtype);
+    Py_XDECREF(dtype);
+    Py_XDECREF(pd);
+    return res;
+}
+
+/* A Polars Series of the column's name, in UTC converted to tz. */
+static PyObject *polars_zoned(PyObject *utc, PyObject *source, PyObject *tz) {
+    PyObject *pl = PyImport_ImportModule("polars");
+    PyObject *name = pl ? attr_or_none(source, "name") : NULL;
+    if (name == Py_None)
+        Py_SETREF(name, PyUnicode_FromString(""));
+    PyObject *series = name ? PyObject_CallMethod(pl, "Series", "OO", name, utc) : NULL;
+    PyObject *dt = series ? PyObject_GetAttrString(series, "dt") : NULL;
+    PyObject *in_utc = dt ? PyObject_CallMethod(dt, "replace_time_zone", "s", "UTC") : NULL;
+    PyObject *dt_utc = in_utc ? PyObject_GetAttrString(in_utc, "dt") : NULL;
+    PyObject *res = dt_utc ? PyObject_CallMethod(dt_utc, "convert_time_zone", "O", tz) : NULL;
+    Py_XDECREF(dt_utc);
+    Py_XDECREF(in_utc);
+    Py_XDECREF(dt);
+    Py_XDECREF(series);
+    Py_XDECREF(name);
+    Py_XDECREF(pl);
+    return res;
+}
+
+/* Any other Arrow producer: a pyarrow timestamp array of the zone, or the UTC
+ * datetime64 itself when pyarrow is not installed (it is an extra). */
+static PyObject *arrow_zoned(PyObject *utc, PyObject *tz) {
+    PyObject *pa = PyImport_ImportModule("pyarrow");
+    if (!pa) {
+        if (!PyErr_ExceptionMatches(PyExc_ImportError))
+            return NULL;
+        PyErr_Clear();
+        return new_ref(utc);
+    }
+    PyObject *np = PyImport_ImportModule("numpy");
+    PyObject *meta = np ? PyObject_CallMethod(np, "datetime_data", "O",
+                                              (PyObject *)PyArray_DESCR((PyArrayObject *)utc))
+                        : NULL;
+    PyObject *unit = meta && PyTuple_Check(meta) && PyTuple_GET_SIZE(meta) > 0
+                         ? new_ref(PyTuple_GET_ITEM(meta, 0))
+                         : NULL;
+    if (meta && !unit)
+        PyErr_SetString(PyExc_SystemError, "numpy.datetime_data gave no unit");
+    PyObject *timestamp = unit ? PyObject_GetAttrString(pa, "timestamp") : NULL;
+    PyObject *type = call_kw(timestamp, unit, "tz", tz);
+    PyObject *pa_array = type ? PyObject_GetAttrString(pa, "array") : NULL;
+    PyObject *res = call_kw(pa_array, utc, "type", type);
+    Py_XDECREF(pa_array);
+    Py_XDECREF(type);
+    Py_XDECREF(timestamp);
+    Py_XDECREF(unit);
+    Py_XDECREF(meta);
+    Py_XDECREF(np);
+    Py_DECREF(pa);
+    return res;
+}
+
+PyObject *sfpy_zoned_values(const sfpy_state *st, PyObject *utc, PyObject *source,
+                            PyObject *tz) {
+    PyObject *res = sfpy_from_package(st, source, "pandas")   ? pandas_zoned(utc, source, tz)
+                    : sfpy_from_package(st, source, "polars") ? polars_zoned(utc, source, tz)
+                                                              : arrow_zoned(utc, tz);
+    Py_DECREF(utc);
+    return res;
 }

@@ -72,17 +72,6 @@ static int prepare_call(call *c, sf_op op) {
     return 0;
 }
 
-/* filter_values on tz-aware data: the kernels wrote UTC instants (datetime64,
- * which has no zone); the package's helper gives them back the column's zone,
- * in the column's own kind (pandas, Polars, Arrow). Steals `values`. */
-static PyObject *zoned(const sfpy_state *st, PyObject *values, PyObject *column, PyObject *tz) {
-    PyObject *helper = sfpy_helper_get(st, SFPY_ZONED_VALUES);
-    PyObject *result = helper ? PyObject_CallFunctionObjArgs(helper, values, column, tz, NULL)
-                              : NULL;
-    Py_DECREF(values);
-    return result;
-}
-
 /* The query's one range: 1, 0 when nothing can be kept, -1 with an exception.
  * Inverted after every shortcut of the bounds: an empty range keeps
  * everything, a whole integer width nothing (sf_invert_range). */
@@ -221,7 +210,7 @@ static PyObject *filter_call(PyObject *module, sf_op op, int bits_array, PyObjec
             result = sfpy_result(c.st, &c.query, nonempty, &c.column, c.args.out, c.descr,
                                  c.threads);
         if (result && op == SF_OP_VALUES && c.column.tz && !c.args.out)
-            result = zoned(c.st, result, c.args.values, c.column.tz);
+            result = sfpy_zoned_values(c.st, result, c.args.values, c.column.tz);
     }
     release_call(&c);
     return result;
@@ -297,7 +286,7 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
 
 /* ---- The package's helpers --------------------------------------------------- */
 
-static const char *const helper_names[SFPY_HELPER_COUNT] = {"resolve", "zoned_values"};
+static const char *const helper_names[SFPY_HELPER_COUNT] = {"resolve"};
 PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     if (!st->helpers[h])
         PyErr_Format(PyExc_RuntimeError,
@@ -307,14 +296,13 @@ PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
     return st->helpers[h];
 }
 
-/* _register(resolve=, zoned_values=):
+/* _register(resolve=):
  * the helpers given (each a callable) replace those registered before. */
 static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"resolve", "zoned_values", NULL};
+    static char *keywords[] = {"resolve", NULL};
     PyObject *got[SFPY_HELPER_COUNT] = {NULL};
     sfpy_state *st = sfpy_state_of(self);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OO:_register", keywords, &got[0],
-                                     &got[1]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:_register", keywords, &got[0]))
         return NULL;
     for (int i = 0; i < SFPY_HELPER_COUNT; i++)
         if (got[i] && !PyCallable_Check(got[i]))
@@ -331,9 +319,9 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 static PyMethodDef filter_methods[] = {
     {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
-     "_register(*, resolve=, zoned_values=)\n--\n\n"
-     "Called by `import simdfilter`: the package's Python helpers that the C binding calls "
-     "(bounds it does not read, tz-aware values given back their zone)."},
+     "_register(*, resolve=)\n--\n\n"
+     "Called by `import simdfilter`: the package's Python helper that the C binding calls "
+     "(bounds it does not read)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,

@@ -48,12 +48,12 @@ from ._zonemap import ZoneMap
 __version__: str = _core.__version__
 
 
-# The Python helpers the C binding still calls, each off the NumPy fast path
+# The Python helper the C binding still calls, off the NumPy fast path
 # (csrc/cpython/README.md, "One way"): registered here, so that the extension
-# never imports the package it sits below. Columns (pandas, numpy.ma, Arrow)
-# the binding reads itself. Each stands in for its
-# module until first called (an import of simdfilter does not load _bounds'
-# Fraction and Decimal arithmetic, nor _columns), then registers the real one.
+# never imports the package it sits below. Columns (pandas, numpy.ma, Arrow),
+# their refusals and their zones the binding handles itself. The helper stands
+# in for its module until first called (an import of simdfilter does not load
+# _bounds' Fraction and Decimal arithmetic), then registers the real one.
 def _first_call(module: str, name: str):
     def load(*args):
         import importlib
@@ -67,7 +67,6 @@ def _first_call(module: str, name: str):
 
 _core._register(
     resolve=_first_call("._bounds", "resolve"),
-    zoned_values=_first_call("._columns", "zoned_values"),
 )
 
 __all__ = [
