@@ -503,6 +503,11 @@ size_t sf_arena_release(sf_arena *a) {
     return unmapped;
 }
 
+void sf_arena_set_idle_max(sf_arena *a, size_t idle_max) {
+    a->idle_max = idle_max;
+    trim(a);
+}
+
 sf_arena_stats sf_arena_stats_of(const sf_arena *a) {
     sf_arena_stats st = {0, 0, 0, 0, a->idle_resident, a->idle_max, 0, 0};
     for (const sf_slab *s = a->slabs; s; s = s->next) {

@@ -270,6 +270,8 @@ PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused);
 /* _core._release_result_pool(): gives every free page back to the OS; how
  * many slabs were unmapped. */
 PyObject *sfpy_pool_release(PyObject *module, PyObject *unused);
+/* _core.set_result_pool_limit(nbytes): the arena's idle limit; the previous. */
+PyObject *sfpy_pool_set_limit(PyObject *module, PyObject *nbytes);
 
 /* ---- within.c: the positions of within= ---- */
 

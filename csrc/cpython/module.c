@@ -367,6 +367,7 @@ static PyMethodDef filter_methods[] = {
     {"_release_result_pool", sfpy_pool_release, METH_NOARGS,
      "_release_result_pool()\n--\n\nFrees the pool's idle buffers (their memory goes back "
      "to the system) and\nreturns how many there were. Results alive keep theirs."},
+    {"set_result_pool_limit", sfpy_pool_set_limit, METH_O, set_result_pool_limit_doc},
     {NULL, NULL, 0, NULL},
 };
 
