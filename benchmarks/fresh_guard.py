@@ -119,7 +119,9 @@ def main():
     p.add_argument(
         "--max-ratio", type=float, default=1.1, help="fail above this fresh / out= (default 1.1)"
     )
-    p.add_argument("--sizes", type=lambda s: [int(x) for x in floats(s)], default=[4096, 65536, 1 << 20])
+    p.add_argument(
+        "--sizes", type=lambda s: [int(x) for x in floats(s)], default=[4096, 65536, 1 << 20]
+    )
     p.add_argument(
         "--sels",
         type=floats,
