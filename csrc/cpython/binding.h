@@ -273,6 +273,12 @@ PyObject *sfpy_pool_release(PyObject *module, PyObject *unused);
 /* _core.set_result_pool_limit(nbytes): the arena's idle limit; the previous. */
 PyObject *sfpy_pool_set_limit(PyObject *module, PyObject *nbytes);
 
+/* ---- rows.c: the rows of a frame's columns at positions ---- */
+
+/* _core._take_rows(columns, positions): a list of new arrays, column c's
+ * elements at the positions (IndexError past the end). */
+PyObject *sfpy_take_rows(PyObject *module, PyObject *args);
+
 /* ---- within.c: the positions of within= ---- */
 
 /* within as a contiguous uint32 array (when it is uint32) or an 8-byte one
