@@ -52,7 +52,7 @@ PyObject *sfpy_bits_array(sfpy_state *st, const sf_query *q, int nonempty, const
     return res;
 }
 
-/* ---- The Arrow boolean array ------------------------------------------------ */
+/* ---- Arrow structs handed out (here and by the Polars plugin) -------------- */
 
 /* A buffer for `bytes` bytes, 64-byte aligned and padded to 64 (Arrow's
  * recommendation), the padding zeroed; NULL when out of memory. */
@@ -72,8 +72,7 @@ static void release_array(struct ArrowArray *a) {
     a->release = NULL;
 }
 
-/* The schema's strings are static: nothing to free. */
-static void release_schema(struct ArrowSchema *s) { s->release = NULL; }
+void sfpy_schema_release_nothing(struct ArrowSchema *s) { s->release = NULL; }
 
 /* The PyCapsule interface's destructors: release what the consumer did not
  * move out, then free the struct. */
@@ -90,6 +89,31 @@ static void drop_array(PyObject *capsule) {
         a->release(a);
     free(a);
 }
+
+PyObject *sfpy_capsule_pair(struct ArrowSchema *schema, struct ArrowArray *array) {
+    PyObject *s = PyCapsule_New(schema, "arrow_schema", drop_schema);
+    if (!s) {
+        if (schema->release)
+            schema->release(schema);
+        free(schema);
+        array->release(array);
+        free(array);
+        return NULL;
+    }
+    PyObject *a = PyCapsule_New(array, "arrow_array", drop_array);
+    if (!a) {
+        array->release(array);
+        free(array);
+        Py_DECREF(s);
+        return NULL;
+    }
+    PyObject *pair = PyTuple_Pack(2, s, a);
+    Py_DECREF(s);
+    Py_DECREF(a);
+    return pair;
+}
+
+/* ---- The Arrow boolean array ------------------------------------------------ */
 
 /* Whether any element of the column can be null (a mask, or a chunk with a
  * validity bitmap and nulls). */
@@ -156,24 +180,8 @@ PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, i
     buffers[0] = valid;
     buffers[1] = values;
     *schema = (struct ArrowSchema){.format = "b", .name = "", .flags = ARROW_FLAG_NULLABLE,
-                                   .release = release_schema};
+                                   .release = sfpy_schema_release_nothing};
     *array = (struct ArrowArray){.length = (int64_t)n, .null_count = nulls, .n_buffers = 2,
                                  .buffers = buffers, .release = release_array};
-    PyObject *s = PyCapsule_New(schema, "arrow_schema", drop_schema);
-    if (!s) {
-        release_array(array);
-        free(schema), free(array);
-        return NULL;
-    }
-    PyObject *a = PyCapsule_New(array, "arrow_array", drop_array);
-    if (!a) {
-        release_array(array);
-        free(array);
-        Py_DECREF(s);
-        return NULL;
-    }
-    PyObject *pair = PyTuple_Pack(2, s, a);
-    Py_DECREF(s);
-    Py_DECREF(a);
-    return pair;
+    return sfpy_capsule_pair(schema, array);
 }

@@ -234,8 +234,6 @@ typedef struct out_private {
     char *name;
 } out_private;
 
-static void noop_release_schema(struct ArrowSchema *s) { s->release = NULL; }
-
 static void release_out(sf_series_export *e) {
     out_private *p = (out_private *)e->private_data;
     if (p) {
@@ -381,7 +379,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
                                            .release = release_owned_array};
         p->schema = (struct ArrowSchema){.format = op == PLUGIN_COUNT32 ? "I" : "L",
                                          .name = p->name, .flags = ARROW_FLAG_NULLABLE,
-                                         .release = noop_release_schema};
+                                         .release = sfpy_schema_release_nothing};
         free(chunks);
         out_publish(out, p);
         return 1;
@@ -432,30 +430,12 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
                                        .release = release_owned_array};
     p->schema = (struct ArrowSchema){.format = "b", .name = p->name,
                                      .flags = ARROW_FLAG_NULLABLE,
-                                     .release = noop_release_schema};
+                                     .release = sfpy_schema_release_nothing};
     out_publish(out, p);
     return 1;
 }
 
 /* ---- Python's path: the package's function on the batch -------------------- */
-
-/* A schema lent to a capsule: the fields of Polars' own (which outlives the
- * call), released as a no-op; the importer copies what it reads. */
-static void lent_schema_release(struct ArrowSchema *s) { s->release = NULL; }
-
-static void drop_schema_capsule(PyObject *capsule) {
-    struct ArrowSchema *s = (struct ArrowSchema *)PyCapsule_GetPointer(capsule, "arrow_schema");
-    if (s && s->release)
-        s->release(s);
-    free(s);
-}
-
-static void drop_array_capsule(PyObject *capsule) {
-    struct ArrowArray *a = (struct ArrowArray *)PyCapsule_GetPointer(capsule, "arrow_array");
-    if (a && a->release)
-        a->release(a);
-    free(a);
-}
 
 /* [(schema capsule, array capsule), ...] of the column's chunks, each chunk
  * moved into its capsule (released there, not by release_inputs). */
@@ -469,29 +449,13 @@ static PyObject *chunk_capsules(sf_series_export *col) {
             Py_DECREF(list);
             return PyErr_NoMemory();
         }
+        /* Lent: the fields of Polars' own (which outlives the call), released
+         * as a no-op; the importer copies what it reads. */
         *s = *col->field;
-        s->release = lent_schema_release;
+        s->release = sfpy_schema_release_nothing;
         *a = *col->arrays[i];
         col->arrays[i]->release = NULL; /* moved */
-        PyObject *sc = PyCapsule_New(s, "arrow_schema", drop_schema_capsule);
-        if (!sc) {
-            free(s);
-            a->release(a);
-            free(a);
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyObject *ac = PyCapsule_New(a, "arrow_array", drop_array_capsule);
-        if (!ac) {
-            a->release(a);
-            free(a);
-            Py_DECREF(sc);
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyObject *pair = PyTuple_Pack(2, sc, ac);
-        Py_DECREF(sc);
-        Py_DECREF(ac);
+        PyObject *pair = sfpy_capsule_pair(s, a);
         if (!pair || PyList_Append(list, pair) < 0) {
             Py_XDECREF(pair);
             Py_DECREF(list);
