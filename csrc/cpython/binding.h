@@ -311,6 +311,12 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
 
 /* Arrow structs the binding hands to an importer (in_range's boolean arrays,
  * the Polars plugin's batches to Python). */
+/* A buffer for `bytes` bytes, 64-byte aligned and padded to 64 (Arrow's
+ * recommendation), the padding zeroed, for free(); NULL when out of memory. */
+uint8_t *sfpy_bitmap_new(size_t bytes);
+/* The release of an array whose buffers (any of them NULL) and buffer list
+ * are its own, from malloc: frees them all. */
+void sfpy_release_owned_array(struct ArrowArray *a);
 /* The release of a schema that owns nothing: its strings are static, or live
  * as long as whatever lent them (a Polars export's field, a result's name). */
 void sfpy_schema_release_nothing(struct ArrowSchema *s);

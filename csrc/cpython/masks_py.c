@@ -54,9 +54,7 @@ PyObject *sfpy_bits_array(sfpy_state *st, const sf_query *q, int nonempty, const
 
 /* ---- Arrow structs handed out (here and by the Polars plugin) -------------- */
 
-/* A buffer for `bytes` bytes, 64-byte aligned and padded to 64 (Arrow's
- * recommendation), the padding zeroed; NULL when out of memory. */
-static uint8_t *bitmap_new(size_t bytes) {
+uint8_t *sfpy_bitmap_new(size_t bytes) {
     const size_t padded = (bytes + 63) / 64 * 64 + (bytes == 0) * 64;
     uint8_t *b = (uint8_t *)aligned_alloc(64, padded);
     if (b)
@@ -64,10 +62,10 @@ static uint8_t *bitmap_new(size_t bytes) {
     return b;
 }
 
-static void release_array(struct ArrowArray *a) {
+void sfpy_release_owned_array(struct ArrowArray *a) {
     const void **buffers = a->buffers;
-    free((void *)buffers[0]);
-    free((void *)buffers[1]);
+    for (int64_t i = 0; i < a->n_buffers; i++)
+        free((void *)buffers[i]);
     free((void *)buffers);
     a->release = NULL;
 }
@@ -133,7 +131,7 @@ int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
     *nulls = 0;
     if (!may_have_nulls(col))
         return 0;
-    uint8_t *bits = bitmap_new((col->n + 7) / 8);
+    uint8_t *bits = sfpy_bitmap_new((col->n + 7) / 8);
     if (!bits) {
         PyErr_NoMemory();
         return -1;
@@ -158,7 +156,7 @@ int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
 
 PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, int threads) {
     const size_t n = col->n, bytes = (n + 7) / 8;
-    uint8_t *values = bitmap_new(bytes), *valid = NULL;
+    uint8_t *values = sfpy_bitmap_new(bytes), *valid = NULL;
     int64_t nulls = 0;
     const void **buffers = (const void **)malloc(2 * sizeof *buffers);
     struct ArrowSchema *schema = (struct ArrowSchema *)calloc(1, sizeof *schema);
@@ -182,6 +180,6 @@ PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, i
     *schema = (struct ArrowSchema){.format = "b", .name = "", .flags = ARROW_FLAG_NULLABLE,
                                    .release = sfpy_schema_release_nothing};
     *array = (struct ArrowArray){.length = (int64_t)n, .null_count = nulls, .n_buffers = 2,
-                                 .buffers = buffers, .release = release_array};
+                                 .buffers = buffers, .release = sfpy_release_owned_array};
     return sfpy_capsule_pair(schema, array);
 }

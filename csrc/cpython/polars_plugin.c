@@ -274,23 +274,6 @@ static void out_publish(sf_series_export *out, out_private *p) {
                               .release = release_out, .private_data = p};
 }
 
-/* A buffer for `bytes` bytes, 64-byte aligned and padded to 64, the padding zeroed. */
-static uint8_t *bitmap_new(size_t bytes) {
-    const size_t padded = (bytes + 63) / 64 * 64 + (bytes == 0) * 64;
-    uint8_t *b = (uint8_t *)aligned_alloc(64, padded);
-    if (b)
-        memset(b + bytes, 0, padded - bytes);
-    return b;
-}
-
-static void release_owned_array(struct ArrowArray *a) {
-    const void **buffers = a->buffers;
-    for (int64_t i = 0; i < a->n_buffers; i++)
-        free((void *)buffers[i]);
-    free((void *)buffers);
-    a->release = NULL;
-}
-
 /* ---- The kernels' path ----------------------------------------------------- */
 
 typedef enum plugin_op { PLUGIN_BETWEEN, PLUGIN_COUNT32, PLUGIN_COUNT64 } plugin_op;
@@ -358,7 +341,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
                             &found);
         }
         out_private *p = out_new(1, col->field->name);
-        uint8_t *values = bitmap_new(8);
+        uint8_t *values = sfpy_bitmap_new(8);
         const void **buffers = (const void **)calloc(2, sizeof *buffers);
         if (rc != SF_OK || !p || !values || !buffers) {
             free(chunks), free(values), free(buffers);
@@ -376,7 +359,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
         }
         buffers[1] = values;
         p->arrays[0] = (struct ArrowArray){.length = 1, .n_buffers = 2, .buffers = buffers,
-                                           .release = release_owned_array};
+                                           .release = sfpy_release_owned_array};
         p->schema = (struct ArrowSchema){.format = op == PLUGIN_COUNT32 ? "I" : "L",
                                          .name = p->name, .flags = ARROW_FLAG_NULLABLE,
                                          .release = sfpy_schema_release_nothing};
@@ -385,7 +368,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
         return 1;
     }
     const size_t bytes = (n + 7) / 8;
-    uint8_t *values = bitmap_new(bytes), *valid = NULL;
+    uint8_t *values = sfpy_bitmap_new(bytes), *valid = NULL;
     const void **buffers = (const void **)calloc(2, sizeof *buffers);
     out_private *p = out_new(1, col->field->name);
     int has_nulls = 0;
@@ -393,7 +376,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
         has_nulls |= chunks[i].null_count != 0 && chunks[i].n_buffers > 0 && chunks[i].buffers[0];
     size_t nulls = 0;
     int lost = 0;
-    if (values && has_nulls && !(valid = bitmap_new(bytes)))
+    if (values && has_nulls && !(valid = sfpy_bitmap_new(bytes)))
         lost = 1;
     else if (values && has_nulls) {
         sf_validity(sf_arrow_source_init(&src, &t, chunks, col->len), valid, n, &nulls);
@@ -427,7 +410,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
     buffers[1] = values;
     p->arrays[0] = (struct ArrowArray){.length = (int64_t)n, .null_count = (int64_t)nulls,
                                        .n_buffers = 2, .buffers = buffers,
-                                       .release = release_owned_array};
+                                       .release = sfpy_release_owned_array};
     p->schema = (struct ArrowSchema){.format = "b", .name = p->name,
                                      .flags = ARROW_FLAG_NULLABLE,
                                      .release = sfpy_schema_release_nothing};
