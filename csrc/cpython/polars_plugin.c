@@ -234,18 +234,20 @@ typedef struct out_private {
     char *name;
 } out_private;
 
+/* The export's own memory freed (p may be NULL); its chunks' buffers are not
+ * its own, nor its schema's (released first, when it has any). */
+static void out_free(out_private *p) {
+    if (p)
+        free(p->ptrs), free(p->arrays), free(p->name), free(p);
+}
+
 static void release_out(sf_series_export *e) {
     out_private *p = (out_private *)e->private_data;
-    if (p) {
-        if (p->schema.release)
-            p->schema.release(&p->schema);
-        /* Polars moved every chunk out (a bitwise copy, which leaves `release` set
-         * here): they are its own now, and only their structs are freed. */
-        free(p->ptrs);
-        free(p->arrays);
-        free(p->name);
-        free(p);
-    }
+    if (p && p->schema.release)
+        p->schema.release(&p->schema);
+    /* Polars moved every chunk out (a bitwise copy, which leaves `release` set
+     * here): they are its own now, and only their structs are freed. */
+    out_free(p);
     e->private_data = NULL;
     e->release = NULL;
 }
@@ -261,7 +263,7 @@ static out_private *out_new(size_t n, const char *name) {
     p->arrays = (struct ArrowArray *)calloc(n ? n : 1, sizeof *p->arrays);
     p->name = copy_string(name ? name : "");
     if (!p->ptrs || !p->arrays || !p->name) {
-        free(p->ptrs), free(p->arrays), free(p->name), free(p);
+        out_free(p);
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
@@ -272,6 +274,18 @@ static out_private *out_new(size_t n, const char *name) {
 static void out_publish(sf_series_export *out, out_private *p) {
     *out = (sf_series_export){.field = &p->schema, .arrays = p->ptrs, .len = p->n,
                               .release = release_out, .private_data = p};
+}
+
+/* A one-chunk export (p from out_new(1, ...)) of the two buffers (validity,
+ * values: their own, malloc'd) into *out, a nullable column of `format`. */
+static void out_publish_one(sf_series_export *out, out_private *p, const void **buffers,
+                            int64_t length, int64_t nulls, const char *format) {
+    p->arrays[0] = (struct ArrowArray){.length = length, .null_count = nulls, .n_buffers = 2,
+                                       .buffers = buffers, .release = sfpy_release_owned_array};
+    p->schema = (struct ArrowSchema){.format = format, .name = p->name,
+                                     .flags = ARROW_FLAG_NULLABLE,
+                                     .release = sfpy_schema_release_nothing};
+    out_publish(out, p);
 }
 
 /* ---- The kernels' path ----------------------------------------------------- */
@@ -345,8 +359,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
         const void **buffers = (const void **)calloc(2, sizeof *buffers);
         if (rc != SF_OK || !p || !values || !buffers) {
             free(chunks), free(values), free(buffers);
-            if (p)
-                free(p->ptrs), free(p->arrays), free(p->name), free(p);
+            out_free(p);
             set_error(rc != SF_OK ? "simdfilter's plugin: the count failed" : "out of memory");
             return -1;
         }
@@ -358,13 +371,8 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
             memcpy(values, &v, 8);
         }
         buffers[1] = values;
-        p->arrays[0] = (struct ArrowArray){.length = 1, .n_buffers = 2, .buffers = buffers,
-                                           .release = sfpy_release_owned_array};
-        p->schema = (struct ArrowSchema){.format = op == PLUGIN_COUNT32 ? "I" : "L",
-                                         .name = p->name, .flags = ARROW_FLAG_NULLABLE,
-                                         .release = sfpy_schema_release_nothing};
         free(chunks);
-        out_publish(out, p);
+        out_publish_one(out, p, buffers, 1, 0, op == PLUGIN_COUNT32 ? "I" : "L");
         return 1;
     }
     const size_t bytes = (n + 7) / 8;
@@ -387,8 +395,7 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
     }
     if (!values || !buffers || !p || lost) {
         free(values), free(valid), free(buffers), free(chunks);
-        if (p)
-            free(p->ptrs), free(p->arrays), free(p->name), free(p);
+        out_free(p);
         set_error("out of memory");
         return -1;
     }
@@ -402,19 +409,13 @@ static int kernel_answer(plugin_op op, const sf_series_export *col, spec *sp,
     free(chunks);
     if (rc != SF_OK) {
         free(values), free(valid), free(buffers);
-        free(p->ptrs), free(p->arrays), free(p->name), free(p);
+        out_free(p);
         set_error("simdfilter's plugin: the kernels failed");
         return -1;
     }
     buffers[0] = valid;
     buffers[1] = values;
-    p->arrays[0] = (struct ArrowArray){.length = (int64_t)n, .null_count = (int64_t)nulls,
-                                       .n_buffers = 2, .buffers = buffers,
-                                       .release = sfpy_release_owned_array};
-    p->schema = (struct ArrowSchema){.format = "b", .name = p->name,
-                                     .flags = ARROW_FLAG_NULLABLE,
-                                     .release = sfpy_schema_release_nothing};
-    out_publish(out, p);
+    out_publish_one(out, p, buffers, (int64_t)n, (int64_t)nulls, "b");
     return 1;
 }
 
