@@ -9,7 +9,8 @@
  * the column has nulls, its validity bitmap (sf_validity: the column's own,
  * from bit 0, whatever its chunks' offsets). Its release callback frees them
  * with free(): an importer may release the array on any thread, without the
- * GIL, so nothing Python is held.
+ * GIL, so nothing Python is held. Those helpers (the bitmap, the releases, the
+ * capsule pair) serve the Polars plugin's exports too (binding.h).
  */
 #include "binding.h"
 
