@@ -317,6 +317,24 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
 
 /* ---- masks_py.c: in_range's results ---- */
 
+/* Arrow structs the binding hands to an importer (in_range's boolean arrays,
+ * the Polars plugin's batches to Python). */
+/* A buffer for `bytes` bytes, 64-byte aligned and padded to 64 (Arrow's
+ * recommendation), the padding zeroed, for free(); NULL when out of memory. */
+uint8_t *sfpy_bitmap_new(size_t bytes);
+/* The release of an array whose buffers (any of them NULL) and buffer list
+ * are its own, from malloc: frees them all. */
+void sfpy_release_owned_array(struct ArrowArray *a);
+/* The release of a schema that owns nothing: its strings are static, or live
+ * as long as whatever lent them (a Polars export's field, a result's name). */
+void sfpy_schema_release_nothing(struct ArrowSchema *s);
+/* (arrow_schema, arrow_array) PyCapsules, as __arrow_c_array__ returns them,
+ * over two malloc'd structs, which they own from now on: their destructors
+ * release what the consumer did not move out and free() the structs. NULL
+ * with an exception, both structs released and freed. */
+PyObject *sfpy_capsule_pair(struct ArrowSchema *schema, struct ArrowArray *array);
+
+
 /* SF_OP_MASK8: a bool array of the column's length, into out[:n] (a checked
  * array) or a fresh one; all False when `nonempty` is 0. */
 PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,

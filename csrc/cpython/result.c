@@ -277,11 +277,8 @@ PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *
     return new_1d(descr, k);
 }
 
-PyObject *sfpy_first(PyObject *out, Py_ssize_t k) {
-    if (PyArray_SIZE((PyArrayObject *)out) == k) {
-        Py_INCREF(out);
-        return out;
-    }
+/* out[:k], a view (new even when k is out's length). */
+static PyObject *view_of_first(PyObject *out, Py_ssize_t k) {
     PyObject *stop = PyLong_FromSsize_t(k), *result = NULL;
     PyObject *slice = stop ? PySlice_New(NULL, stop, NULL) : NULL;
     Py_XDECREF(stop);
@@ -290,6 +287,14 @@ PyObject *sfpy_first(PyObject *out, Py_ssize_t k) {
         Py_DECREF(slice);
     }
     return result;
+}
+
+PyObject *sfpy_first(PyObject *out, Py_ssize_t k) {
+    if (PyArray_SIZE((PyArrayObject *)out) == k) {
+        Py_INCREF(out);
+        return out;
+    }
+    return view_of_first(out, k);
 }
 
 PyObject *sfpy_positions_of_bits(sfpy_state *st, PyObject *bits, Py_ssize_t n, PyObject *dtype) {
@@ -440,16 +445,7 @@ int sfpy_add_result_constants(PyObject *m) {
 static PyObject *into_out(const call_run *c, int nonempty, PyObject *out) {
     const size_t n = sfpy_most_results(c->q, c->column);
     const Py_ssize_t k = nonempty ? run_into(c, PyArray_BYTES((PyArrayObject *)out), n) : 0;
-    if (k < 0)
-        return NULL;
-    PyObject *stop = PyLong_FromSsize_t(k), *result = NULL;
-    PyObject *slice = stop ? PySlice_New(NULL, stop, NULL) : NULL;
-    Py_XDECREF(stop);
-    if (slice) {
-        result = PyObject_GetItem(out, slice);
-        Py_DECREF(slice);
-    }
-    return result;
+    return k < 0 ? NULL : view_of_first(out, k);
 }
 
 /* The values of a 32-bit Arrow date or time as the NumPy unit they mean. */
