@@ -16,7 +16,7 @@ HELPERS_LEFT = {"SFPY_RESOLVE"}
 # (simdfilter.polars._between, Polars' own is_between for most of them), so it
 # reads the package's module from sys.modules. Left: see csrc/cpython/README.md.
 LOOKUPS_LEFT = {
-    ("polars_plugin.c", 'PyDict_GetItemString(PyImport_GetModuleDict(), "simdfilter'),
+    ("polars_plugin_python.c", 'PyDict_GetItemString(PyImport_GetModuleDict(), "simdfilter'),
 }
 
 
