@@ -53,6 +53,13 @@ def examples(n):
     return max(1, n * settings.default.max_examples // settings.get_profile("default").max_examples)
 
 
+def quick_loop():
+    """True under the quarter profiles (the quick loop, qemu): the C harness then
+    runs its programs' quick sizes too (tests/test_c_harness.py), every kernel and
+    element kind still, as Hypothesis runs every test with fewer examples."""
+    return HYPOTHESIS_PROFILE != "simdfilter"
+
+
 KERNELS = simdfilter.available_kernels()
 SIMD_KERNELS = tuple(k for k in KERNELS if k != "scalar")
 

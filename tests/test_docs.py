@@ -99,3 +99,27 @@ def test_the_c_guide_example_compiles_and_runs(tmp_path):
         .strip()
         .splitlines()[:3]
     ]
+
+
+def test_the_changelog_examples_run():
+    # The ```python blocks of CHANGELOG.md that hold >>> examples are doctests
+    # too: an entry's example states what the release does.
+    import doctest
+    import re
+    import textwrap
+
+    for module in ("pandas", "polars"):
+        pytest.importorskip(module, reason=f"the changelog's examples need {module}")
+    text = (ROOT / "CHANGELOG.md").read_text()
+    blocks = [
+        textwrap.dedent(b)
+        for b in re.findall(r"```python\n(.*?)^\s*```", text, re.S | re.M)
+        if ">>>" in b
+    ]
+    assert blocks, "no example found: the pattern no longer matches the changelog"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    parser = doctest.DocTestParser()
+    for i, block in enumerate(blocks):
+        runner.run(parser.get_doctest(block, {}, f"CHANGELOG.md block {i}", "CHANGELOG.md", 0))
+    failed, tried = runner.summarize(verbose=False)
+    assert tried and failed == 0

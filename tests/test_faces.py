@@ -167,9 +167,9 @@ def test_columns_no_kernel_reads_are_compared_only_at_the_rows_left(monkeypatch)
     seen = []
     real = simdfilter.pandas._host_bool
 
-    def spy(col, lo, hi, inclusive):
+    def spy(col, lo, hi, inclusive, invert=False):
         seen.append(len(col))
-        return real(col, lo, hi, inclusive)
+        return real(col, lo, hi, inclusive, invert)
 
     monkeypatch.setattr(simdfilter.pandas, "_host_bool", spy)
     # the string column is given first: it still goes last, after the kernel's ranges

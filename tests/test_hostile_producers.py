@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import simdfilter as sf
+from simdfilter import _core, _masks
 
 pa = pytest.importorskip("pyarrow")
 
@@ -467,3 +468,116 @@ def test_empty_range_on_a_huge_broadcast_answers_at_once():
     a = np.broadcast_to(np.uint8(0), (2**31, 2**31))
     assert sf.filter_indexes(a, 1, 0).tolist() == []
     assert sf.filter_values(a, 300, 400).tolist() == []
+
+
+# ---- a chunk whose values buffer goes after it was checked -----------------------------------
+
+CHANGED = "values buffer became NULL after simdfilter checked it"
+N_CHANGED = 50_000
+
+
+class ChangingStream:
+    """A stream of two int64 chunks, all 10**6 (the first chunk's element 0
+    null), which, asked for the end of the stream, sets its last chunk's values
+    buffer to NULL (`change`): that chunk was checked when it was taken, so only
+    the read during the call refuses it."""
+
+    def __init__(self, n=N_CHANGED, change=True):
+        half = n // 2
+        self.change = change
+        self.datas = [np.full(half, 10**6, np.int64), np.full(n - half, 10**6, np.int64)]
+        self.validity = np.full((half + 7) // 8, 0xFF, np.uint8)
+        self.validity[0] = 0xFE
+        self.buffer_lists = [
+            (ctypes.c_void_p * 2)(self.validity.ctypes.data, self.datas[0].ctypes.data),
+            (ctypes.c_void_p * 2)(None, self.datas[1].ctypes.data),
+        ]
+        self.release = ArrayRelease(self._release)
+        self.taken = 0
+        self.producer = Producer()  # the int64 schema and the stream's other callbacks
+        get_schema, _, last_error = self.producer.callbacks
+        self.producer.callbacks = (get_schema, GetNext(self._get_next), last_error)
+
+    @staticmethod
+    def _release(ptr):
+        ptr.contents.release = ArrayRelease()
+
+    def _get_next(self, stream, out):
+        if self.taken < 2:
+            out[0] = ArrowArray(
+                length=len(self.datas[self.taken]),
+                null_count=1 - self.taken,
+                n_buffers=2,
+                buffers=self.buffer_lists[self.taken],
+                release=self.release,
+            )
+            self.taken += 1
+        else:
+            if self.change:
+                self.buffer_lists[1][1] = None  # after the consumer checked the chunk
+            out[0] = ArrowArray()  # the end
+        return 0
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.producer.stream_capsule()
+
+
+# Each call over a ChangingStream, and what it answers when the stream does not
+# change: nothing is in [0, 10]; 10**6 is every element but the null one.
+CHANGING_CALLS = {
+    "in_range": (lambda s: sf.in_range(s, 0, 10), np.zeros(N_CHANGED, bool)),
+    "in_range-threads": (lambda s: sf.in_range(s, 0, 10, threads=2), np.zeros(N_CHANGED, bool)),
+    "in_range-out": (
+        lambda s: sf.in_range(s, 0, 10, out=np.ones(N_CHANGED, bool)),
+        np.zeros(N_CHANGED, bool),
+    ),
+    "in_range_bits": (
+        lambda s: _core._in_range_bits(s, 0, 10),
+        np.zeros(N_CHANGED // 8, np.uint8),
+    ),
+    "in_range_arrow": (
+        lambda s: pa.array(_masks.arrow_in_range(s, 0, 10)).to_pylist(),
+        [None] + [False] * (N_CHANGED - 1),
+    ),
+    "filter_indexes": (lambda s: sf.filter_indexes(s, 10**6, 10**6), np.arange(1, N_CHANGED)),
+    "filter_indexes-sorted": (
+        lambda s: sf.filter_indexes(s, 10**6, 10**6, assume_sorted=True),
+        np.arange(1, N_CHANGED),
+    ),
+    "filter_values": (
+        lambda s: sf.filter_values(s, 10**6, 10**6),
+        np.full(N_CHANGED - 1, 10**6, np.int64),
+    ),
+    "count_in_range": (lambda s: sf.count_in_range(s, 10**6, 10**6), N_CHANGED - 1),
+    "filter_indexes_where": (
+        lambda s: _core._filter_indexes_where(
+            np.full(N_CHANGED // 8, 0xFF, np.uint8), s, 10**6, 10**6
+        ),
+        np.arange(1, N_CHANGED),
+    ),
+}
+
+
+@pytest.mark.parametrize("call", sorted(CHANGING_CALLS))
+def test_a_chunk_changed_after_its_check_raises(call):
+    # A fresh mask comes from the result arena, whose memory is reused without
+    # zeroing: an all-True mask of the same size dies first, so the refused
+    # chunk's bytes, never written, read True. That was in_range's answer
+    # (every index and value call silently missed the chunk instead).
+    junk = sf.in_range(np.zeros(N_CHANGED, np.int64), -1, 1)
+    assert junk.all()
+    del junk
+    with pytest.raises(ValueError, match=CHANGED):
+        CHANGING_CALLS[call][0](ChangingStream())
+
+
+@pytest.mark.parametrize("call", sorted(CHANGING_CALLS))
+def test_the_changing_stream_left_alone_answers(call):
+    # The same producer without its change: the call above fails for the
+    # refusal alone.
+    f, want = CHANGING_CALLS[call]
+    got = f(ChangingStream(change=False))
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want

@@ -65,6 +65,22 @@ def test_pandas_series_verbs():
                     assert idx.tolist() == np.flatnonzero(keep).tolist(), what
 
 
+def test_pandas_between_invert_is_not_between():
+    """``s.sf.between(..., invert=True)`` is pandas' ``~s.between(...)``: same
+    dtype, index and name, NaN and NaT True, NA kept (pandas' ~NA is NA)."""
+    pd = pytest.importorskip("pandas")
+    import simdfilter.pandas  # noqa: F401  (registers .sf)
+
+    for s in pandas_series():
+        for lo, hi in pandas_bounds(s):
+            for inclusive in ("both", "neither"):
+                want = ~pandas_between(s, lo, hi, inclusive)
+                got = s.sf.between(lo, hi, inclusive, invert=True)
+                pd.testing.assert_series_equal(got, want, obj=f"{s.dtype} {lo!r} {hi!r}")
+                got = s.sf.between(lo, hi, inclusive, invert=np.False_)
+                pd.testing.assert_series_equal(got, pandas_between(s, lo, hi, inclusive))
+
+
 def test_polars_series_verbs():
     pl = pytest.importorskip("polars")
     from polars.testing import assert_series_equal as assert_polars_equal

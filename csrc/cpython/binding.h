@@ -223,6 +223,10 @@ sf_source *sfpy_column_source(const column *c, column_source *s);
 sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
                              sf_sorted_source *sorted);
 void sfpy_column_source_free(const column *c, column_source *s);
+/* After a run over s (source_arrow.c): -1 with a ValueError if an Arrow chunk
+ * was refused (its producer changed it after it was checked), so that nothing
+ * the run did not write is taken as an answer; else 0. */
+int sfpy_column_source_refused(const column *c, const column_source *s);
 
 /* ---- gil.c: running a query with the GIL released and Ctrl-C honoured ---- */
 
@@ -310,7 +314,8 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
 PyObject *sfpy_mask8_result(sfpy_state *st, const sf_query *q, int nonempty, const column *col,
                             PyObject *out, PyArray_Descr *descr, int threads);
 /* The column's validity into a new bitmap (free()), or NULL (and *nulls 0)
- * when no element is null; -1 out of memory. */
+ * when no element is null; -1 with an exception (out of memory, or an Arrow
+ * chunk refused: sfpy_column_source_refused). */
 int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls);
 /* SF_OP_BITS: an Arrow boolean array (values: in range and not null; validity:
  * the column's, when it has nulls) as the pair of PyCapsules

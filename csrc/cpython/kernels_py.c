@@ -8,14 +8,6 @@
 
 #include <string.h>
 
-#if defined(__x86_64__)
-#define BUILD_ARCH "x86_64"
-#elif defined(__aarch64__)
-#define BUILD_ARCH "aarch64"
-#else
-#define BUILD_ARCH "this architecture's"
-#endif
-
 const sf_kernel *sfpy_context_kernel(const sfpy_state *st) {
     PyObject *v = NULL;
     if (PyContextVar_Get(st->kernel_context, NULL, &v) < 0)
@@ -58,9 +50,12 @@ static PyObject *kernel_names(int only_supported) {
     return t;
 }
 
-/* "x86-64" as people write it; "aarch64" as it is. */
+/* "x86-64" as people write it; "aarch64" as it is; an architecture with no
+ * SIMD kernel ("any") as "this architecture's". */
 static const char *arch_display(const char *arch) {
-    return strcmp(arch, "x86_64") == 0 ? "x86-64" : arch;
+    return strcmp(arch, "x86_64") == 0 ? "x86-64"
+           : strcmp(arch, "any") == 0  ? "this architecture's"
+                                       : arch;
 }
 
 /* A ValueError saying why the kernel `arg` (its UTF-8 `name`) cannot be used:
@@ -71,10 +66,10 @@ static PyObject *refuse(PyObject *arg, const char *name, int rc, const char *pre
     if (!avail)
         return NULL;
     const char *arch = rc == SF_ENOTBUILT ? sf_kernel_arch(name) : NULL;
-    if (rc == SF_ENOTBUILT && arch && strcmp(arch, BUILD_ARCH) != 0)
+    if (rc == SF_ENOTBUILT && arch && strcmp(arch, SF_BUILD_ARCH) != 0)
         PyErr_Format(PyExc_ValueError, "%s%R is an %s kernel, not in this %s build; "
                      "available kernels: %R", prefix, arg, arch_display(arch),
-                     arch_display(BUILD_ARCH), avail);
+                     arch_display(SF_BUILD_ARCH), avail);
     else if (rc == SF_ENOTBUILT)
         PyErr_Format(PyExc_ValueError, "%sthe kernel %R was left out of this build "
                      "(SIMDFILTER_DISABLE_KERNELS); available kernels: %R", prefix, arg, avail);

@@ -110,13 +110,19 @@ int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
     if (!may_have_nulls(col))
         return 0;
     uint8_t *bits = bitmap_new((col->n + 7) / 8);
-    if (!bits)
+    if (!bits) {
+        PyErr_NoMemory();
         return -1;
+    }
     column_source storage;
     size_t count = 0;
     sf_source *src = sfpy_column_source(col, &storage);
     sf_validity(src, bits, col->n, &count);
     sfpy_column_source_free(col, &storage);
+    if (sfpy_column_source_refused(col, &storage) < 0) { /* bits past it unwritten */
+        free(bits);
+        return -1;
+    }
     if (!count) {
         free(bits);
         return 0;
@@ -133,9 +139,13 @@ PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, i
     const void **buffers = (const void **)malloc(2 * sizeof *buffers);
     struct ArrowSchema *schema = (struct ArrowSchema *)calloc(1, sizeof *schema);
     struct ArrowArray *array = (struct ArrowArray *)calloc(1, sizeof *array);
-    if (!values || !buffers || !schema || !array || sfpy_validity_of(col, &valid, &nulls) < 0) {
+    if (!values || !buffers || !schema || !array) {
         free(values), free(buffers), free(schema), free(array);
         return PyErr_NoMemory();
+    }
+    if (sfpy_validity_of(col, &valid, &nulls) < 0) {
+        free(values), free(buffers), free(schema), free(array);
+        return NULL;
     }
     if (!nonempty || n == 0)
         memset(values, 0, bytes);

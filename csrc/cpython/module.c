@@ -191,10 +191,8 @@ static int set_where(call *c, PyObject *where) {
     }
     const uint8_t *rows = (const uint8_t *)PyArray_BYTES(w);
     int64_t nulls;
-    if (sfpy_validity_of(&c->column, &c->where_nulls, &nulls) < 0) {
-        PyErr_NoMemory();
+    if (sfpy_validity_of(&c->column, &c->where_nulls, &nulls) < 0)
         return -1;
-    }
     if (c->where_nulls)
         for (size_t i = 0; i < bytes; i++)
             c->where_nulls[i] &= rows[i];

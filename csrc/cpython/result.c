@@ -182,17 +182,14 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
     sf_source *src = sfpy_query_source(col, q, &storage, &sorted);
     const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, col->n);
     sfpy_column_source_free(col, &storage);
-    return k;
+    /* A refused chunk ended the source: its elements were never written, and
+     * a fresh result's memory (the arena's, reused unzeroed) would keep what
+     * it held there. */
+    return k >= 0 && sfpy_column_source_refused(col, &storage) < 0 ? -1 : k;
 }
 
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
-    column_source storage;
-    sf_sorted_source sorted;
-    sf_source *src = sfpy_query_source(c->column, c->q, &storage, &sorted);
-    const Py_ssize_t k = sfpy_execute(c->q, src, out, capacity, c->threads, c->fresh_out,
-                                      c->column->n);
-    sfpy_column_source_free(c->column, &storage);
-    return k;
+    return sfpy_run_column(c->q, c->column, out, capacity, c->threads, c->fresh_out);
 }
 
 /* Whether n elements of descr can be addressed at all: NumPy refuses more

@@ -255,6 +255,16 @@ int sfpy_arrow_column(PyObject *values, int has_array, column *c) {
     return rc;
 }
 
+int sfpy_column_source_refused(const column *c, const column_source *s) {
+    if (c->form != COLUMN_ARROW || !s->arrow.refused)
+        return 0;
+    PyErr_SetString(PyExc_ValueError,
+                    "an Arrow chunk's values buffer became NULL after simdfilter checked it "
+                    "(its producer changed the array it handed over): the column could not be "
+                    "read whole");
+    return -1;
+}
+
 void sfpy_arrow_release(column *c) {
     for (size_t i = 0; i < c->nchunks; i++)
         release_array(&c->chunks[i]);

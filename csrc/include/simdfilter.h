@@ -279,28 +279,47 @@ typedef size_t (*sf_bits_ranges_fn)(const void *x, size_t n, const sf_range *r, 
  */
 typedef void (*sf_mask_to_valid_fn)(const uint8_t *mask, size_t n, uint8_t *valid);
 
+/*
+ * The slots of a kernel table, in order: the one list of them, which the
+ * struct below, the kernels' instantiation (kernels/kernel_common.h) and
+ * dispatch's filling of empty slots (lib/dispatch.c) all expand.
+ * SF_KERNEL_SLOTS(EACH, ONE, a, b) expands to
+ *   EACH(slot, type, group, a, b)   a slot per element kind: type slot[SF_ELEM_COUNT]
+ *   ONE(slot, type, a, b)           a single slot
+ * where group says which entry points of a kernel file fill it: filters
+ * (index32, index64, values), count, nulls (the _valid forms and the given
+ * positions) or masks, and a, b are the includer's, passed on (the kernels'
+ * prefix and element kind). A new slot goes at the end: the layout is the ABI.
+ */
+#define SF_KERNEL_SLOTS(EACH, ONE, a, b)                                                 \
+    EACH(index32, sf_index32_fn, filters, a, b)                                          \
+    EACH(index64, sf_index64_fn, filters, a, b)                                          \
+    EACH(values, sf_values_fn, filters, a, b)                                            \
+    EACH(count, sf_count_fn, count, a, b)                                                \
+    EACH(index32_valid, sf_index32_valid_fn, nulls, a, b)                                \
+    EACH(index64_valid, sf_index64_valid_fn, nulls, a, b)                                \
+    EACH(values_valid, sf_values_valid_fn, nulls, a, b)                                  \
+    EACH(count_valid, sf_count_valid_fn, nulls, a, b)                                    \
+    EACH(within32, sf_within32_fn, nulls, a, b)                                          \
+    EACH(within64, sf_within64_fn, nulls, a, b)                                          \
+    ONE(mask_to_valid, sf_mask_to_valid_fn, a, b)                                        \
+    EACH(mask8, sf_mask_fn, masks, a, b)                                                 \
+    EACH(bits, sf_mask_fn, masks, a, b)                                                  \
+    EACH(mask8_valid, sf_mask_valid_fn, masks, a, b)                                     \
+    EACH(bits_valid, sf_mask_valid_fn, masks, a, b)                                      \
+    EACH(bits_ranges, sf_bits_ranges_fn, masks, a, b)
+
 /* One instruction set's kernels. A kernel file may leave a slot NULL (an
  * operation its ISA gains nothing on); dispatch fills such a slot from the next
  * lower kernel, so every table dispatch hands out has every slot filled. */
+#define SF_KERNEL_FIELD_EACH_(slot, type, group, a, b) type slot[SF_ELEM_COUNT];
+#define SF_KERNEL_FIELD_ONE_(slot, type, a, b) type slot;
 typedef struct sf_kernel {
     const char *name; /* "scalar", "sse41", "avx2", "avx512", "neon", "sve" */
-    sf_index32_fn index32[SF_ELEM_COUNT];
-    sf_index64_fn index64[SF_ELEM_COUNT];
-    sf_values_fn values[SF_ELEM_COUNT];
-    sf_count_fn count[SF_ELEM_COUNT];
-    sf_index32_valid_fn index32_valid[SF_ELEM_COUNT];
-    sf_index64_valid_fn index64_valid[SF_ELEM_COUNT];
-    sf_values_valid_fn values_valid[SF_ELEM_COUNT];
-    sf_count_valid_fn count_valid[SF_ELEM_COUNT];
-    sf_within32_fn within32[SF_ELEM_COUNT];
-    sf_within64_fn within64[SF_ELEM_COUNT];
-    sf_mask_to_valid_fn mask_to_valid;
-    sf_mask_fn mask8[SF_ELEM_COUNT];
-    sf_mask_fn bits[SF_ELEM_COUNT];
-    sf_mask_valid_fn mask8_valid[SF_ELEM_COUNT];
-    sf_mask_valid_fn bits_valid[SF_ELEM_COUNT];
-    sf_bits_ranges_fn bits_ranges[SF_ELEM_COUNT];
+    SF_KERNEL_SLOTS(SF_KERNEL_FIELD_EACH_, SF_KERNEL_FIELD_ONE_, ~, ~)
 } sf_kernel;
+#undef SF_KERNEL_FIELD_EACH_
+#undef SF_KERNEL_FIELD_ONE_
 
 /* ---- Dispatch --------------------------------------------------------------- */
 
@@ -329,6 +348,18 @@ const sf_kernel *sf_best_kernel(void);
  * project knows (a variant: its base's), whether or not it is built here; NULL
  * for an unknown name. */
 const char *sf_kernel_arch(const char *name);
+
+/* The architecture the includer is compiled for, spelt as isa.def's arch
+ * column: "x86_64", "aarch64", or "any" on one with no SIMD kernel (the
+ * scalar kernel only). The one test of the compiler's target that dispatch
+ * and the bindings share. */
+#if defined(__x86_64__) || defined(_M_X64)
+#define SF_BUILD_ARCH "x86_64"
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#define SF_BUILD_ARCH "aarch64"
+#else
+#define SF_BUILD_ARCH "any"
+#endif
 
 #define SF_OK 0
 #define SF_EUNKNOWN (-1)     /* no kernel of that name in the project */

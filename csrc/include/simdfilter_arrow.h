@@ -50,13 +50,20 @@ int sf_arrow_check_array(const struct ArrowArray *array, const sf_arrow_type *t,
                          size_t errlen);
 
 /* A source over `count` arrays of type t, read in place: one run each, with
- * its validity bitmap (at any bit offset) when it has nulls. */
+ * its validity bitmap (at any bit offset) when it has nulls. An array whose
+ * buffers changed since sf_arrow_check_array accepted them (its values buffer
+ * now NULL: a producer's list of buffers, written after the check or during
+ * the call) is refused: the source ends there and `refused` becomes 1. The
+ * elements from that array on were then never read, and never written into
+ * any output: a caller that finds `refused` set after sf_execute or
+ * sf_validity must not take the output as the answer. */
 typedef struct sf_arrow_source {
     sf_source source;
     const struct ArrowArray *arrays;
     size_t count, next;
     sf_arrow_type type;
     uint64_t base;
+    int refused;
 } sf_arrow_source;
 sf_source *sf_arrow_source_init(sf_arrow_source *s, const sf_arrow_type *t,
                                 const struct ArrowArray *arrays, size_t count);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "simdfilter.h"
+#include "bits.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SF_INLINE static inline __attribute__((always_inline))
@@ -44,8 +45,6 @@
     static size_t P##_count_##TAG(const void *x, size_t n, const sf_range *r) {          \
         return P##_count(SF_ELEM_OF_##TAG, x, n, r);                                     \
     }
-#define SF_TABLE_SLOTS(P, TAG)                                                           \
-    SF_TABLE_SLOTS_FILTERS(P, TAG) .count[SF_ELEM_OF_##TAG] = P##_count_##TAG,
 
 /* M(P, tag) for each of up to six tags. */
 #define SF_EACH_1(M, P, a) M(P, a)
@@ -57,6 +56,42 @@
 #define SF_NARGS(...) SF_NARGS_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
 #define SF_NARGS_(a, b, c, d, e, f, N, ...) N
 #define SF_EACH(M, P, ...) SF_CAT(SF_EACH_, SF_NARGS(__VA_ARGS__))(M, P, __VA_ARGS__)
+
+/* The table slots of element kind TAG that one group of entry points fills
+ * (the group column of SF_KERNEL_SLOTS, include/simdfilter.h): for each slot
+ * of the group, .slot[SF_ELEM_OF_TAG] = P_slot_TAG. */
+#define SF_SLOT_INIT_(slot, P, TAG) .slot[SF_ELEM_OF_##TAG] = P##_##slot##_##TAG,
+#define SF_SLOT_SKIP_(slot, P, TAG)
+#define SF_SLOT_ONE_SKIP_(slot, type, P, TAG)
+#define SF_SLOT_filters_filters SF_SLOT_INIT_
+#define SF_SLOT_filters_count SF_SLOT_SKIP_
+#define SF_SLOT_filters_nulls SF_SLOT_SKIP_
+#define SF_SLOT_filters_masks SF_SLOT_SKIP_
+#define SF_SLOT_count_filters SF_SLOT_SKIP_
+#define SF_SLOT_count_count SF_SLOT_INIT_
+#define SF_SLOT_count_nulls SF_SLOT_SKIP_
+#define SF_SLOT_count_masks SF_SLOT_SKIP_
+#define SF_SLOT_nulls_filters SF_SLOT_SKIP_
+#define SF_SLOT_nulls_count SF_SLOT_SKIP_
+#define SF_SLOT_nulls_nulls SF_SLOT_INIT_
+#define SF_SLOT_nulls_masks SF_SLOT_SKIP_
+#define SF_SLOT_masks_filters SF_SLOT_SKIP_
+#define SF_SLOT_masks_count SF_SLOT_SKIP_
+#define SF_SLOT_masks_nulls SF_SLOT_SKIP_
+#define SF_SLOT_masks_masks SF_SLOT_INIT_
+#define SF_SLOT_OF_filters(slot, type, group, P, TAG) SF_SLOT_filters_##group(slot, P, TAG)
+#define SF_SLOT_OF_count(slot, type, group, P, TAG) SF_SLOT_count_##group(slot, P, TAG)
+#define SF_SLOT_OF_nulls(slot, type, group, P, TAG) SF_SLOT_nulls_##group(slot, P, TAG)
+#define SF_SLOT_OF_masks(slot, type, group, P, TAG) SF_SLOT_masks_##group(slot, P, TAG)
+#define SF_TABLE_SLOTS_FILTERS(P, TAG) SF_KERNEL_SLOTS(SF_SLOT_OF_filters, SF_SLOT_ONE_SKIP_, P, TAG)
+#define SF_TABLE_SLOTS(P, TAG)                                                           \
+    SF_TABLE_SLOTS_FILTERS(P, TAG) SF_KERNEL_SLOTS(SF_SLOT_OF_count, SF_SLOT_ONE_SKIP_, P, TAG)
+#define SF_TABLE_SLOTS_NULLS(P, TAG) SF_KERNEL_SLOTS(SF_SLOT_OF_nulls, SF_SLOT_ONE_SKIP_, P, TAG)
+#define SF_TABLE_SLOTS_MASKS(P, TAG) SF_KERNEL_SLOTS(SF_SLOT_OF_masks, SF_SLOT_ONE_SKIP_, P, TAG)
+/* The single slots (mask_to_valid): P_slot. */
+#define SF_SLOT_ONE_INIT_(slot, type, P, TAG) .slot = P##_##slot,
+#define SF_SLOT_EACH_SKIP_(slot, type, group, P, TAG)
+#define SF_TABLE_SLOTS_ONE(P) SF_KERNEL_SLOTS(SF_SLOT_EACH_SKIP_, SF_SLOT_ONE_INIT_, P, ~)
 
 /*
  * SF_INSTANTIATE(P, u8, u16, ...): given an ISA prefix P whose file defines
@@ -111,13 +146,6 @@
                                      size_t m, const sf_range *r, uint64_t *out) {       \
         return P##_within(SF_OP_INDEX64, SF_ELEM_OF_##TAG, x, base, pos, m, r, out);     \
     }
-#define SF_TABLE_SLOTS_NULLS(P, TAG)                                                     \
-    .index32_valid[SF_ELEM_OF_##TAG] = P##_index32_valid_##TAG,                          \
-    .index64_valid[SF_ELEM_OF_##TAG] = P##_index64_valid_##TAG,                          \
-    .values_valid[SF_ELEM_OF_##TAG] = P##_values_valid_##TAG,                            \
-    .count_valid[SF_ELEM_OF_##TAG] = P##_count_valid_##TAG,                              \
-    .within32[SF_ELEM_OF_##TAG] = P##_within32_##TAG,                                    \
-    .within64[SF_ELEM_OF_##TAG] = P##_within64_##TAG,
 
 /* The masks (mask8, bits, with and without nulls, and bits of several
  * ranges), from
@@ -146,11 +174,6 @@
                                         size_t k, int every, uint8_t *out) {             \
         return P##_bits_ranges(SF_ELEM_OF_##TAG, x, n, r, k, every, out);                \
     }
-#define SF_TABLE_SLOTS_MASKS(P, TAG)                                                     \
-    .mask8[SF_ELEM_OF_##TAG] = P##_mask8_##TAG, .bits[SF_ELEM_OF_##TAG] = P##_bits_##TAG, \
-    .mask8_valid[SF_ELEM_OF_##TAG] = P##_mask8_valid_##TAG,                              \
-    .bits_valid[SF_ELEM_OF_##TAG] = P##_bits_valid_##TAG,                                \
-    .bits_ranges[SF_ELEM_OF_##TAG] = P##_bits_ranges_##TAG,
 
 #define SF_INSTANTIATE_ALL(P, ...) SF_INSTANTIATE_ALL_AS(P, P, __VA_ARGS__)
 #define SF_INSTANTIATE_ALL_AS(P, NAME, ...)                                              \
@@ -161,7 +184,7 @@
                                                 SF_EACH(SF_TABLE_SLOTS, P, __VA_ARGS__)  \
                                                 SF_EACH(SF_TABLE_SLOTS_NULLS, P, __VA_ARGS__) \
                                                 SF_EACH(SF_TABLE_SLOTS_MASKS, P, __VA_ARGS__) \
-                                                .mask_to_valid = P##_mask_to_valid};
+                                                SF_TABLE_SLOTS_ONE(P)};
 
 /* A second table, sf_kernel_P, holding only the plain filter slots (index32,
  * index64, values; no nulls) of P_filter: a variant of another kernel's loop
@@ -169,10 +192,6 @@
  * lib/dispatch.c). The slots with nulls stay the base kernel's: a variant is
  * for benchmarks, which time the plain entry points, and each instantiation
  * costs build time. */
-#define SF_TABLE_SLOTS_FILTERS(P, TAG)                                                   \
-    .index32[SF_ELEM_OF_##TAG] = P##_index32_##TAG,                                      \
-    .index64[SF_ELEM_OF_##TAG] = P##_index64_##TAG,                                      \
-    .values[SF_ELEM_OF_##TAG] = P##_values_##TAG,
 #define SF_ENTRY_POINTS_FILTERS(P, TAG)                                                  \
     static size_t P##_index32_##TAG(const void *x, size_t n, const sf_range *r,          \
                                     uint32_t base, uint32_t *out) {                      \
@@ -400,34 +419,7 @@ SF_INLINE size_t sf_put_mask(sf_op op, uint8_t *out, size_t i, uint32_t m, size_
 
 /* ---- Several ranges ------------------------------------------------------------ */
 
-/* The bits of a block of elements that several ranges give, combined: m, the
- * first range's bits, ORed (every = 0) or ANDed with h, the next one's. */
-SF_INLINE uint64_t sf_combine_bits(uint64_t m, uint64_t h, int every) {
-    return every ? m & h : m | h;
-}
-
-/* Elements of a block several ranges are tested on, pass after pass: 16 KiB
- * of 8-byte data, half of the 32 KiB first-level data cache of the smallest
- * x86 and Arm cores we run on, so that each range's pass reads the block from
- * there. A multiple of 64: a block's bits start on a whole byte of a bits
- * output and combine in 8-byte words. lib/ranges.c's blocks and
- * SF_BITS_RANGES_BY_PASSES's. */
-#define SF_RANGES_STEP ((size_t)2048)
-
-/* acc = acc | part (every = 0) or acc & part, over `bytes` bytes: the bits of
- * one pass of ranges combined with those of the passes before. */
-SF_INLINE void sf_combine_bytes(uint8_t *acc, const uint8_t *part, size_t bytes, int every) {
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        uint64_t a, b;
-        memcpy(&a, acc + i, 8);
-        memcpy(&b, part + i, 8);
-        a = sf_combine_bits(a, b, every);
-        memcpy(acc + i, &a, 8);
-    }
-    for (; i < bytes; i++)
-        acc[i] = (uint8_t)sf_combine_bits(acc[i], part[i], every);
-}
+/* SF_RANGES_STEP, sf_combine_bits and sf_combine_bytes: kernels/bits.h. */
 
 /* P_bits_ranges by passes, for an ISA without a loop of its own: P_mask_any's
  * bits of each range over SF_RANGES_STEP elements at a time (in cache for the

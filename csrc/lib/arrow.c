@@ -198,8 +198,10 @@ static int arrow_next(sf_source *self, sf_run *run) {
      * since sf_arrow_check_array read them, or while this reads them: each
      * field is read once, what sf_arrow_check_array refuses is refused again
      * in what was read, and only that is used. A chunk refused here ends the
-     * source (fewer elements: a wrong answer or SF_EOUTOFBOUNDS for such a
-     * producer, never a read at a pointer or offset that was not checked). */
+     * source, which says so (`refused`): that chunk and those after it are
+     * neither read nor written into an output (never a read at a pointer or
+     * offset that was not checked), so the caller must not take the output
+     * as the answer: a mask in reused memory would keep what it held. */
     const int64_t length = a->length, offset64 = a->offset, null_count = a->null_count;
     const void *const *buffers = (const void *const *)a->buffers;
     const void *validity = NULL, *values = NULL;
@@ -209,6 +211,7 @@ static int arrow_next(sf_source *self, sf_run *run) {
     }
     if (!values && length != 0) {
         s->next = s->count;
+        s->refused = 1;
         return 0;
     }
     const size_t n = (size_t)length, offset = (size_t)offset64;
@@ -242,5 +245,6 @@ sf_source *sf_arrow_source_init(sf_arrow_source *s, const sf_arrow_type *t,
     s->next = 0;
     s->type = *t;
     s->base = 0;
+    s->refused = 0;
     return &s->source;
 }

@@ -50,15 +50,6 @@
 #define SF_ISA_FEATURE_NAMES                                                             \
     enum { NONE = 0, SF_CPU_FEATURES(SF_FEATURE_BARE) }
 
-/* This build's architecture, spelt as isa.def's arch column. */
-#if defined(__x86_64__) || defined(_M_X64)
-#define SF_BUILD_ARCH "x86_64"
-#elif defined(__aarch64__) || defined(_M_ARM64)
-#define SF_BUILD_ARCH "aarch64"
-#else
-#define SF_BUILD_ARCH "any" /* the scalar kernel only */
-#endif
-
 /* SF_KNOWN_INDEX_<name>: a kernel's row in isa.def, built here or not. */
 enum {
 #define SF_ISA(name, source, arch, features, flags) SF_KNOWN_INDEX_##name,
@@ -175,18 +166,17 @@ static void fill_tables(void) {
         if (j < 0)
             continue;
         const sf_kernel *lower = &filled[j];
-#define FILL(slot)                                                                       \
-    if (!t->slot[e])                                                                     \
-        t->slot[e] = lower->slot[e];
-        for (int e = 0; e < SF_ELEM_COUNT; e++) {
-            FILL(index32) FILL(index64) FILL(values) FILL(count)
-            FILL(index32_valid) FILL(index64_valid) FILL(values_valid) FILL(count_valid)
-            FILL(within32) FILL(within64)
-            FILL(mask8) FILL(bits) FILL(mask8_valid) FILL(bits_valid) FILL(bits_ranges)
-        }
+        /* Every slot of the list (include/simdfilter.h's SF_KERNEL_SLOTS). */
+#define FILL(slot, type, group, t, lower)                                                \
+    for (int e = 0; e < SF_ELEM_COUNT; e++)                                              \
+        if (!t->slot[e])                                                                 \
+            t->slot[e] = lower->slot[e];
+#define FILL_ONE(slot, type, t, lower)                                                   \
+    if (!t->slot)                                                                        \
+        t->slot = lower->slot;
+        SF_KERNEL_SLOTS(FILL, FILL_ONE, t, lower)
 #undef FILL
-        if (!t->mask_to_valid)
-            t->mask_to_valid = lower->mask_to_valid;
+#undef FILL_ONE
     }
     for (int v = 0; v < VARIANT_COUNT; v++) {
         const sf_kernel *over = variants[v].file;
@@ -197,17 +187,16 @@ static void fill_tables(void) {
         sf_kernel *t = &vfilled[v];
         *t = filled[b];
         t->name = over->name;
-#define OVERLAY(slot)                                                                    \
-    if (over->slot[e])                                                                   \
-        t->slot[e] = over->slot[e];
-        for (int e = 0; e < SF_ELEM_COUNT; e++) {
-            OVERLAY(index32) OVERLAY(index64) OVERLAY(values) OVERLAY(count)
-            OVERLAY(index32_valid) OVERLAY(index64_valid) OVERLAY(values_valid)
-            OVERLAY(count_valid) OVERLAY(within32) OVERLAY(within64)
-            OVERLAY(mask8) OVERLAY(bits) OVERLAY(mask8_valid) OVERLAY(bits_valid)
-            OVERLAY(bits_ranges)
-        }
+#define OVERLAY(slot, type, group, t, over)                                              \
+    for (int e = 0; e < SF_ELEM_COUNT; e++)                                              \
+        if (over->slot[e])                                                               \
+            t->slot[e] = over->slot[e];
+#define OVERLAY_ONE(slot, type, t, over)                                                 \
+    if (over->slot)                                                                      \
+        t->slot = over->slot;
+        SF_KERNEL_SLOTS(OVERLAY, OVERLAY_ONE, t, over)
 #undef OVERLAY
+#undef OVERLAY_ONE
     }
 }
 

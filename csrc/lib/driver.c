@@ -21,12 +21,12 @@
  * that nothing is written past the room. Returns the results found. */
 static size_t run_block(const sf_plan *p, const sf_run *block, unsigned char *out, size_t room) {
     if (room >= block->n || p->op == SF_OP_COUNT)
-        return sf_run_serial(p, block, out);
+        return sf_scan_serial(p, block, out);
     uint64_t stage[SF_GATHER_BLOCK];
     size_t total = 0;
     sf_run s;
     for (sf_blocks b = SF_BLOCKS(block, SF_GATHER_BLOCK); sf_blocks_next(&b, &s);) {
-        size_t got = sf_run_serial(p, &s, stage);
+        size_t got = sf_scan_serial(p, &s, stage);
         size_t left = total < room ? room - total : 0;
         size_t copy = got < left ? got : left;
         if (copy)
@@ -149,18 +149,11 @@ static ptrdiff_t take_positions(within_walk *w, const sf_run *run) {
  * stretch they cover: the kernel's byte mask of every element there, in
  * windows that stay in L1, then one mask byte read per position. Loading at
  * each position instead costs a cache miss per position that the prefetcher
- * does not hide, while the pass streams. Measured on AMD EPYC Zen 4 (family 25
- * model 17, 2-core KVM, avx2 kernel; CPU time, best of 9, a test suite running
- * beside), 10 M elements, uint32 positions into out=, loads -> pass:
- * float64 at 1/16 of the elements 5.34 -> 4.87 ms, 1/10 8.74 -> 5.85, 1/5
- * 13.43 -> 7.86, 60 % 24.75 -> 15.34 (9.6 once take_positions checked a
- * block without a branch per position); uint8 at 1/10 3.62 -> 2.56, 60 %
- * 21.67 -> 12.87. Break-even was about 1 in 21 for float64 and 1 in 30 for
- * uint8 (1 in 32: float64 at 4.5 % 3.86 -> 4.37 ms): 16 takes the pass only
- * where it won for every type, which also leaves room for a CPU whose loads
- * cost less (no other CPU measured yet). The avx2 kernel's hardware gathers
- * were 2-2.6x slower than sse41's scalar loads at 10-32 % on this CPU; at up
- * to 1 in 16 they measured alike, so no per-CPU choice of loads is made. */
+ * does not hide, while the pass streams. 16 takes the pass only where it won
+ * for every type measured (break-even was 1 in 21 for float64, 1 in 30 for
+ * uint8), which leaves room for a CPU whose loads cost less; the avx2
+ * kernel's hardware gathers did not beat scalar loads, so no per-CPU choice
+ * of loads is made. The figures, with their CPU: lib/README.md. */
 #define WITHIN_DENSE_SPAN 16
 #define WITHIN_WINDOW ((size_t)4096)
 
@@ -233,7 +226,7 @@ static size_t within_block(const sf_plan *p, const void *pos, int wide, const sf
     sf_plan lanes = *p;
     lanes.op = SF_OP_INDEX32;
     lanes.rsize = 4;
-    const size_t kept = sf_run_kernel(&lanes, buf, valid, m, 0, stage);
+    const size_t kept = sf_scan_kernel(&lanes, buf, valid, m, 0, stage);
     if (p->op == SF_OP_COUNT)
         return kept;
     for (size_t i = 0; i < kept; i++) {
@@ -310,7 +303,7 @@ static int execute_one_call(const sf_plan *p, sf_source *src, unsigned char *out
     if (!one || !is_one_call(p, &one->run, capacity))
         return 0;
     one->taken = 1;
-    *found = sf_run_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
+    *found = sf_scan_kernel(p, one->run.data, NULL, one->run.n, one->run.base, out);
     return 1;
 }
 
@@ -345,7 +338,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
         /* Past the capacity nothing is written (room 0), only counted. */
         size_t written = total < capacity ? total : capacity;
         if (is_one_call(&p, &run, capacity - written)) {
-            total += sf_run_kernel(&p, run.data, NULL, run.n, run.base,
+            total += sf_scan_kernel(&p, run.data, NULL, run.n, run.base,
                                 dst ? dst + written * p.rsize : NULL);
             if (sf_cancel_due(x, &since_cancel, run.n))
                 return cancelled(&p, total, capacity, found);
@@ -358,7 +351,7 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                                          : sf_auto_threads(nbytes));
         if (threads > 1) {
             size_t got = 0;
-            const int rc = sf_run_team(&p, &run, dst ? dst + written * p.rsize : NULL,
+            const int rc = sf_scan_team(&p, &run, dst ? dst + written * p.rsize : NULL,
                                        capacity - written, threads, x, &got);
             if (rc != 1) {
                 total += got;

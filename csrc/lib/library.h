@@ -82,18 +82,18 @@ static inline int sf_type_is_signed(sf_type t) {
  * sf_resolve_range made them (not inverted), in type t's order (bounds.c). */
 int sf_range_below(sf_type t, const sf_range *a, const sf_range *b);
 
-/* sf_run_kernel of a plan with further ranges (lib/ranges.c). */
-size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
+/* sf_scan_kernel of a plan with further ranges (lib/ranges.c). */
+size_t sf_scan_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
                      uint64_t base, void *out);
 
 /* The plan's kernel function on n elements at x read in place (valid: their
  * validity bitmap, or NULL), positions from `base`. Inline: the driver's
  * one-call paths and serial.c's blocks both make this call, per call. */
-static inline size_t sf_run_kernel(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
+static inline size_t sf_scan_kernel(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
                                     uint64_t base, void *out) {
     const sf_kernel *k = p->kernel;
     if (p->more_count)
-        return sf_run_ranges(p, x, valid, n, base, out);
+        return sf_scan_ranges(p, x, valid, n, base, out);
     if (valid) {
         switch (p->op) {
         case SF_OP_INDEX32:
@@ -132,7 +132,7 @@ static inline size_t sf_run_kernel(const sf_plan *p, const void *x, const uint8_
 /* A block on the calling thread, with room for block->n results in out (NULL
  * for a count): read in place where a kernel can, else in small native
  * blocks. Returns the results found. */
-size_t sf_run_serial(const sf_plan *p, const sf_run *block, void *out);
+size_t sf_scan_serial(const sf_plan *p, const sf_run *block, void *out);
 
 /* The source's next run, into a zeroed *run as sf_source's contract says
  * (fields it leaves alone: no nulls, not bit-packed); 0 when none is left. */
@@ -153,21 +153,6 @@ int sf_team_size(size_t n, int threads);
  * the caller. */
 int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t capacity,
                     const sf_exec *x, size_t *found);
-/* The bits set in w, counted in its own registers: the library is built for
- * the architecture's baseline, where __builtin_popcountll is a call into
- * libgcc (x86-64 without POPCNT: perf put __popcountdi2 at a third of
- * sf_bits_positions on AMD EPYC Zen 4); compilers turn this into POPCNT where
- * the target has it. */
-static inline size_t sf_ones64(uint64_t w) {
-    w -= (w >> 1) & 0x5555555555555555u;
-    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
-    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (size_t)((w * 0x0101010101010101u) >> 56);
-}
-
-/* The bits set in bytes[0, len): sf_validity's count, and several ranges'
- * (ranges.c). */
-size_t sf_ones(const uint8_t *bytes, size_t len);
 
 /* ---- team.c: a run on several threads ---- */
 
@@ -177,7 +162,7 @@ size_t sf_ones(const uint8_t *bytes, size_t len);
  * every element and out byte-aligned to the run's first element). 0 and *found, or
  * SF_ECANCELLED with *found = the results of the blocks done (a prefix of the
  * run), or 1 when it could not start (no memory): the caller runs it itself. */
-int sf_run_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t room, int threads,
+int sf_scan_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t room, int threads,
                 const sf_exec *x, size_t *found);
 
 /* ---- threads.c ---- */

@@ -19,6 +19,8 @@
 
 #include <string.h>
 
+#include "../kernels/bits.h" /* sf_popcount_bytes */
+
 _Static_assert(SF_CANCEL_BLOCK % 8 == 0 && SF_GATHER_BLOCK % 8 == 0 &&
                    SF_VALIDITY_BLOCK % 8 == 0,
                "blocks of a bit-packed output must start on a byte");
@@ -52,7 +54,7 @@ static int count_rest(const sf_plan *p, const sf_run *run, const sf_exec *x, siz
     count.rsize = 0;
     sf_run block;
     for (sf_blocks b = SF_BLOCKS(run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
-        *total += sf_run_serial(&count, &block, NULL);
+        *total += sf_scan_serial(&count, &block, NULL);
         if (sf_cancel_due(x, since, block.n))
             return SF_ECANCELLED;
     }
@@ -71,7 +73,7 @@ static int write_run(const sf_plan *p, const sf_run *run, unsigned char *out, co
                                             : sf_auto_threads(nbytes));
     if (threads > 1) {
         size_t got = 0;
-        const int rc = sf_run_team(p, run, out, run->n, threads, x, &got);
+        const int rc = sf_scan_team(p, run, out, run->n, threads, x, &got);
         if (rc != 1) {
             *total += got;
             return rc == SF_ECANCELLED ? SF_ECANCELLED : SF_OK;
@@ -79,7 +81,7 @@ static int write_run(const sf_plan *p, const sf_run *run, unsigned char *out, co
     }
     sf_run block;
     for (sf_blocks b = SF_BLOCKS(run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
-        *total += sf_run_serial(p, &block, out + sf_output_bytes(p->op, p->elem, block.base - run->base));
+        *total += sf_scan_serial(p, &block, out + sf_output_bytes(p->op, p->elem, block.base - run->base));
         if (sf_cancel_due(x, since, block.n))
             return SF_ECANCELLED;
     }
@@ -100,7 +102,7 @@ int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t
             uint8_t byte = 0;
             at = 8 - done % 8 < m ? 8 - done % 8 : m;
             const sf_run head = sf_run_slice(&run, 0, at);
-            total += sf_run_serial(p, &head, &byte);
+            total += sf_scan_serial(p, &head, &byte);
             put_bits(out, done, &byte, at);
         }
         if (at < m) {
@@ -118,18 +120,6 @@ int sf_execute_mask(const sf_plan *p, sf_source *src, unsigned char *out, size_t
     }
     *found = total;
     return rc;
-}
-
-size_t sf_ones(const uint8_t *bytes, size_t len) {
-    size_t total = 0, i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, bytes + i, 8);
-        total += sf_ones64(w);
-    }
-    for (; i < len; i++)
-        total += sf_ones64(bytes[i]);
-    return total;
 }
 
 /* sf_validity (simdfilter.h): each run's validity made in blocks (as the
@@ -151,7 +141,7 @@ size_t sf_validity(sf_source *src, uint8_t *out, size_t capacity, size_t *nulls)
                 sf_validity_bits(&block, mask_to_valid, bits);
             if (block.n % 8) /* a bitmap's bits past the block are the next ones */
                 bits[nb - 1] &= (uint8_t)((1u << (block.n % 8)) - 1u);
-            valid += sf_ones(bits, nb);
+            valid += sf_popcount_bytes(bits, nb);
             put_bits(out, done, bits, block.n);
             done += block.n;
         }

@@ -2,7 +2,7 @@
  * A query of several ranges (sf_query's more, more_count and every): the
  * elements in any of them, or in every one, in one pass over the data.
  *
- * The data goes by in blocks of SF_RANGES_STEP elements (kernel_common.h),
+ * The data goes by in blocks of SF_RANGES_STEP elements (kernels/bits.h),
  * small enough to stay in the first-level cache. The kernel's bits_ranges
  * compares the block with up to SF_RANGES_AT_ONCE ranges (each vector against
  * every range) and combines their bits (OR for a union, AND for an
@@ -13,16 +13,14 @@
  * one when few are set, else spread to bytes that the kernel's own uint8
  * filter reads. Every step on the data is a kernel op with its scalar twin.
  *
- * Measured on AMD EPYC Zen 4 (avx2 kernel, 10 M float64, one thread),
- * count_in_range over 8 ranges: one byte-mask pass per range 19.8 ms, one
- * bits pass per range 15.8 ms, bits_ranges 12.7 ms (over 2 ranges: 5.2, 5.5,
- * 3.8 ms).
+ * bits_ranges beat one pass per range (the figures, with their CPU:
+ * lib/README.md).
  */
 #include "library.h"
 
 #include <string.h>
 
-#include "../kernels/kernel_common.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_put_result */
+#include "../kernels/bits.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_popcount_bytes */
 
 /* The uint8 range of a mask's kept bytes: nonzero. */
 static const sf_range NONZERO = {1, 255, 0.0, 0.0, 0};
@@ -85,7 +83,7 @@ static size_t offsets_of_bits(const uint8_t *bits, size_t bytes, uint16_t *at) {
             for (size_t j = 0; i + j < bytes; j++)
                 w |= (uint64_t)bits[i + j] << (8 * j);
         }
-        const size_t set = sf_ones64(w), base = 8 * i;
+        const size_t set = sf_popcount64(w), base = 8 * i;
         /* ctz of 0 is undefined: w | 2^63 gives 63 instead, an offset that is
          * written past this word's last and overwritten (or never read) */
         for (size_t j = 0; j < OFFSETS_SLACK; j++, w &= w - 1u)
@@ -134,7 +132,7 @@ size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n,
     /* the bits past n are not the caller's: its last partial byte masked */
     const uint8_t last = n % 8 ? (uint8_t)(bits[n / 8] & ((1u << (n % 8)) - 1u)) : 0;
     if (!out)
-        return sf_ones(bits, n / 8) + sf_ones64(last);
+        return sf_popcount_bytes(bits, n / 8) + sf_popcount64(last);
     const sf_kernel *k = kernel ? kernel : sf_active_kernel();
     const size_t rsize = op == SF_OP_INDEX32 ? 4 : 8;
     unsigned char *dst = (unsigned char *)out;
@@ -149,9 +147,9 @@ size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n,
         memcpy(block, bits + i / 8, m % 8 ? nbytes - 1 : nbytes);
         if (m % 8) /* the last block */
             block[nbytes - 1] = last;
-        const size_t kept = sf_ones(block, nbytes);
+        const size_t kept = sf_popcount_bytes(block, nbytes);
         const size_t room = total < capacity ? capacity - total : 0;
-        /* As sf_run_ranges reads a block's bits: one by one when few are set,
+        /* As sf_scan_ranges reads a block's bits: one by one when few are set,
          * else spread to bytes for the kernel's uint8 filter. A block that
          * would pass the capacity (the bits changed since they were counted)
          * is made aside and cut. */
@@ -174,7 +172,7 @@ size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n,
     return total;
 }
 
-size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
+size_t sf_scan_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,
                      uint64_t base, void *out) {
     const sf_kernel *k = p->kernel;
     const size_t size = sf_elem_size(p->elem);
@@ -197,7 +195,7 @@ size_t sf_run_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size
         /* A bits result is made in place in the output. */
         uint8_t *acc = p->op == SF_OP_BITS ? dst + i / 8 : bits;
         bits_of(p, first, nfirst, p->more + (nfirst - 1), count - nfirst, xs, vs, m, acc, part);
-        const size_t kept = sf_ones(acc, nbytes);
+        const size_t kept = sf_popcount_bytes(acc, nbytes);
         switch (p->op) {
         case SF_OP_BITS:
         case SF_OP_COUNT:

@@ -276,7 +276,7 @@ static void team_work(void *ctx, size_t self) {
         /* A mask's results go straight to their place (first: a multiple of 8). */
         unsigned char *dst =
             sf_op_is_mask(t->p->op) ? t->out + sf_output_bytes(t->p->op, t->p->elem, first) : buf;
-        const size_t c = sf_run_serial(t->p, &block, dst);
+        const size_t c = sf_scan_serial(t->p, &block, dst);
         if (!t->blocks) {
             counted += c;
         } else {
@@ -320,9 +320,9 @@ static void team_work(void *ctx, size_t self) {
         atomic_fetch_add_explicit(&t->counted, counted, memory_order_relaxed);
 }
 
-/* sf_run_team (library.h): the team's state made, its threads run, what they
+/* sf_scan_team (library.h): the team's state made, its threads run, what they
  * still hold placed, and the results totalled. */
-int sf_run_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t room, int threads,
+int sf_scan_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t room, int threads,
                 const sf_exec *x, size_t *found) {
     team t;
     t.p = p;

@@ -115,14 +115,9 @@ static size_t idle_cpus(size_t cpus) {
  * ahead of its results (fault_ahead in team.c), so that two threads take
  * those faults side by side instead of one waiting for the other's; what two
  * threads still pay is their start and the staging of their blocks' results.
- * Measured on the 2-core Intel Xeon (Sapphire Rapids class) KVM, fresh result,
- * one thread's time over two threads', 1/10/50/90% kept: uint32 4 Mi
- * 1.30/1.06/0.90/0.80, 8 Mi 1.46/1.36/1.44/1.35, 16 Mi 1.44/1.38/1.38/1.51,
- * 64 Mi 1.62/1.56/1.56/1.62; at 32 MiB of input int64 1.10-1.54, float64
- * 1.21-1.55, uint16 1.19-1.33, uint8 1.16-1.36. Without the fault-ahead: uint32
- * 4 Mi 0.61-1.49, 16 Mi 1.16-1.57, 64 Mi 1.25-1.62 (and 4 Mi 90% 0.62 on the
- * Zen 3 VM of an earlier session). So a fresh output gets a second thread from
- * 32 MiB of input; an out= output, whose pages are already there, from 16 MiB
+ * Measured with and without the fault-ahead (lib/README.md has the figures
+ * and their CPU): a fresh output gets a second thread from 32 MiB of input;
+ * an out= output, whose pages are already there, from 16 MiB
  * (AUTO_BYTES_PER_THREAD).
  * Where the OS cannot populate pages on request (Linux before 5.14, other
  * systems), there is no fault-ahead, and the rule measured without it holds:

@@ -11,7 +11,18 @@ unpickle those functions; pandas comes with the first partition).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Hashable, Mapping, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Hashable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import numpy as np
 
@@ -29,8 +40,8 @@ def _pandas_face() -> Any:
     return face
 
 
-def _partition_between(s, lo, hi, inclusive):
-    return _pandas_face().SeriesAccessor(s).between(lo, hi, inclusive)
+def _partition_between(s, lo, hi, inclusive, invert=False):
+    return _pandas_face().SeriesAccessor(s).between(lo, hi, inclusive, invert=invert)
 
 
 def _partition_filter(s, lo, hi, inclusive, invert=False):
@@ -41,29 +52,38 @@ def _partition_count(s, lo, hi, inclusive, invert=False) -> int:
     return _pandas_face().SeriesAccessor(s).count(lo, hi, inclusive, invert=invert)
 
 
-def _frame_positions(df, ranges, inclusive) -> np.ndarray:
-    return _pandas_face()._rows(df, ranges, {}, inclusive)
+def _frame_positions(df, ranges, inclusive, invert=False) -> np.ndarray:
+    return _pandas_face()._rows(df, ranges, {}, inclusive, invert)
 
 
-def _partition_frame_filter(df, ranges, inclusive):
-    return _pandas_face()._take(df, _frame_positions(df, ranges, inclusive))
+def _partition_frame_filter(df, ranges, inclusive, invert=False):
+    return _pandas_face()._take(df, _frame_positions(df, ranges, inclusive, invert))
 
 
-def _partition_frame_count(df, ranges, inclusive) -> int:
-    return int(_frame_positions(df, ranges, inclusive).size)
+def _partition_frame_count(df, ranges, inclusive, invert=False) -> int:
+    return int(_frame_positions(df, ranges, inclusive, invert).size)
 
 
 def _sum_partition_counts(counts):
     return np.int64(np.sum(np.asarray(counts, dtype=np.int64)))
 
 
+# A frame query: a mapping {label: (lo, hi)} (an AND), or a sequence of them (an OR).
+# The key is Any, not Hashable: Mapping is invariant in its key, and a user's
+# Dict[str, ...] (or Dict[int, ...]) is no Mapping[Hashable, ...] to a type checker.
+_Ranges = Union[Mapping[Any, Tuple[Any, Any]], Sequence[Mapping[Any, Tuple[Any, Any]]], None]
+
+
 def _ranges(
-    meta: Any, ranges: Optional[Mapping[Hashable, Any]], keywords: Dict[str, Any]
-) -> Dict[Hashable, Tuple[Any, Any]]:
-    """One mapping of the ranges, checked on the frame's meta (KeyError, TypeError
-    as pandas' face raises them) before any partition runs."""
-    plan = _face.frame_plan(ranges, keywords, meta.columns.__contains__, meta.__getitem__)
-    return {label: (lo, hi) for label, _, lo, hi in plan}
+    meta: Any, ranges: Any, keywords: Dict[str, Any]
+) -> List[Dict[Hashable, Tuple[Any, Any]]]:
+    """The query as a list of mappings (their OR; one for a mapping and keywords),
+    checked on the frame's meta (KeyError, TypeError as pandas' face raises them)
+    before any partition runs. A label names a column, or the index (by its
+    name, as ``df.query`` does)."""
+    labels = _pandas_face()._Labels(meta)
+    plans = _face.frame_plans(ranges, keywords, labels.has, labels.column)
+    return [{label: (lo, hi) for label, _, lo, hi in plan} for plan in plans]
 
 
 class SeriesAccessor:
@@ -79,7 +99,9 @@ class SeriesAccessor:
     def __init__(self, series: Any) -> None:
         self._s = series
 
-    def between(self, left: Any, right: Any, inclusive: str = "both") -> dd.Series:
+    def between(
+        self, left: Any, right: Any, inclusive: str = "both", *, invert: Optional[bool] = False
+    ) -> dd.Series:
         """Drop-in for ``ds.between(left, right, inclusive)``.
 
         Parameters
@@ -87,6 +109,8 @@ class SeriesAccessor:
         left, right : scalar or None
             The bounds, named as pandas names them; None is unbounded on that side.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        invert : bool or None, default False (None: False)
+            True: ``~ds.between(...)`` (NaN and NaT True, NA kept).
 
         Returns
         -------
@@ -94,8 +118,8 @@ class SeriesAccessor:
             The same values, dtype, index and name as ``Series.between``.
         """
         s, lo, hi = self._s, left, right
-        meta = _partition_between(s._meta, lo, hi, inclusive)  # raises what pandas raises
-        return s.map_partitions(_partition_between, lo, hi, inclusive, meta=meta)
+        meta = _partition_between(s._meta, lo, hi, inclusive, invert)  # raises what pandas raises
+        return s.map_partitions(_partition_between, lo, hi, inclusive, invert, meta=meta)
 
     def filter(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
@@ -153,6 +177,9 @@ class DataFrameAccessor:
     the kernels read the columns most selective first, whole while many rows
     stand, then only at the rows left; columns no kernel reads last, compared by
     pandas at the rows left. Column kinds and fallbacks as :class:`SeriesAccessor`.
+    A label may name the index (as ``ddf.query`` can); a list of mappings is
+    their OR, and ``invert=True`` keeps the other rows (``ddf[~(...)]``: NA in
+    the mask dropped), each partition evaluating them as pandas' face does.
     """
 
     def __init__(self, frame: Any) -> None:
@@ -160,24 +187,32 @@ class DataFrameAccessor:
 
     def filter(
         self,
-        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         inclusive: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> dd.DataFrame:
         """The rows where every named column is in its range.
 
         Equal to ``ddf[ddf.a.between(*ra) & ddf.b.between(*rb)]``, with a None
-        end unbounded.
+        end unbounded; a list of mappings to ``ddf[(...) | (...)]``, `invert`
+        to ``ddf[~(...)]``.
 
         Parameters
         ----------
-        ranges : mapping, optional
+        ranges : mapping or sequence of mappings, optional
             ``{label: (lo, hi)}``, any column label (ints, strings with spaces,
-            tuples, one called ``inclusive``).
+            tuples, one called ``inclusive``) or the index's name. A list (or
+            tuple) of such mappings is their OR.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        invert : bool or None, default False (None: False)
+            True: the rows where pandas' mask is False (NaN and NaT are
+            outside every range), not where it is NA.
         **keywords : (lo, hi)
-            More ranges, ``label=(lo, hi)``, for labels that are identifiers.
+            More ranges, ``label=(lo, hi)``, for labels that are identifiers
+            (not beside a list of mappings).
 
         Returns
         -------
@@ -188,22 +223,24 @@ class DataFrameAccessor:
         >>> ddf.sf.filter({"dep_delay": (15, 60), "time_hour": ("2013-03-01", "2013-04-01")})  # doctest: +SKIP
         """
         df = self._df
-        ranges = _ranges(df._meta, ranges, keywords)
-        _partition_frame_filter(df._meta, ranges, inclusive)
-        return df.map_partitions(_partition_frame_filter, ranges, inclusive, meta=df._meta)
+        query = _ranges(df._meta, ranges, keywords)
+        _partition_frame_filter(df._meta, query, inclusive, invert)
+        return df.map_partitions(_partition_frame_filter, query, inclusive, invert, meta=df._meta)
 
     def count(
         self,
-        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         inclusive: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> dd.Scalar:
         """How many rows :meth:`filter` keeps (lazy scalar, a tree reduction).
 
         Parameters
         ----------
-        ranges, inclusive, keywords
+        ranges, inclusive, invert, keywords
             As :meth:`filter`.
 
         Returns
@@ -211,11 +248,11 @@ class DataFrameAccessor:
         dask.dataframe Scalar
         """
         df = self._df
-        ranges = _ranges(df._meta, ranges, keywords)
-        _partition_frame_count(df._meta, ranges, inclusive)
+        query = _ranges(df._meta, ranges, keywords)
+        _partition_frame_count(df._meta, query, inclusive, invert)
         return df.reduction(
             chunk=_partition_frame_count,
             aggregate=_sum_partition_counts,
-            chunk_kwargs=dict(ranges=ranges, inclusive=inclusive),
+            chunk_kwargs=dict(ranges=query, inclusive=inclusive, invert=invert),
             meta=np.int64(0),
         )

@@ -13,7 +13,10 @@ a column no kernel reads; the rest is here, once:
 - the frame query: the ranges of ``df.sf.filter({...}, **ranges)`` read into one
   plan, any hashable label allowed (``frame_plan``), evaluated as one conjunction
   in which the columns no kernel reads are compared last and only at the rows the
-  others left (``frame_rows``, over :mod:`simdfilter._conjunction`);
+  others left (``frame_rows``, over :mod:`simdfilter._conjunction`); a list of
+  mappings is an OR of such plans (``frame_plans``), and ``invert=True`` keeps
+  the rows where the host's mask is False, never where it is null
+  (``frame_query``);
 - the positions' dtype at 2**32 rows and more (``index_dtype``), and the
   ``filter_indexes`` call on a column that gives them (``positions``).
 
@@ -27,7 +30,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Any, Callable, Dict, Hashable, Mapping, Optional
+from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional
 
 import numpy as np
 
@@ -84,6 +87,32 @@ def _caller_level() -> int:
     ):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def checked_invert(invert: Any) -> bool:
+    """`invert` as the functions take it (True, False, None for False, a NumPy
+    bool); anything else is the functions' TypeError, raised before a face could
+    read a truthy value as True on its host's path."""
+    if invert is None or invert is False:
+        return False
+    if invert is True:
+        return True
+    if isinstance(invert, np.bool_):
+        return bool(invert)
+    raise TypeError(f"invert must be True, False or None, not {invert!r}")
+
+
+def frame_invert(invert: Any) -> bool:
+    """`checked_invert` for a frame verb, with a clear TypeError for a range given
+    as ``invert=(lo, hi)``: ``invert`` is the parameter, so a column named
+    invert cannot be a keyword."""
+    if isinstance(invert, (tuple, list)) and len(invert) == 2:
+        raise TypeError(
+            f"invert={invert!r}: `invert` is the parameter (True: the rows outside "
+            f"the ranges); a column named 'invert' goes in the mapping: "
+            f"filter({{'invert': {tuple(invert)!r}}})"
+        )
+    return checked_invert(invert)
 
 
 def index_dtype(n: int, wide: Any = np.int64) -> Any:
@@ -166,8 +195,8 @@ def frame_plan(
     """
     if ranges is not None and not isinstance(ranges, Mapping):
         raise TypeError(
-            "the ranges must be a mapping {column: (lo, hi)} (or column=(lo, hi) "
-            f"keywords), not {type(ranges).__name__}"
+            "the ranges must be a mapping {column: (lo, hi)}, a list of such mappings "
+            f"(their OR), or column=(lo, hi) keywords, not {type(ranges).__name__}"
         )
     merged: Dict[Hashable, Any] = dict(ranges or {})
     for name, rng in keywords.items():
@@ -188,6 +217,56 @@ def frame_plan(
             ) from None
         plan.append((label, column(label), lo, hi))
     return plan
+
+
+def frame_plans(
+    ranges: Any,
+    keywords: Dict[str, Any],
+    has: Callable[[Hashable], bool],
+    column: Callable[[Hashable], Any],
+) -> List[_conj.Plan]:
+    """The plans of ``filter(ranges, **keywords)``, an OR of ANDs: one plan (the
+    AND of its ranges) for a mapping and keywords, as ``frame_plan`` reads them;
+    one per mapping for a list (or tuple) of mappings, whose rows are those of
+    any of them. Each column is fetched once, whichever mappings name it.
+
+    Refused with a TypeError: an empty list, an item that is not a mapping or
+    is empty (it would keep every row), and keywords beside a list (which
+    mapping would they join?). An unknown column: KeyError, as ``frame_plan``.
+    """
+    fetched: Dict[Hashable, Any] = {}
+
+    def once(label: Hashable) -> Any:
+        if label not in fetched:
+            fetched[label] = column(label)
+        return fetched[label]
+
+    if not isinstance(ranges, (list, tuple)):
+        return [frame_plan(ranges, keywords, has, once)]
+    if keywords:
+        raise TypeError(
+            "column=(lo, hi) keywords do not combine with a list of mappings (an OR "
+            f"of them): put {sorted(keywords)!r} in the mappings they belong to"
+        )
+    if not ranges:
+        raise TypeError(
+            "the list of mappings is empty: give at least one {column: (lo, hi)} "
+            "(the rows kept are those in the ranges of any mapping)"
+        )
+    plans = []
+    for i, mapping in enumerate(ranges):
+        if not isinstance(mapping, Mapping):
+            raise TypeError(
+                f"item {i} of the list must be a mapping {{column: (lo, hi)}}, "
+                f"not {type(mapping).__name__}"
+            )
+        if not mapping:
+            raise TypeError(
+                f"mapping {i} of the list is empty: give at least one range in it "
+                "(an empty one would keep every row)"
+            )
+        plans.append(frame_plan(mapping, {}, has, once))
+    return plans
 
 
 def frame_rows(
@@ -222,6 +301,84 @@ def frame_rows(
         fallback=(TypeError, ValueError),
         fractions=fractions,
     )
+
+
+def frame_query(
+    plans: List[_conj.Plan],
+    n: int,
+    inclusive: str,
+    *,
+    invert: bool,
+    wide: Any,
+    positions: Callable[..., Optional[np.ndarray]],
+    mask: Callable[..., np.ndarray],
+    searched: Callable[[Any], bool] = lambda col: False,
+) -> np.ndarray:
+    """Positions of the rows an OR of conjunctions keeps (`plans`, from
+    ``frame_plans``), or with `invert` those it does not, as the host's
+    ``df[~(m1 | m2)]`` (pandas) or ``df.filter(~(e1 | e2))`` (Polars) keeps them.
+
+    The host's masks are three-valued (Kleene logic: null AND False is False,
+    null OR True is True, NOT null is null) and its filter drops null, so:
+
+    - not inverted, a row is kept where some conjunction is True, i.e. all of
+      its ranges are (``frame_rows``, then the union of the conjunctions' rows);
+    - inverted, where every conjunction is False, i.e. each has a column whose
+      value is there and outside its range: per column the kernels' inverted
+      bits (NaN and NaT in them, nulls never), ORed within a conjunction and
+      ANDed across them, one whole pass per column.
+
+    `positions` and `mask` are ``frame_rows``'s, taking ``invert=True`` too
+    (the column's inverted bits; the host's ``~mask`` with nulls False).
+    """
+    dtype = index_dtype(n, wide)
+    if not invert:
+        parts = [
+            frame_rows(
+                plan, n, inclusive, wide=wide, positions=positions, mask=mask, searched=searched
+            )
+            for plan in plans
+        ]
+        return parts[0] if len(parts) == 1 else _union(parts, n, dtype)
+    bits: Optional[np.ndarray] = None
+    for plan in plans:
+        outside: Optional[np.ndarray] = None
+        for _, col, lo, hi in plan:
+            got = _outside_bits(col, lo, hi, positions, mask)
+            outside = got if outside is None else np.bitwise_or(outside, got, out=outside)
+        bits = outside if bits is None else np.bitwise_and(bits, outside, out=bits)
+    assert bits is not None
+    return _core._positions_of_bits(bits, n, dtype)
+
+
+def _outside_bits(
+    col: Any,
+    lo: Any,
+    hi: Any,
+    positions: Callable[..., Optional[np.ndarray]],
+    mask: Callable[..., np.ndarray],
+) -> np.ndarray:
+    """A bit per row (uint8, LSB first): the value is there and outside the
+    range; the kernels' inverted bits, or the host's ``~mask`` (nulls False)
+    packed, where the kernels leave the column to the host."""
+    try:
+        got = positions(col, lo, hi, _conj.BITS, invert=True)
+    except (TypeError, ValueError):
+        got = None
+    if got is None:
+        got = np.packbits(mask(col, lo, hi, None, invert=True), bitorder="little")
+    return got
+
+
+def _union(parts: List[np.ndarray], n: int, dtype: Any) -> np.ndarray:
+    """The ascending union of ascending positions in [0, n): by sorting when they
+    are few, by a byte per row otherwise."""
+    if sum(len(p) for p in parts) * 8 < n:
+        return np.unique(np.concatenate(parts)).astype(dtype, copy=False)
+    keep = np.zeros(n, dtype=bool)
+    for p in parts:
+        keep[p] = True
+    return np.flatnonzero(keep).astype(dtype)
 
 
 def is_bound_list(bound: Any) -> bool:

@@ -49,18 +49,20 @@ def arrow_in_range(
     return ArrowBools(_core._in_range_arrow(values, lo, hi, inclusive=inclusive, threads=threads))
 
 
-def pandas_between(s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
+def pandas_between(s: Any, lo: Any, hi: Any, inclusive: str, invert: bool = False) -> Any:
     """The array ``s.between(lo, hi, inclusive)`` holds, in the dtype pandas gives:
     bool, ``boolean`` (NA at the NA of a nullable column), or ``bool[pyarrow]``
-    with nulls (Arrow-backed columns; pandas before 2.0 gives ``boolean``)."""
+    with nulls (Arrow-backed columns; pandas before 2.0 gives ``boolean``).
+    `invert`: ``~s.between(...)``'s, in the same pass (NaN and NaT True, NA kept)."""
     import pandas as pd
 
     array = s.array
     if isinstance(s.dtype, pd.ArrowDtype) and int(pd.__version__.split(".")[0]) >= 2:
         import pyarrow as pa
 
-        return pd.arrays.ArrowExtensionArray(pa.array(arrow_in_range(s, lo, hi, inclusive)))
-    values = _core.in_range(s, lo, hi, inclusive=inclusive)
+        bools = ArrowBools(_core._in_range_arrow(s, lo, hi, inclusive=inclusive, invert=invert))
+        return pd.arrays.ArrowExtensionArray(pa.array(bools))
+    values = _core.in_range(s, lo, hi, inclusive=inclusive, invert=invert)
     masked = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
     if isinstance(array, masked) or isinstance(s.dtype, pd.ArrowDtype):
         mask = getattr(array, "_mask", None)

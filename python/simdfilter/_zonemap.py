@@ -366,7 +366,12 @@ class ZoneMap:
         # on the whole column that reads nothing (see _collect).
         self._nothing = next(
             b
-            for b in (float("nan"), np.datetime64("NaT", "ns"), np.timedelta64("NaT", "ns"), _time(0))
+            for b in (
+                float("nan"),
+                np.datetime64("NaT", "ns"),
+                np.timedelta64("NaT", "ns"),
+                _time(0),
+            )
             if _empty_range(empty, b)
         )
         # filter_values on a tz-aware column: the column's own kind, with its zone.

@@ -12,6 +12,10 @@ array([0, 5], dtype=uint32)
 >>> df.sf.filter(year=(1982, 2000), score=(None, 5))
    year  score
 0  1992    3.5
+>>> df.sf.filter([{"year": (None, 1950)}, {"score": (9, None)}])  # an OR of mappings
+   year  score
+2  1934    NaN
+5  1998    9.5
 
 ``between``, ``filter`` and ``count`` are drop-ins for pandas' own
 expressions (``s.between``, ``s[s.between(...)]``, ``s.between(...).sum()``):
@@ -33,7 +37,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
-from typing import Any, Dict, Hashable, Mapping, Optional, Tuple, Union, overload
+from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +56,10 @@ __all__ = ["SeriesAccessor", "DataFrameAccessor", "sf"]
 
 # Positions: uint32, int64 from 2**32 rows on.
 _Positions = npt.NDArray[Union[np.uint32, np.int64]]
+# A frame query: a mapping {label: (lo, hi)} (an AND), or a sequence of them (an OR).
+# The key is Any, not Hashable: Mapping is invariant in its key, and a user's
+# Dict[str, ...] (or Dict[int, ...]) is no Mapping[Hashable, ...] to a type checker.
+_Ranges = Union[Mapping[Any, Tuple[Any, Any]], Sequence[Mapping[Any, Tuple[Any, Any]]], None]
 
 
 def _probe(inclusive: Any) -> Any:
@@ -194,10 +202,11 @@ def _positions(
     return _face.positions(s, lo, hi, inclusive, wide=np.int64, within=within, invert=invert)
 
 
-def _kernel_between(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
+def _kernel_between(s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: bool = False) -> Any:
     """`between`'s result array through the kernels' masks, in the dtype pandas
-    gives; TypeError or ValueError where no kernel reads the column or the bounds."""
-    return _masks.pandas_between(s, *_host_bounds(s, lo, hi), inclusive)
+    gives (`invert`: its ``~``); TypeError or ValueError where no kernel reads the
+    column or the bounds."""
+    return _masks.pandas_between(s, *_host_bounds(s, lo, hi), inclusive, invert)
 
 
 def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
@@ -313,14 +322,16 @@ class SeriesAccessor:
             Bad `inclusive`.
         """
         inclusive = _check_inclusive(inclusive)
-        s = self._s
+        s, invert = self._s, _face.checked_invert(invert)
         try:
             return _positions(s, lo, hi, inclusive, invert=invert)
         except (TypeError, ValueError):  # pandas' answer (or its error), as `filter`'s
             idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
             return idx.astype(_face.index_dtype(len(s)))
 
-    def between(self, left: Any, right: Any, inclusive: str = "both") -> "pd.Series[bool]":
+    def between(
+        self, left: Any, right: Any, inclusive: str = "both", *, invert: Optional[bool] = False
+    ) -> "pd.Series[bool]":
         """A drop-in for ``s.between(left, right, inclusive)``.
 
         Parameters
@@ -328,6 +339,10 @@ class SeriesAccessor:
         left, right : scalar or None
             Bounds, named as pandas names them; None is unbounded.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
+        invert : bool or None, default False (None: False)
+            True: ``~s.between(left, right, inclusive)``, in the same pass: True
+            outside the range and at NaN and NaT (which are not in it), NA
+            where the column is NA (pandas' ``~NA`` is NA).
 
         Returns
         -------
@@ -338,10 +353,12 @@ class SeriesAccessor:
         """
         s, lo, hi = self._s, left, right
         inclusive = _check_inclusive(inclusive)
+        invert = _face.checked_invert(invert)
         try:
-            result = _kernel_between(s, lo, hi, inclusive)
+            result = _kernel_between(s, lo, hi, inclusive, invert)
         except (TypeError, ValueError):
-            return _host(s, lo, hi, inclusive)  # pandas' answer, or its error
+            host = _host(s, lo, hi, inclusive)  # pandas' answer, or its error
+            return ~host if invert else host
         return _series_like(result, s)
 
     def filter(
@@ -351,7 +368,7 @@ class SeriesAccessor:
 
         `invert` True: the elements outside it, ``s[~s.between(...)]`` with NA
         dropped (the outliers; NaN and NaT kept)."""
-        s = self._s
+        s, invert = self._s, _face.checked_invert(invert)
         inclusive = _check_inclusive(inclusive)
         try:
             idx = _positions(s, lo, hi, inclusive, invert=invert)
@@ -364,7 +381,7 @@ class SeriesAccessor:
     ) -> int:
         """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``;
         `invert` True: how many lie outside it (NA not counted)."""
-        s = self._s
+        s, invert = self._s, _face.checked_invert(invert)
         inclusive = _check_inclusive(inclusive)
         try:
             return _sf.count_in_range(
@@ -381,34 +398,96 @@ def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":
     return col
 
 
+class _Labels:
+    """What a label of a frame query names in `df`, as ``df.query`` resolves a
+    name: a column first; else a level of the row index, by its name (any
+    hashable but None), by ``ilevel_<i>`` for an unnamed level i, or
+    ``"index"`` for the whole index when it has one level. pandas' own
+    ``DataFrame.eval`` puts the column resolvers before the index resolvers, so
+    a column shadows a level of the same name there too."""
+
+    def __init__(self, df: "pd.DataFrame") -> None:
+        self._df = df
+
+    def level(self, label: Hashable) -> Optional[int]:
+        """The number of the index level `label` names, or None."""
+        index = self._df.index
+        names: List[Hashable] = list(index.names)
+        if label is None:
+            return None
+        if isinstance(index, pd.MultiIndex) and isinstance(label, str) and label == "index":
+            raise TypeError(
+                "'index' names the whole MultiIndex (as in df.query), which has no "
+                f"range: name one of its levels, {names!r} (ilevel_<i> for an unnamed one)"
+            )
+        for i, name in enumerate(names):
+            key = name if name is not None else f"ilevel_{i}"
+            if _same_label(key, label):
+                return i
+        if len(names) == 1 and isinstance(label, str) and label == "index":
+            return 0
+        return None
+
+    def has(self, label: Hashable) -> bool:
+        if label in self._df.columns or self.level(label) is not None:
+            return True
+        raise KeyError(
+            f"{label!r}: no column, nor index level, of that name "
+            f"(columns {list(self._df.columns)!r}, index levels {list(self._df.index.names)!r})"
+        )
+
+    def column(self, label: Hashable) -> "pd.Series":
+        if label in self._df.columns:
+            return _column(self._df, label)
+        i = self.level(label)
+        assert i is not None  # has() said so
+        values = self._df.index.get_level_values(i)
+        return pd.Series(values.array, name=values.name, copy=False)
+
+
+def _same_label(a: Hashable, b: Hashable) -> bool:
+    """Whether two labels are one, as ``label in df.columns`` compares them (``==``)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # an == with no truth value
+        return False
+
+
 def _frame_positions(
-    col: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Any
+    col: "pd.Series", lo: Any, hi: Any, inclusive: str, within: Any, invert: bool = False
 ) -> Optional[np.ndarray]:
     try:
-        return _positions(col, lo, hi, inclusive, within=within)
+        return _positions(col, lo, hi, inclusive, within=within, invert=invert)
     except _AskPandas:
         return None  # pandas answers, at the rows left
 
 
 def _rows(
     df: "pd.DataFrame",
-    ranges: Optional[Mapping[Hashable, Any]],
+    ranges: Any,
     keywords: Dict[str, Any],
     inclusive: Any,
+    invert: Any = False,
 ) -> np.ndarray:
-    """Positions of the rows in every range (simdfilter._face.frame_rows): columns
-    no kernel reads are compared by pandas at the rows the others left."""
+    """Positions of the rows a frame query keeps (simdfilter._face.frame_query):
+    in every range of a mapping, or of any mapping of a list; with `invert`,
+    the others (NA never). Columns no kernel reads are compared by pandas at
+    the rows the others left. A label names a column, or an index level."""
     inclusive = _check_inclusive(inclusive)
-    plan = _face.frame_plan(ranges, keywords, df.columns.__contains__, lambda c: _column(df, c))
-    return _face.frame_rows(
-        plan,
-        len(df),
-        inclusive,
-        wide=np.int64,
-        positions=lambda col, lo, hi, within: _frame_positions(col, lo, hi, inclusive, within),
-        mask=lambda col, lo, hi, at: _host_bool(
-            col if at is None else _take(col, at), lo, hi, inclusive
-        ),
+    invert = _face.frame_invert(invert)
+    labels = _Labels(df)
+    plans = _face.frame_plans(ranges, keywords, labels.has, labels.column)
+
+    def mask(col: "pd.Series", lo: Any, hi: Any, at: Any, invert: bool = False) -> np.ndarray:
+        return _host_bool(col if at is None else _take(col, at), lo, hi, inclusive, invert)
+
+    def positions(
+        col: "pd.Series", lo: Any, hi: Any, within: Any, invert: bool = False
+    ) -> Optional[np.ndarray]:
+        return _frame_positions(col, lo, hi, inclusive, within, invert)
+
+    return _face.frame_query(
+        plans, len(df), inclusive, invert=invert, wide=np.int64, positions=positions, mask=mask
     )
 
 
@@ -419,9 +498,16 @@ class DataFrameAccessor:
     b=(lo, hi))`` for labels that are identifiers, equals
     ``df[df.a.between(lo, hi) & df.b.between(lo, hi)]``. The mapping takes any
     label: ints, strings with spaces, MultiIndex tuples, a column called
-    ``inclusive``. The kernels read the columns most selective first: each one
-    whole while many rows stand (its in-range bits ANDed with the others'), then
-    each further one only at the rows left; columns no kernel reads come last,
+    ``inclusive``, and, as ``df.query`` does, the name of an index level (a
+    column of that name wins, as there). A list of mappings is their OR:
+    ``df.sf.filter([{"a": ra}, {"b": rb}])`` equals
+    ``df[df.a.between(*ra) | df.b.between(*rb)]``. ``invert=True`` keeps the
+    other rows: ``df[~(...)]``, the rows where pandas' mask is False (NaN and
+    NaT are outside every range; NA in the mask, pandas' ``~NA``, is dropped).
+
+    The kernels read the columns most selective first: each one whole while
+    many rows stand (its in-range bits ANDed with the others'), then each
+    further one only at the rows left; columns no kernel reads come last,
     compared by pandas only at the rows left. Accelerated columns as in ``s.sf``.
     """
 
@@ -430,21 +516,30 @@ class DataFrameAccessor:
 
     def indexes(
         self,
-        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         inclusive: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> _Positions:
         """Positions (``iloc``) of the rows where every named column is in its range.
 
         Parameters
         ----------
-        ranges : mapping, optional
-            ``{label: (lo, hi)}``, any column label; a None end is unbounded.
+        ranges : mapping or sequence of mappings, optional
+            ``{label: (lo, hi)}``, any column label or index level name; a None
+            end is unbounded. A list (or tuple) of such mappings is their OR:
+            the rows in every range of any one of them.
         inclusive : {'both', 'left', 'right', 'neither'}, default 'both'
             Applies to every range.
+        invert : bool or None, default False (None: False)
+            True: the rows the query does not keep, as ``df[~mask]`` keeps them:
+            where pandas' mask is False (a value outside its range, NaN and NaT
+            included), not where it is NA.
         **keywords : (lo, hi)
-            More ranges, ``label=(lo, hi)``, for labels that are identifiers.
+            More ranges, ``label=(lo, hi)``, for labels that are identifiers
+            (not beside a list of mappings).
 
         Returns
         -------
@@ -454,50 +549,59 @@ class DataFrameAccessor:
         Raises
         ------
         KeyError
-            An unknown column.
+            A label that names no column and no index level (the message names it).
         TypeError
-            No range, a range that is not a pair, or a label given twice; or
-            pandas' own, as below.
+            No range, an empty list or mapping, a range that is not a pair, a
+            label given twice, keywords beside a list, ``invert`` not a bool (a
+            column named invert goes in the mapping); or pandas' own, as below.
         TypeError, OverflowError, ...
             What pandas raises comparing a column with its bounds (its type).
         ValueError
             Bad `inclusive`, or a label that names several columns.
+
+        Examples
+        --------
+        >>> import pandas as pd, simdfilter.pandas
+        >>> df = pd.DataFrame({"a": [1, 5, 9], "b": [0.5, None, 7.0]},
+        ...                   index=pd.Index([10, 20, 30], name="id"))
+        >>> df.sf.indexes({"a": (4, 10), "id": (None, 25)})
+        array([1], dtype=uint32)
+        >>> df.sf.indexes([{"a": (0, 2)}, {"b": (6, 8)}])
+        array([0, 2], dtype=uint32)
+        >>> df.sf.indexes(b=(0, 1), invert=True)   # NaN is outside the range
+        array([1, 2], dtype=uint32)
         """
-        return _rows(self._df, ranges, keywords, inclusive)
+        return _rows(self._df, ranges, keywords, inclusive, invert)
 
     def filter(
         self,
-        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         inclusive: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> "pd.DataFrame":
         """The rows where every named column is in its range, index kept.
 
-        A drop-in for ``df[df.a.between(...) & df.b.between(...)]``; a column no
-        kernel reads is compared by pandas, only at the rows the others left.
-        Parameters as :meth:`indexes`.
-
-        Raises
-        ------
-        KeyError
-            An unknown column.
-        TypeError
-            No range, a range that is not a pair, or a label given twice.
-        ValueError
-            Bad `inclusive`, or a label that names several columns.
+        A drop-in for ``df[df.a.between(...) & df.b.between(...)]``; a list of
+        mappings for ``df[(...) | (...)]``, `invert` for ``df[~(...)]``. A
+        column no kernel reads is compared by pandas, only at the rows the
+        others left. Parameters, and what is raised, as :meth:`indexes`.
         """
-        return _take(self._df, _rows(self._df, ranges, keywords, inclusive))
+        return _take(self._df, _rows(self._df, ranges, keywords, inclusive, invert))
 
     def count(
         self,
-        ranges: Optional[Mapping[Hashable, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         inclusive: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
-        return len(_rows(self._df, ranges, keywords, inclusive))
+        return len(_rows(self._df, ranges, keywords, inclusive, invert))
 
 
 @overload

@@ -13,6 +13,8 @@
 [(1992, 3.5)]
 >>> df.lazy().filter(pl.col("year").sf.between(1982, 2000, closed="none")).collect().rows()
 [(1992, 3.5), (1998, 9.5)]
+>>> df.lazy().sf.filter([{"year": (None, 1950)}, {"score": (9, None)}]).collect().rows()
+[(1934, None), (1998, 9.5)]
 
 The Series is read in place through its Arrow C stream (chunks and nulls
 included, no copy). Accelerated dtypes: Boolean, Int8..Int64, UInt8..UInt64,
@@ -31,7 +33,21 @@ to answer or refuse (see `simdfilter._polars_bounds`).
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, Hashable, Mapping, Optional, Tuple, Union, overload
+import operator
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Hashable,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
 
 import numpy as np
 
@@ -58,11 +74,13 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
+from simdfilter import _polars_plugin  # noqa: E402
 from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
 
 __all__ = [
     "SeriesNamespace",
     "DataFrameNamespace",
+    "LazyFrameNamespace",
     "ExprNamespace",
     "ColumnNotFoundError",
     "sf",
@@ -223,7 +241,7 @@ class SeriesNamespace:
         ValueError
             Bad `closed` (Polars' own message).
         """
-        inclusive = _check(closed)
+        inclusive, invert = _check(closed), _face.checked_invert(invert)
         s, lo, hi = self._s, lower_bound, upper_bound
         if not delegate(lo, hi, s):
             try:
@@ -234,10 +252,20 @@ class SeriesNamespace:
         idx = (~m if invert else m).fill_null(False).arg_true()
         return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
 
-    def between(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Series":
+    def between(
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+    ) -> "pl.Series":
         """A drop-in for ``s.is_between(lower_bound, upper_bound, closed)``: Boolean,
-        null at the nulls; a None bound is unbounded."""
-        return _between(self._s, lower_bound, upper_bound, _check(closed), expr=False)
+        null at the nulls; a None bound is unbounded. `invert` True:
+        ``~s.is_between(...)`` (NaN True, as it is not between; null stays null)."""
+        inclusive, invert = _check(closed), _face.checked_invert(invert)
+        m = _between(self._s, lower_bound, upper_bound, inclusive, expr=False)
+        return ~m if invert else m
 
     def filter(
         self,
@@ -250,7 +278,7 @@ class SeriesNamespace:
         """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``;
         `invert` True: those outside it, ``s.filter(~s.is_between(...))`` (NaN
         kept, nulls dropped)."""
-        inclusive = _check(closed)
+        inclusive, invert = _check(closed), _face.checked_invert(invert)
         s, lo, hi = self._s, lower_bound, upper_bound
         if not delegate(lo, hi, s):
             try:
@@ -270,7 +298,8 @@ class SeriesNamespace:
     ) -> int:
         """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``;
         `invert` True: how many lie outside it (nulls not counted)."""
-        return _count(self._s, lower_bound, upper_bound, _check(closed), expr=False, invert=invert)
+        inclusive, invert = _check(closed), _face.checked_invert(invert)
+        return _count(self._s, lower_bound, upper_bound, inclusive, expr=False, invert=invert)
 
 
 # ---- expressions ------------------------------------------------------------------
@@ -290,6 +319,38 @@ def _batch_count(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series
     return pl.Series(s.name, [_count(s, lo, hi, inclusive, expr=True)], dtype=pl.get_index_type())
 
 
+_Verb = TypeVar("_Verb", bound=Callable[..., "pl.Expr"])
+
+
+def _inverted_by_not(verb: _Verb) -> _Verb:
+    """`invert` of an expression verb: the verb's expression, or ``~`` of it (NaN
+    True, as it is not in range; null stays null), as ``~is_between(...)``.
+
+    The wrapper takes `invert` (checked at once) and calls the verb without it,
+    so the verb's body computes the range itself, whatever it is built of."""
+
+    @functools.wraps(verb)
+    def call(self: Any, *args: Any, invert: Optional[bool] = False, **kwargs: Any) -> "pl.Expr":
+        invert = _face.checked_invert(invert)
+        e = verb(self, *args, **kwargs)
+        return ~e if invert else e
+
+    return cast(_Verb, call)
+
+
+def _inverted_by_counting_not(verb: _Verb) -> _Verb:
+    """`invert` of ``count``: ``(~between(...)).sum()``, Polars' own count of the
+    values out of range (nulls not counted); not inverted, the verb itself."""
+
+    @functools.wraps(verb)
+    def call(self: Any, *args: Any, invert: Optional[bool] = False, **kwargs: Any) -> "pl.Expr":
+        if _face.checked_invert(invert):
+            return cast("pl.Expr", self.between(*args, **kwargs, invert=True).sum())
+        return verb(self, *args, **kwargs)
+
+    return cast(_Verb, call)
+
+
 class ExprNamespace:
     """``pl.col(...).sf``: the kernels inside Polars expressions.
 
@@ -301,19 +362,28 @@ class ExprNamespace:
     what it raises). A None bound is unbounded. Bounds that are expressions (an
     Expr, or a str, which names a column there) are Polars' own ``is_between``.
 
-    It runs as an elementwise ``map_batches``: Polars hands it each batch of
-    the column (in ``group_by().agg`` and ``over`` each group's values), so the
-    answer is the same wherever the expression stands. Each call costs Polars
-    tens of microseconds: with whole columns (eager frames, the in-memory
-    engine) the expression is faster than ``is_between``; in the streaming
-    engine's batches of 100,000 rows it is slower (the Polars guide has the
-    figures).
+    With Python-number bounds on Polars 2 it is an expression plugin
+    (``simdfilter._polars_plugin``): Polars calls the kernels on each batch
+    with no Python, and ``explain()`` names ``sf_between``. Otherwise it runs
+    as an elementwise ``map_batches``, each call costing Polars tens of
+    microseconds (the Polars guide says when, and has the figures). Either way
+    Polars hands it each batch of the column (in ``group_by().agg`` and
+    ``over`` each group's values), so the answer is the same wherever the
+    expression stands.
     """
 
     def __init__(self, expr: "pl.Expr") -> None:
         self._e = expr
 
-    def between(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Expr":
+    @_inverted_by_not
+    def between(
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,  # applied by the decorator
+    ) -> "pl.Expr":
         """Whether each value is in range: ``is_between(lower_bound, upper_bound, closed)``.
 
         Parameters
@@ -322,6 +392,9 @@ class ExprNamespace:
             Bounds; None is unbounded. An expression (or a str: a column name)
             is compared by Polars itself.
         closed : {'both', 'left', 'right', 'none'}, default 'both'
+        invert : bool or None, default False (None: False)
+            True: ``~is_between(...)``, True outside the range and at NaN (not
+            in it), null where the value is null.
 
         Returns
         -------
@@ -332,6 +405,8 @@ class ExprNamespace:
         ------
         ValueError
             Bad `closed` (Polars' own message), at once.
+        TypeError
+            `invert` not a bool, at once.
         """
         inclusive = _check(closed)
         lo, hi = lower_bound, upper_bound
@@ -345,24 +420,65 @@ class ExprNamespace:
                 between=lambda c, a, b: c.is_between(a, b, closed=closed),
                 everything=lambda: e == e,
             )
+        plugin = _polars_plugin.between(self._e, lo, hi, inclusive)
+        if plugin is not None:
+            return plugin
         return self._e.map_batches(
             functools.partial(_batch_between, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.Boolean,
             is_elementwise=True,
         )
 
-    def count(self, lower_bound: Any, upper_bound: Any, closed: str = "both") -> "pl.Expr":
+    @_inverted_by_counting_not
+    def count(
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,  # applied by the decorator
+    ) -> "pl.Expr":
         """How many values are in range: ``is_between(...).sum()``, one value
-        (per group in ``group_by().agg``), of Polars' index type (UInt32)."""
+        (per group in ``group_by().agg``), of Polars' index type (UInt32).
+        `invert` True: how many are outside it, ``(~is_between(...)).sum()``."""
         inclusive = _check(closed)
         lo, hi = lower_bound, upper_bound
         if _is_expression(lo) or _is_expression(hi):
             return self.between(lo, hi, closed).sum()
+        plugin = _polars_plugin.count(self._e, lo, hi, inclusive)
+        if plugin is not None:
+            return plugin
         return self._e.map_batches(
             functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.get_index_type(),
             returns_scalar=True,
         )
+
+    def filter(
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+    ) -> "pl.Expr":
+        """The values in range: ``e.filter(e.is_between(lower_bound, upper_bound,
+        closed))``; `invert` True: those outside it (NaN kept, nulls dropped).
+        Parameters as :meth:`between`."""
+        return self._e.filter(self.between(lower_bound, upper_bound, closed, invert=invert))
+
+    def indexes(
+        self,
+        lower_bound: Any,
+        upper_bound: Any,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+    ) -> "pl.Expr":
+        """Positions of the values in range: ``e.is_between(...).arg_true()``,
+        of Polars' index type (UInt32); `invert` True: of those outside it (NaN
+        kept, nulls never). Parameters as :meth:`between`."""
+        return self.between(lower_bound, upper_bound, closed, invert=invert).arg_true()
 
 
 # ---- frames -----------------------------------------------------------------------
@@ -388,15 +504,23 @@ def _frame_closed(closed: Any) -> str:
     return _check(closed)
 
 
+# A frame query: a mapping {name: (lo, hi)} (an AND), or a sequence of them (an OR).
+_Ranges = Union[Mapping[str, Tuple[Any, Any]], Sequence[Mapping[str, Tuple[Any, Any]]], None]
+
+
 def _rows(
     df: "pl.DataFrame",
-    ranges: Optional[Mapping[Hashable, Any]],
+    ranges: Any,
     keywords: Dict[str, Any],
     closed: Any,
+    invert: Any = False,
 ) -> np.ndarray:
-    """Positions of the rows in every range (simdfilter._face.frame_rows): columns
-    no kernel reads are compared by Polars at the rows the others left."""
+    """Positions of the rows a frame query keeps (simdfilter._face.frame_query):
+    in every range of a mapping, or of any mapping of a list; with `invert`, the
+    others (null never). Columns no kernel reads are compared by Polars at the
+    rows the others left."""
     inclusive = _frame_closed(closed)
+    invert = _face.frame_invert(invert)
     names = set(df.columns)
 
     def has(name: Hashable) -> bool:
@@ -406,14 +530,17 @@ def _rows(
             )
         return True
 
-    plan = _face.frame_plan(ranges, keywords, has, df.get_column)
+    plans = _face.frame_plans(ranges, keywords, has, df.get_column)
 
-    def mask(col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray]) -> np.ndarray:
+    def mask(
+        col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray], invert: bool = False
+    ) -> np.ndarray:
         if at is not None:
             col = col.gather(at)
-        return _polars_mask(col, lo, hi, inclusive, True).fill_null(False).to_numpy()
+        m = _polars_mask(col, lo, hi, inclusive, True)
+        return (~m if invert else m).fill_null(False).to_numpy()
 
-    def positions(col: "pl.Series", lo: Any, hi: Any, within: Any) -> Any:
+    def positions(col: "pl.Series", lo: Any, hi: Any, within: Any, invert: bool = False) -> Any:
         # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
         try:
             lo, hi = expression_bounds(col, lo, hi)
@@ -421,12 +548,13 @@ def _rows(
             return None
         if delegate(lo, hi, col, True):
             return None
-        return _positions(col, lo, hi, inclusive, within=within)
+        return _positions(col, lo, hi, inclusive, within=within, invert=invert)
 
-    return _face.frame_rows(
-        plan,
+    return _face.frame_query(
+        plans,
         len(df),
         inclusive,
+        invert=invert,
         wide=np.uint64,
         positions=positions,
         mask=mask,
@@ -441,6 +569,10 @@ class DataFrameNamespace:
     equals ``df.filter(pl.col("a").is_between(lo, hi) & pl.col("b").is_between(lo, hi))``.
     The mapping takes any column name (with spaces, or ``closed``); columns no
     kernel reads come last, compared by Polars only at the rows the others left.
+    A list of mappings is their OR: ``df.sf.filter([{"a": ra}, {"b": rb}])``
+    equals ``df.filter(pl.col("a").is_between(*ra) | pl.col("b").is_between(*rb))``;
+    ``invert=True`` keeps the other rows, as ``df.filter(~(...))``: where the
+    mask is False (NaN is outside every range), not where it is null.
     """
 
     def __init__(self, frame: "pl.DataFrame") -> None:
@@ -448,83 +580,209 @@ class DataFrameNamespace:
 
     def indexes(
         self,
-        ranges: Optional[Mapping[str, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> "pl.Series":
         """Positions of the rows where every named column is in its range (UInt32/UInt64).
 
         Parameters
         ----------
-        ranges : mapping, optional
-            ``{name: (lo, hi)}``; a None end is unbounded.
+        ranges : mapping or sequence of mappings, optional
+            ``{name: (lo, hi)}``; a None end is unbounded. A list (or tuple) of
+            such mappings is their OR: the rows in every range of any of them.
         closed : {'both', 'left', 'right', 'none'}, default 'both'
             Applies to every range.
+        invert : bool or None, default False (None: False)
+            True: the rows the query does not keep, as ``df.filter(~mask)``
+            keeps them: where the mask is False (a value outside its range,
+            NaN included), not where it is null.
         **keywords : (lo, hi)
-            More ranges, ``name=(lo, hi)``.
+            More ranges, ``name=(lo, hi)`` (not beside a list of mappings).
 
         Raises
         ------
         ColumnNotFoundError
-            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
+            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError;
+            the message names it.
         TypeError
-            No range, a range that is not a pair, or a name given twice; or
-            Polars' own exception for a range it refuses (its type).
+            No range, an empty list or mapping, a range that is not a pair, a
+            name given twice, keywords beside a list, ``invert`` not a bool (a
+            column named invert goes in the mapping); or Polars' own exception
+            for a range it refuses (its type).
         ValueError
             Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
             a range meant for a column named closed, which goes in `ranges`).
         """
-        idx = _rows(self._df, ranges, keywords, closed)
+        idx = _rows(self._df, ranges, keywords, closed, invert)
         return pl.Series("index", idx)
 
     def filter(
         self,
-        ranges: Optional[Mapping[str, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> "pl.DataFrame":
         """The rows where every named column is in its range, in order.
 
-        A column no kernel reads is compared by Polars, at the rows left.
-        Parameters as :meth:`indexes`.
-
-        Raises
-        ------
-        ColumnNotFoundError
-            An unknown column: Polars' ``ColumnNotFoundError``, and a KeyError.
-        TypeError
-            No range, a range that is not a pair, or a name given twice.
-        ValueError
-            Bad `closed` (Polars' own error; a TypeError for ``closed=(lo, hi)``,
-            a range meant for a column named closed, which goes in `ranges`).
+        A drop-in for ``df.filter(e1 & e2)``; a list of mappings for
+        ``df.filter((...) | (...))``, `invert` for ``df.filter(~(...))``. A
+        column no kernel reads is compared by Polars, at the rows left.
+        Parameters, and what is raised, as :meth:`indexes`.
         """
         # Row selection by an integer array: every Polars has it; DataFrame.gather
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
-        return self._df[_rows(self._df, ranges, keywords, closed)]
+        return self._df[_rows(self._df, ranges, keywords, closed, invert)]
 
     def count(
         self,
-        ranges: Optional[Mapping[str, Tuple[Any, Any]]] = None,
+        ranges: _Ranges = None,
         /,
         closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
         **keywords: Tuple[Any, Any],
     ) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
-        return len(_rows(self._df, ranges, keywords, closed))
+        return len(_rows(self._df, ranges, keywords, closed, invert))
+
+
+def _lazy_mask(ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> "pl.Expr":
+    """A frame query as one Polars expression: each range ``pl.col(name).sf.between``
+    (a str bound a value, as in the DataFrame verbs), ANDed within a mapping,
+    ORed across a list, ``~`` for `invert` (Kleene logic, Polars' own)."""
+    inclusive = _frame_closed(closed)
+    invert = _face.frame_invert(invert)
+
+    def has(name: Hashable) -> bool:
+        # A missing column is Polars' ColumnNotFoundError, when the plan resolves.
+        if not isinstance(name, str):
+            raise ColumnNotFoundError(
+                f"unable to find column {name!r}: Polars names columns by str"
+            )
+        return True
+
+    plans = _face.frame_plans(ranges, keywords, has, pl.col)
+    closed = _face.TO_POLARS[inclusive]
+    terms = []
+    for plan in plans:
+        ands = [
+            ExprNamespace(col).between(
+                *(pl.lit(b) if isinstance(b, str) else b for b in (lo, hi)), closed
+            )
+            for _, col, lo, hi in plan
+        ]
+        terms.append(functools.reduce(operator.and_, ands))
+    mask = functools.reduce(operator.or_, terms)
+    return ~mask if invert else mask
+
+
+class LazyFrameNamespace:
+    """``lf.sf``: the frame verbs of ``df.sf`` on a LazyFrame, lazy.
+
+    Each verb returns a LazyFrame and reads nothing: the query is one
+    expression, each range ``pl.col(name).sf.between(lo, hi, closed)`` (the
+    kernels inside Polars' plan, batch by batch, streaming included), ANDed
+    within a mapping, ORed across a list of mappings, ``~`` for ``invert``:
+    ``lf.sf.filter({"a": ra, "b": rb})`` is
+    ``lf.filter(pl.col("a").is_between(*ra) & pl.col("b").is_between(*rb))``.
+    A missing column, or a range Polars refuses, raises Polars' own error when
+    the plan is collected, as the ``is_between`` query would. :meth:`mask` gives
+    the expression itself.
+    """
+
+    def __init__(self, frame: "pl.LazyFrame") -> None:
+        self._lf = frame
+
+    def mask(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> "pl.Expr":
+        """The query as a Boolean expression (null where Polars' mask is null),
+        for ``filter``, ``with_columns`` or another frame of the same columns.
+        Parameters as :meth:`DataFrameNamespace.indexes`."""
+        return _lazy_mask(ranges, keywords, closed, invert)
+
+    def filter(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> "pl.LazyFrame":
+        """``lf.filter(mask)``: the rows in every range of a mapping (or of any
+        mapping of a list), or with `invert` the rows where the mask is False.
+        Parameters as :meth:`DataFrameNamespace.indexes`.
+
+        Examples
+        --------
+        >>> import polars as pl, simdfilter.polars
+        >>> lf = pl.LazyFrame({"a": [1, 5, None, 9], "b": [0.5, 2.0, 3.0, float("nan")]})
+        >>> lf.sf.filter(a=(4, 10), b=(0, 5)).collect().rows()
+        [(5, 2.0)]
+        >>> lf.sf.filter([{"a": (0, 2)}, {"b": (2.5, 5)}]).collect().rows()
+        [(1, 0.5), (None, 3.0)]
+        >>> lf.sf.filter(b=(0, 2.5), invert=True).collect().rows()   # NaN is outside
+        [(None, 3.0), (9, nan)]
+        """
+        return self._lf.filter(_lazy_mask(ranges, keywords, closed, invert))
+
+    def count(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> "pl.LazyFrame":
+        """How many rows :meth:`filter` keeps, lazily: a LazyFrame of one row and
+        one column ``count`` (Polars' index type, UInt32), ``lf.select(mask.sum())``;
+        ``.collect().item()`` gives the int. Parameters as :meth:`filter`."""
+        return self._lf.select(_lazy_mask(ranges, keywords, closed, invert).sum().alias("count"))
+
+    def indexes(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> "pl.LazyFrame":
+        """Positions of the rows :meth:`filter` keeps, lazily: a LazyFrame of one
+        column ``index`` (UInt32), ``lf.select(mask.arg_true())``.
+        Parameters as :meth:`filter`."""
+        mask = _lazy_mask(ranges, keywords, closed, invert)
+        return self._lf.select(mask.arg_true().alias("index"))
 
 
 @overload
 def sf(obj: pl.DataFrame) -> DataFrameNamespace: ...
 @overload
+def sf(obj: pl.LazyFrame) -> LazyFrameNamespace: ...
+@overload
 def sf(obj: pl.Series) -> SeriesNamespace: ...
 @overload
 def sf(obj: pl.Expr) -> ExprNamespace: ...
 def sf(
-    obj: Union[pl.Series, pl.DataFrame, pl.Expr],
-) -> Union[SeriesNamespace, DataFrameNamespace, ExprNamespace]:
-    """``obj.sf``, typed: the namespace of a Series, a DataFrame or an expression.
+    obj: Union[pl.Series, pl.DataFrame, pl.LazyFrame, pl.Expr],
+) -> Union[SeriesNamespace, DataFrameNamespace, LazyFrameNamespace, ExprNamespace]:
+    """``obj.sf``, typed: the namespace of a Series, a DataFrame, a LazyFrame or
+    an expression.
 
     Polars' registered namespaces are invisible to type checkers (``"Expr" has
     no attribute "sf"``); this function gives the same namespace with its type,
@@ -541,19 +799,22 @@ def sf(
     Raises
     ------
     TypeError
-        `obj` is not a Series, a DataFrame or an expression.
+        `obj` is not a Series, a DataFrame, a LazyFrame or an expression.
     """
     if isinstance(obj, pl.DataFrame):
         return DataFrameNamespace(obj)
+    if isinstance(obj, pl.LazyFrame):
+        return LazyFrameNamespace(obj)
     if isinstance(obj, pl.Series):
         return SeriesNamespace(obj)
     if isinstance(obj, pl.Expr):
         return ExprNamespace(obj)
     raise TypeError(
-        f"sf() takes a Polars Series, DataFrame or expression, not {type(obj).__name__}"
+        f"sf() takes a Polars Series, DataFrame, LazyFrame or expression, not {type(obj).__name__}"
     )
 
 
 pl.api.register_series_namespace("sf")(SeriesNamespace)
 pl.api.register_dataframe_namespace("sf")(DataFrameNamespace)
+pl.api.register_lazyframe_namespace("sf")(LazyFrameNamespace)
 pl.api.register_expr_namespace("sf")(ExprNamespace)

@@ -47,6 +47,20 @@ static any_fn slot_of(const sf_kernel *k, int op, int e) {
     }
 }
 
+/* Every slot of the header's list (SF_KERNEL_SLOTS) filled in a table dispatch
+ * hands out: a slot added to the list is checked without a word here. */
+#define EVERY_SLOT_EACH(slot, type, group, k, unused)                                    \
+    for (int e = 0; e < SF_ELEM_COUNT; e++)                                              \
+        API_CHECK(k->slot[e], "kernel %s has an empty %s slot for elem %s", k->name, #slot, \
+                  sf_elem_name((sf_elem)e));
+#define EVERY_SLOT_ONE(slot, type, k, unused)                                            \
+    API_CHECK(k->slot, "kernel %s has an empty %s slot", k->name, #slot);
+static void check_every_slot(const sf_kernel *k) {
+    SF_KERNEL_SLOTS(EVERY_SLOT_EACH, EVERY_SLOT_ONE, k, ~)
+}
+#undef EVERY_SLOT_EACH
+#undef EVERY_SLOT_ONE
+
 
 /* Dispatch's rule (sf_kernel_choice) here: this machine's default and every
  * name asked of it agree with the tables above; the same CPU described (arch and
@@ -124,10 +138,7 @@ static void check_table(void) {
         const sf_kernel *k = sf_kernel_at(i);
         API_CHECK(k && k->name, "sf_kernel_at(%d) has no name", i);
         API_CHECK(sf_kernel_find(k->name) == k, "sf_kernel_find(\"%s\") is not sf_kernel_at(%d)", k->name, i);
-        for (int e = 0; e < SF_ELEM_COUNT; e++)
-            API_CHECK(k->index32[e] && k->index64[e] && k->values[e] && k->count[e] &&
-                          k->mask8[e] && k->bits[e],
-                      "kernel %s has an empty slot for elem %s", k->name, sf_elem_name((sf_elem)e));
+        check_every_slot(k);
         const int want = sf_kernel_supported(k) ? SF_OK : SF_EUNSUPPORTED;
         sel = NULL;
         API_CHECK(sf_kernel_select(k->name, &sel) == want && sel == (want == SF_OK ? k : NULL),
@@ -144,6 +155,8 @@ static void check_table(void) {
                         break;
                     }
     }
+    for (int v = 0; v < sf_kernel_variant_count(); v++)
+        check_every_slot(sf_kernel_variant_at(v));
     for (int i = 0; i < KNOWN_KERNELS; i++) {
         const char *name = known_kernels[i].name, *arch = sf_kernel_arch(name);
         const int built = sf_kernel_find(name) != NULL;

@@ -378,10 +378,17 @@ static void race_arrow(void) {
                 const int rc =
                     sf_execute(&q, sf_arrow_source_init(&as, &t, arrays, 2), out, n, NULL, &found);
                 calls++;
+                /* A source read short says so: the binding then raises rather
+                 * than answer with an output whose tail was never written. */
+                CHECK(as.refused || within || as.base == n,
+                      "arrow: %zu of %zu elements read, no chunk refused", (size_t)as.base, n);
                 if (within && rc == SF_EOUTOFBOUNDS) { /* a chunk refused on the way */
+                    CHECK(as.refused, "arrow: within= out of bounds, no chunk refused");
                     errors++;
                     continue;
                 }
+                if (as.refused)
+                    errors++;
                 CHECK(rc == SF_OK, "arrow: rc %d", rc);
                 if (rc == SF_OK && (q.op == SF_OP_INDEX32))
                     CHECK(positions_ok(q.op, out, found < n ? found : n, n),

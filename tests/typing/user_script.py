@@ -10,7 +10,7 @@ Typed code calls the same accessors through ``sf(obj)`` of each face, as here.
 
 from __future__ import annotations
 
-from typing import Any, Tuple, Union
+from typing import Any, Dict, List, Tuple, Union
 
 import dask.array as da
 import dask.dataframe as dd
@@ -72,6 +72,7 @@ df = pd.DataFrame(
 delay = simdfilter.pandas.sf(df["delay"])
 assert_type(delay, simdfilter.pandas.SeriesAccessor)
 assert_type(delay.between(15, 60, inclusive="left"), "pd.Series[bool]")
+assert_type(delay.between(15, 60, invert=True), "pd.Series[bool]")
 assert_type(delay.filter(15, 60, invert=True), "pd.Series[Any]")
 assert_type(delay.count(15, 60), int)
 pandas_positions: npt.NDArray[Union[np.uint32, np.int64]] = delay.indexes(15, 60)
@@ -80,6 +81,11 @@ assert_type(frame, simdfilter.pandas.DataFrameAccessor)
 assert_type(frame.filter({"delay": (15, 60), "hour": ("2013-03-01", None)}), pd.DataFrame)
 assert_type(frame.filter(delay=(15, 60)), pd.DataFrame)
 assert_type(frame.count(delay=(15, 60)), int)
+assert_type(frame.filter([{"delay": (15, 60)}, {"hour": ("2013-03-01", None)}]), pd.DataFrame)
+either: List[Dict[str, Tuple[Any, Any]]] = [{"delay": (15, 60)}, {"hour": ("2013-03-01", None)}]
+assert_type(frame.filter(either, invert=True), pd.DataFrame)
+assert_type(frame.indexes(either[0], invert=None), npt.NDArray[Union[np.uint32, np.int64]])
+assert_type(frame.count([{"delay": (None, 10)}, {"delay": (50, None)}], "left"), int)
 assert_type(frame.indexes({"delay": (15, 60)}, "neither"), npt.NDArray[Union[np.uint32, np.int64]])
 rows = df.iloc[frame.indexes(delay=(15, 60))]
 
@@ -96,11 +102,27 @@ assert_type(pframe, simdfilter.polars.DataFrameNamespace)
 assert_type(pframe.filter({"delay": (15, 60)}), pl.DataFrame)
 assert_type(pframe.indexes(delay=(15, 60)), pl.Series)
 assert_type(pframe.count(delay=(15, 60), closed="none"), int)
+assert_type(
+    pframe.filter([{"delay": (None, 10)}, {"delay": (50, None)}], invert=True), pl.DataFrame
+)
+outer: List[Dict[str, Tuple[Any, Any]]] = [{"delay": (None, 10)}, {"delay": (50, None)}]
+assert_type(pframe.count(outer), int)
+plazy = simdfilter.polars.sf(pdf.lazy())
+assert_type(plazy, simdfilter.polars.LazyFrameNamespace)
+assert_type(plazy.filter({"delay": (15, 60)}, invert=True), pl.LazyFrame)
+assert_type(plazy.count([{"delay": (None, 10)}, {"delay": (50, None)}]), pl.LazyFrame)
+assert_type(plazy.indexes(delay=(15, 60)), pl.LazyFrame)
+assert_type(plazy.mask(delay=(15, 60)), pl.Expr)
 expr = simdfilter.polars.sf(pl.col("delay"))
 assert_type(expr, simdfilter.polars.ExprNamespace)
 lazy = pdf.lazy().filter(expr.between(15, 60, closed="left")).collect()
 assert_type(lazy, pl.DataFrame)
 assert_type(expr.count(15, 60), pl.Expr)
+assert_type(expr.between(15, 60, invert=True), pl.Expr)
+assert_type(expr.count(15, 60, invert=True), pl.Expr)
+assert_type(expr.filter(15, 60), pl.Expr)
+assert_type(expr.indexes(15, 60, closed="none", invert=True), pl.Expr)
+assert_type(pdelay.between(15, 60, invert=True), pl.Series)
 pdf.group_by("hour").agg(expr.count(15, 60))
 
 # ---- Dask -------------------------------------------------------------------------
@@ -115,9 +137,12 @@ dframe = simdfilter.dask.sf(ddf)
 assert_type(dframe, simdfilter.dask.DataFrameAccessor)
 assert_type(dframe.filter({"delay": (15, 60)}), dd.DataFrame)
 assert_type(dframe.count(delay=(15, 60)), dd.Scalar)
+assert_type(dframe.filter([{"delay": (15, 60)}, {"delay": (None, 5)}], invert=True), dd.DataFrame)
+assert_type(dframe.count(either), dd.Scalar)
 ddelay: dd.Series = ddf["delay"]
 dseries = simdfilter.dask.sf(ddelay)
 assert_type(dseries, simdfilter.dask.SeriesAccessor)
 assert_type(dseries.between(15, 60), dd.Series)
+assert_type(dseries.between(15, 60, invert=True), dd.Series)
 assert_type(dseries.filter(15, 60, invert=True), dd.Series)
 assert_type(dseries.count(15, 60), dd.Scalar)

@@ -1,0 +1,58 @@
+"""csrc/'s includes and calls go the way csrc/README.md's layers block says
+(.ci/layers.py), and the check itself catches a wrong-way include and call."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECK = ROOT / ".ci" / "layers.py"
+
+needs_tools = pytest.mark.skipif(
+    not (shutil.which(os.environ.get("CC", "cc").split()[0]) and shutil.which("nm")),
+    reason="the layer check compiles csrc/lib and reads its objects: needs a C compiler (CC, cc) and nm",
+)
+# Under qemu (tests/aarch64/run.sh) the emulated interpreter cannot start
+# another program by path, and the check reads the sources, the same on every
+# architecture: the native suite runs it.
+native_only = pytest.mark.skipif(
+    bool(os.environ.get("SIMDFILTER_AARCH64_CPU")),
+    reason="the layer check reads the sources, not the CPU: the native suite runs it, not the emulated one",
+)
+
+
+def run_check(csrc_root):
+    return subprocess.run(
+        [sys.executable, str(csrc_root / ".ci" / "layers.py")], capture_output=True, text=True
+    )
+
+
+@needs_tools
+@native_only
+def test_csrc_keeps_its_layers():
+    done = run_check(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@needs_tools
+@native_only
+def test_the_check_fails_on_a_wrong_way_include_and_call(tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT / "csrc", copy / "csrc", ignore=shutil.ignore_patterns("rust"))
+    (copy / ".ci").mkdir()
+    shutil.copy(CHECK, copy / ".ci" / "layers.py")
+    ranges = copy / "csrc" / "lib" / "ranges.c"
+    ranges.write_text(ranges.read_text() + '\n#include "../kernels/kernel_common.h"\n')
+    serial = copy / "csrc" / "lib" / "serial.c"
+    serial.write_text(
+        serial.read_text() + "\nint sf_probe(void);\n"
+        "int sf_probe(void) { return sf_execute_mask(0, 0, 0, 0, 0, 0); }\n"
+    )
+    done = run_check(copy)
+    assert done.returncode == 1
+    assert 'lib/ranges.c includes "../kernels/kernel_common.h"' in done.stdout
+    assert "lib/serial.c calls sf_execute_mask of lib/masks.c, a layer above it" in done.stdout
