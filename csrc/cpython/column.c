@@ -86,9 +86,11 @@ static int from_package(const sfpy_state *st, PyObject *values, const char *pack
  * or a subclass of one), or NULL: a frame is several columns, which np.asarray
  * would flatten into one (a pandas or Dask DataFrame) and the Arrow C stream
  * gives as a struct (Polars). A walk over the type's bases comparing names: no
- * Python call, no import. */
+ * Python call, no import. Dask's DataFrame lived in the dask-expr package
+ * (module dask_expr) from Dask 2024.3 until 2025.1 moved it into dask itself. */
 static const char *frame_host(const sfpy_state *st, PyObject *values) {
-    static const char *const hosts[] = {"pandas", "polars", "dask"};
+    static const char *const hosts[][2] = {
+        {"pandas", "pandas"}, {"polars", "polars"}, {"dask", "dask"}, {"dask_expr", "dask"}};
     PyObject *mro = Py_TYPE(values)->tp_mro;
     if (!mro || !PyTuple_Check(mro))
         return NULL;
@@ -98,8 +100,8 @@ static const char *frame_host(const sfpy_state *st, PyObject *values) {
         if (strcmp(name, "DataFrame") != 0 && strcmp(name, "LazyFrame") != 0)
             continue;
         for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; h++)
-            if (type_from_package(st, t, hosts[h]))
-                return hosts[h];
+            if (type_from_package(st, t, hosts[h][0]))
+                return hosts[h][1];
     }
     return NULL;
 }

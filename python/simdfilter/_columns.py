@@ -188,6 +188,12 @@ def stream_failure_hint(values: Any) -> str:
 _WHAT = "simdfilter compares numbers, booleans, dates and times"
 
 
+# The packages whose DataFrame (or LazyFrame) is a frame, and their host. Dask's
+# DataFrame lived in the dask-expr package (module dask_expr) from Dask 2024.3
+# until 2025.1 moved it into dask itself.
+_FRAME_HOSTS = {"pandas": "pandas", "polars": "polars", "dask": "dask", "dask_expr": "dask"}
+
+
 def _frame_refusal(values: Any, function: str) -> Optional[str]:
     """The message for a frame given where one column goes, or None."""
     frame = next(
@@ -195,13 +201,13 @@ def _frame_refusal(values: Any, function: str) -> Optional[str]:
             c
             for c in type(values).__mro__
             if c.__name__ in ("DataFrame", "LazyFrame")
-            and c.__module__.partition(".")[0] in ("pandas", "polars", "dask")
+            and c.__module__.partition(".")[0] in _FRAME_HOSTS
         ),
         None,
     )  # the binding's test (column.c, frame_host), on the same names
     if frame is None:
         return None
-    host, lazy = frame.__module__.partition(".")[0], frame.__name__ == "LazyFrame"
+    host, lazy = _FRAME_HOSTS[frame.__module__.partition(".")[0]], frame.__name__ == "LazyFrame"
     try:
         labels = list(values.collect_schema().names() if lazy else values.columns)[:2]
     except Exception:  # noqa: BLE001 - only for the example: any labels do
