@@ -5,7 +5,7 @@
     PYTHONPATH=python python3 benchmarks/fresh_guard.py --max-ratio 1.2 --sizes 65536
 
 The headline calls, uint32 uniform random data over the whole uint32 range (seed 0), bounds
-0..hi holding 1 %, 50 % and 90 % of the range, n = 64 Ki and 1 Mi, threads=1, the default
+0..hi holding 1 %, 50 % and 90 % of the range, n = 4 Ki, 64 Ki and 1 Mi, threads=1, the default
 kernel under valgrind: `filter_indexes(v, 0, hi)` (fresh) against
 `filter_indexes(v, 0, hi, out=buf)` (out=, buf of the fresh result's dtype). Per cell and per
 side: a warm-up call, `--calls` measured calls (their mean is reported; it is the same call
@@ -119,7 +119,9 @@ def main():
     p.add_argument(
         "--max-ratio", type=float, default=1.1, help="fail above this fresh / out= (default 1.1)"
     )
-    p.add_argument("--sizes", type=lambda s: [int(x) for x in floats(s)], default=[65536, 1 << 20])
+    p.add_argument(
+        "--sizes", type=lambda s: [int(x) for x in floats(s)], default=[4096, 65536, 1 << 20]
+    )
     p.add_argument(
         "--sels",
         type=floats,

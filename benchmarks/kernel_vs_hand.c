@@ -9,8 +9,9 @@
  * prints one line per (n, selectivity): each kernel's G elements/s, the best
  * of ceiling.c's loops (its name, kernel / it), the best of every hand loop
  * here (the same), and each hand loop's G elements/s. Data and timing as
- * /work/shared/bench/ceiling.c does them (its loops are copied here, so the
- * ratio is measured inside one process): srand(42), ((rand() << 1) ^ rand()),
+ * the hand-written ceiling.c (outside this repository) does them (its loops
+ * are copied here, so the ratio is measured inside one process): srand(42),
+ * ((rand() << 1) ^ rand()),
  * lo = 0, hi = sel * (2^32 - 1). A sample is the mean time of 4e6 / n calls
  * (at least one; CHUNK=elements in the environment changes it), short enough
  * to fall between the other jobs of a loaded machine; each loop's figure is

@@ -9,7 +9,7 @@
 Builds the library of a source tree (every csrc/lib file and kernel file, with
 setup.py's own lists and flags, -O3 as CPython's) with benchmarks/kernel_vs_hand.c,
 which times each kernel's uint32 index32 entry point (filter_indexes with out=,
-one thread, no driver) and copies of the loops of /work/shared/bench/ceiling.c
+one thread, no driver) and copies of the hand-written ceiling loops (ceiling.c, outside this repository)
 (register, merge and memory forms, plus 256-bit compresses) in turn, best of
 --rounds, and prints kernel / best hand loop per size and selectivity. With
 --old TREE (a `git worktree` of the commit before, say), the named kernels of

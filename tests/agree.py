@@ -1,4 +1,5 @@
-"""Assertions every test family shares: simdfilter against simdfilter.reference.
+"""Assertions every test family shares: simdfilter against simdfilter.reference,
+and the hosts' own answers the faces are held to (`numpy_answer`, `pandas_between`).
 
 The reference's answers are memoized by content (`reference_answers`): a
 test pinned to each kernel in turn draws the same data for every kernel (the
@@ -179,6 +180,18 @@ def numpy_answer(a, lo, hi, inclusive):
             # NumPy 2.5 deprecates comparing timedelta64 data with a bare int
             return None
     return np.flatnonzero(m)
+
+
+def pandas_between(s, lo, hi, inclusive):
+    """pandas' own mask for s in [lo, hi] (a Series, NA where s is), a None end
+    unbounded: pandas' between compares with None itself."""
+    if lo is not None and hi is not None:
+        return s.between(lo, hi, inclusive=inclusive)
+    if lo is None and hi is None:
+        return s == s
+    if lo is not None:
+        return s >= lo if inclusive in ("both", "left") else s > lo
+    return s <= hi if inclusive in ("both", "right") else s < hi
 
 
 def generic_timedelta_deprecated():

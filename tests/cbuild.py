@@ -416,6 +416,24 @@ def probe_libfuzzer(work):
         skip_or_fail("clang cannot link a libFuzzer target: %s\n%s" % (clang_rt_hint(), r.stdout))
 
 
+def build_fuzzer(work, main_source, cache_dir):
+    """tests/c/`main_source` as a libFuzzer program under ASan and UBSan, clang's,
+    in work/build (a skip, or a failure under SIMDFILTER_REQUIRE_ALL, where clang
+    cannot link one). Every fuzzer links the library built with the same flags,
+    so the one build in cache_dir serves them all. Returns (binary, [isa names
+    compiled in])."""
+    probe_libfuzzer(work)
+    return build(
+        "clang",
+        SETUP.normalize_arch(),
+        work / "build",
+        [TESTS_C / main_source],
+        cflags=FUZZ_CFLAGS,
+        ldflags=FUZZ_LDFLAGS,
+        cache_dir=cache_dir,
+    )
+
+
 def fuzz(binary, seed_corpus, work, seconds, seed, max_len, rss_limit_mb, what):
     """Run a libFuzzer binary for `seconds` from a copy of seed_corpus under the
     sanitizers; fail the test, with the inputs it saved, on any finding. Returns

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agree import pandas_between
 from conftest import examples
 
 pd = pytest.importorskip("pandas", reason="pandas is not installed")
@@ -102,24 +103,13 @@ def _pandas_values(df, label):
     return pd.Series(df.index.get_level_values(label), index=df.index)
 
 
-def _pandas_between(s, lo, hi, inclusive):
-    """pandas' between, a None end unbounded."""
-    if lo is not None and hi is not None:
-        return s.between(lo, hi, inclusive=inclusive)
-    if lo is None and hi is None:
-        return s == s
-    if lo is not None:
-        return s >= lo if inclusive in ("both", "left") else s > lo
-    return s <= hi if inclusive in ("both", "right") else s < hi
-
-
 def _pandas_idiom(df, mappings, inclusive, invert):
     """df[~((m1 & m2) | m3)]: pandas' own three-valued masks, NA dropped by the filter."""
     mask = None
     for mapping in mappings:
         term = None
         for label, (lo, hi) in mapping.items():
-            m = _pandas_between(_pandas_values(df, label), lo, hi, inclusive)
+            m = pandas_between(_pandas_values(df, label), lo, hi, inclusive)
             # pandas' Kleene logic, on its "boolean" dtype: pandas itself cannot
             # combine a nullable "boolean" mask with a "bool[pyarrow]" one that
             # holds NA (TypeError: boolean value of NA is ambiguous, pandas 3.1)

@@ -229,6 +229,65 @@ def test_release_gives_free_memory_back(empty_pool):
     _check(keep, np.flatnonzero(a <= 9).astype(np.uint32))
 
 
+@pytest.fixture
+def pool_limit():
+    """set_result_pool_limit for one test; the default put back after it."""
+    previous = simdfilter.set_result_pool_limit(POOLED_MAX)
+    assert previous == POOLED_MAX  # no test leaves another limit behind
+    yield simdfilter.set_result_pool_limit
+    simdfilter.set_result_pool_limit(previous)
+
+
+def test_a_raised_limit_keeps_a_big_dead_result_s_pages(empty_pool, pool_limit):
+    # 24 Mi uint8 values all kept: a 96 MiB result of uint32 positions, past the default
+    # limit. Raised, its pages all stay for the next call, which reuses them.
+    big = np.zeros(POOLED_MAX // 4 + (8 << 20), np.uint8)
+    pool_limit(4 * POOLED_MAX)
+    r = simdfilter.filter_indexes(big, 0, 0)
+    where, nbytes = _address(r), r.nbytes
+    del r
+    assert _core._result_pool()["idle_resident"] >= nbytes > POOLED_MAX
+    again = simdfilter.filter_indexes(big, 0, 0)
+    assert _address(again) == where and again.size == big.size
+    del again
+    # lowered, what is past the new limit goes back at once, with no call
+    assert pool_limit(1 << 20) == 4 * POOLED_MAX
+    assert _core._result_pool()["idle_resident"] <= 1 << 20
+    assert pool_limit(0) == 1 << 20
+    assert _core._result_pool()["idle_resident"] == 0
+
+
+def test_a_zero_limit_keeps_nothing_after_each_call(empty_pool, pool_limit):
+    pool_limit(0)
+    a = _data(1 << 18, np.uint32, seed=11)
+    for hi in (9, 49, 99):
+        r = simdfilter.filter_indexes(a, 0, hi)
+        _check(r, np.flatnonzero(a <= hi).astype(np.uint32))
+        del r
+        assert _core._result_pool()["idle_resident"] == 0
+
+
+@pytest.mark.parametrize(
+    "bad, error, says",
+    [
+        (1.5, TypeError, "integer number of bytes, not float"),
+        ("1", TypeError, "not str"),
+        (None, TypeError, "not NoneType"),
+        (-1, ValueError, "from 0 to"),
+        (2**70, ValueError, "from 0 to"),
+    ],
+)
+def test_the_limit_refuses_what_is_not_a_byte_count(bad, error, says):
+    with pytest.raises(error, match=says):
+        simdfilter.set_result_pool_limit(bad)
+    assert _core._result_pool()["idle_max"] == POOLED_MAX
+
+
+def test_the_limit_takes_numpy_integers(pool_limit):
+    assert pool_limit(np.int64(3 << 20)) == POOLED_MAX
+    assert _core._result_pool()["idle_max"] == 3 << 20
+
+
 def test_a_pooled_result_is_an_ordinary_array():
     a = _data(1 << 18, np.uint32, seed=7)
     r = simdfilter.filter_indexes(a, 0, 89)

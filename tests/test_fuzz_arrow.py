@@ -13,7 +13,7 @@ import random
 import pytest
 
 import cbuild
-from cbuild import SETUP, TESTS_C
+from cbuild import TESTS_C
 
 FUZZ_SECONDS = int(os.environ.get("SIMDFILTER_FUZZ_SECONDS") or 30)
 SEED = int(os.environ.get("SIMDFILTER_SEED") or random.randrange(1, 2**31))
@@ -22,17 +22,7 @@ SEED = int(os.environ.get("SIMDFILTER_SEED") or random.randrange(1, 2**31))
 @pytest.mark.slow
 def test_fuzz_arrow(tmp_path_factory):
     work = tmp_path_factory.mktemp("fuzz_arrow")
-    cbuild.probe_libfuzzer(work)
-    # The library build is test_c_harness.py's test_fuzz's (same flags, one cache).
-    binary, _ = cbuild.build(
-        "clang",
-        SETUP.normalize_arch(),
-        work / "build",
-        [TESTS_C / "fuzz_arrow.c"],
-        cflags=cbuild.FUZZ_CFLAGS,
-        ldflags=cbuild.FUZZ_LDFLAGS,
-        cache_dir=cbuild.shared_cache_dir(tmp_path_factory),
-    )
+    binary, _ = cbuild.build_fuzzer(work, "fuzz_arrow.c", cbuild.shared_cache_dir(tmp_path_factory))
     _, done = cbuild.fuzz(
         binary,
         TESTS_C / "corpus_arrow",

@@ -29,14 +29,7 @@ from arrays import (
     edge_values,
     ordered_edge_values,
 )
-from conftest import KERNELS, examples, quick_loop
-
-
-def OFFSETS():
-    """The offsets into the buffer: 0 (aligned) and 3 (odd) in the quick loop,
-    which halves this file's longest tests (AMD EPYC Zen 4, loaded); 1 and 8 too
-    in the full suite."""
-    return (0, 3) if quick_loop() else (0, 1, 3, 8)
+from conftest import KERNELS, buffer_offsets, examples
 
 
 def numpy_outside(a, lo, hi):
@@ -65,7 +58,7 @@ def shortcut_bounds(dtype):
 def test_every_length_offset_and_shortcut(kernel, rng, dtype):
     buf = edge_array(dtype, 70 + 9, rng)
     pairs = shortcut_bounds(dtype)
-    for offset in OFFSETS():
+    for offset in buffer_offsets():
         for n in range(71):
             a = buf[offset : offset + n]
             for lo, hi in pairs[: 4 if n % 5 else len(pairs)]:

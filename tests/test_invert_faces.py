@@ -10,6 +10,8 @@ import pytest
 import simdfilter
 from simdfilter import reference
 
+from agree import pandas_between
+
 
 def pandas_series():
     pd = pytest.importorskip("pandas")
@@ -34,17 +36,6 @@ def pandas_bounds(s):
     if str(s.dtype).startswith("datetime"):
         return [("2021-01-01", "2025-01-01"), (None, "2022-01-01"), (pd.NaT, None)]
     return [(0, 3), (3, 0), (None, 2), (1.5, None), (None, None), (np.nan, 1)]
-
-
-def pandas_between(s, lo, hi, inclusive):
-    """pandas' between, a None end unbounded (pandas itself compares with None)."""
-    if lo is not None and hi is not None:
-        return s.between(lo, hi, inclusive=inclusive)
-    if lo is None and hi is None:
-        return s == s
-    if lo is not None:
-        return s >= lo if inclusive == "both" else s > lo
-    return s <= hi if inclusive == "both" else s < hi
 
 
 def test_pandas_series_verbs():

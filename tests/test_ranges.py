@@ -19,7 +19,7 @@ import simdfilter
 from simdfilter import reference
 
 from agree import assert_same, check_answers
-from conftest import examples, quick_loop
+from conftest import buffer_offsets, examples
 from arrays import (
     KERNEL_DTYPES,
     MODES,
@@ -29,13 +29,6 @@ from arrays import (
     edge_array,
     edge_values,
 )
-
-
-def OFFSETS():
-    """The offsets into the buffer: 0 (aligned) and 3 (odd) in the quick loop,
-    which halves this file's longest tests (AMD EPYC Zen 4, loaded); 1 and 8 too
-    in the full suite."""
-    return (0, 3) if quick_loop() else (0, 1, 3, 8)
 
 
 def numpy_union(a, lo, hi):
@@ -57,7 +50,7 @@ def random_ranges(rng, dtype, k):
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
 def test_every_length_offset_and_range_count(kernel, rng, dtype):
     buf = edge_array(dtype, 70 + 9, rng)
-    for offset in OFFSETS():
+    for offset in buffer_offsets():
         for n in range(0, 71, 3):
             a = buf[offset : offset + n]
             for k in (1, 2, 3, 5):

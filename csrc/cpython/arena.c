@@ -56,8 +56,21 @@ struct sf_slab {
 struct sf_arena {
     sf_slab *slabs;
     sf_chunk *free_chunks; /* never two neighbours: at most one more than the live ones */
+    /* Descriptors of chunks joined away, kept for the next split (linked by
+     * `next`): a call splits twice and joins two or three times, and malloc
+     * and free for those were a quarter of a fresh result's cost over `out=`
+     * (callgrind, 4 Ki uint32 at 0.1 %: ~1,400 instructions a call). */
+    sf_chunk *spare;
     size_t idle_resident, idle_max;
 };
+
+static void free_spares(sf_arena *a) {
+    for (sf_chunk *c = a->spare, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    a->spare = NULL;
+}
 
 static size_t round_up(size_t x, size_t to) {
     return (x + to - 1) / to * to;
@@ -149,8 +162,12 @@ static void set_warm(sf_chunk *c, size_t lo, size_t hi) {
     c->warm_hi = hi;
 }
 
-static sf_chunk *new_chunk(sf_slab *s, size_t off, size_t size) {
-    sf_chunk *c = malloc(sizeof *c);
+static sf_chunk *new_chunk(sf_arena *a, sf_slab *s, size_t off, size_t size) {
+    sf_chunk *c = a->spare;
+    if (c)
+        a->spare = c->next;
+    else
+        c = malloc(sizeof *c);
     if (c) {
         c->slab = s;
         c->off = off;
@@ -160,6 +177,12 @@ static sf_chunk *new_chunk(sf_slab *s, size_t off, size_t size) {
         c->prev = c->next = c->free_prev = c->free_next = NULL;
     }
     return c;
+}
+
+/* c's descriptor kept for the next new_chunk. */
+static void drop_chunk(sf_arena *a, sf_chunk *c) {
+    c->next = a->spare;
+    a->spare = c;
 }
 
 static void link_free(sf_arena *a, sf_chunk *c) {
@@ -190,7 +213,7 @@ static sf_slab *add_slab(sf_arena *a, size_t bytes) {
         return NULL;
     s->size = size;
     s->base = map_slab(size, bytes >= HUGE_MIN);
-    s->first = s->base ? new_chunk(s, 0, size) : NULL;
+    s->first = s->base ? new_chunk(a, s, 0, size) : NULL;
     if (!s->first) {
         if (s->base)
             unmap_slab(s);
@@ -218,7 +241,7 @@ static void remove_slab(sf_arena *a, sf_slab *s) {
         next = c->next;
         if (c->free)
             unlink_free(a, c);
-        free(c);
+        drop_chunk(a, c);
     }
     unmap_slab(s);
     free(s);
@@ -227,7 +250,7 @@ static void remove_slab(sf_arena *a, sf_slab *s) {
 /* c split at `at` bytes: a free chunk after it holds the rest, with the pages
  * c had there. The new chunk, or NULL (nothing split) when malloc fails. */
 static sf_chunk *split(sf_arena *a, sf_chunk *c, size_t at) {
-    sf_chunk *t = new_chunk(c->slab, c->off + at, c->size - at);
+    sf_chunk *t = new_chunk(a, c->slab, c->off + at, c->size - at);
     if (!t)
         return NULL;
     t->prev = c;
@@ -271,7 +294,7 @@ static void join(sf_arena *a, sf_chunk *lo, sf_chunk *hi) {
     if (hi->next)
         hi->next->prev = lo;
     unlink_free(a, hi);
-    free(hi);
+    drop_chunk(a, hi);
 }
 
 /* A free chunk joined with its free neighbours; the chunk it became part of. */
@@ -344,6 +367,7 @@ sf_arena *sf_arena_new(size_t idle_max) {
     if (a) {
         a->slabs = NULL;
         a->free_chunks = NULL;
+        a->spare = NULL;
         a->idle_resident = 0;
         a->idle_max = idle_max;
     }
@@ -358,6 +382,7 @@ void sf_arena_free(sf_arena *a) {
         if (s->live == 0)
             remove_slab(a, s);
     }
+    free_spares(a);
     free(a);
 }
 
@@ -474,7 +499,13 @@ size_t sf_arena_release(sf_arena *a) {
     }
     for (sf_chunk *c = a->free_chunks; c; c = c->free_next)
         drop_resident(a, c, 0);
+    free_spares(a);
     return unmapped;
+}
+
+void sf_arena_set_idle_max(sf_arena *a, size_t idle_max) {
+    a->idle_max = idle_max;
+    trim(a);
 }
 
 sf_arena_stats sf_arena_stats_of(const sf_arena *a) {

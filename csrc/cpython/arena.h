@@ -54,5 +54,8 @@ void sf_arena_give(sf_arena *a, sf_chunk *c);
  * slabs were unmapped. */
 size_t sf_arena_release(sf_arena *a);
 sf_arena_stats sf_arena_stats_of(const sf_arena *a);
+/* The most written, free memory kept from now on; what is past it goes back
+ * to the OS at once. */
+void sf_arena_set_idle_max(sf_arena *a, size_t idle_max);
 
 #endif

@@ -270,6 +270,14 @@ PyObject *sfpy_pool_stats(PyObject *module, PyObject *unused);
 /* _core._release_result_pool(): gives every free page back to the OS; how
  * many slabs were unmapped. */
 PyObject *sfpy_pool_release(PyObject *module, PyObject *unused);
+/* _core.set_result_pool_limit(nbytes): the arena's idle limit; the previous. */
+PyObject *sfpy_pool_set_limit(PyObject *module, PyObject *nbytes);
+
+/* ---- rows.c: the rows of a frame's columns at positions ---- */
+
+/* _core._take_rows(columns, positions): a list of new arrays, column c's
+ * elements at the positions (IndexError past the end). */
+PyObject *sfpy_take_rows(PyObject *module, PyObject *args);
 
 /* ---- within.c: the positions of within= ---- */
 
@@ -308,6 +316,24 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
                            int threads, int fresh_out);
 
 /* ---- masks_py.c: in_range's results ---- */
+
+/* Arrow structs the binding hands to an importer (in_range's boolean arrays,
+ * the Polars plugin's batches to Python). */
+/* A buffer for `bytes` bytes, 64-byte aligned and padded to 64 (Arrow's
+ * recommendation), the padding zeroed, for free(); NULL when out of memory. */
+uint8_t *sfpy_bitmap_new(size_t bytes);
+/* The release of an array whose buffers (any of them NULL) and buffer list
+ * are its own, from malloc: frees them all. */
+void sfpy_release_owned_array(struct ArrowArray *a);
+/* The release of a schema that owns nothing: its strings are static, or live
+ * as long as whatever lent them (a Polars export's field, a result's name). */
+void sfpy_schema_release_nothing(struct ArrowSchema *s);
+/* (arrow_schema, arrow_array) PyCapsules, as __arrow_c_array__ returns them,
+ * over two malloc'd structs, which they own from now on: their destructors
+ * release what the consumer did not move out and free() the structs. NULL
+ * with an exception, both structs released and freed. */
+PyObject *sfpy_capsule_pair(struct ArrowSchema *schema, struct ArrowArray *array);
+
 
 /* SF_OP_MASK8: a bool array of the column's length, into out[:n] (a checked
  * array) or a fresh one; all False when `nonempty` is 0. */

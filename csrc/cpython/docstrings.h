@@ -273,4 +273,37 @@ PyDoc_STRVAR(positions_of_bits_doc,
 "uint8 array, LSB first, as _in_range_bits writes them), ascending, in\n"
 "index_dtype (uint32, uint64 or int64; uint32 only below 2**32).\n");
 
+PyDoc_STRVAR(set_result_pool_limit_doc,
+"set_result_pool_limit(nbytes, /)\n"
+"--\n"
+"\n"
+"Set how much memory of dead fresh results the process keeps for the next calls.\n"
+"\n"
+"A fresh result (no ``out=``) is written into memory that earlier results\n"
+"wrote before they died, so it pays no page fault. The pool keeps at most\n"
+"`nbytes` of that memory (64 MiB by default) and gives the pages past it\n"
+"back to the system at once. A long-running process whose results are\n"
+"larger (e.g. 16 Mi int64 positions: 128 MiB) can raise the limit so that\n"
+"each call reuses the last one's pages, at out='s speed; 0 gives every idle\n"
+"page back after each call. Memory held by results alive is never limited.\n"
+"\n"
+"Parameters\n"
+"----------\n"
+"nbytes : int\n"
+"    The most bytes of idle, written memory kept (0 or more).\n"
+"\n"
+"Returns\n"
+"-------\n"
+"int\n"
+"    The previous limit, to put back.\n"
+"\n"
+"Examples\n"
+"--------\n"
+">>> import simdfilter\n"
+">>> previous = simdfilter.set_result_pool_limit(1 << 30)  # keep up to 1 GiB\n"
+">>> previous\n"
+"67108864\n"
+">>> simdfilter.set_result_pool_limit(previous)\n"
+"1073741824\n");
+
 #endif

@@ -9,7 +9,8 @@
  * the column has nulls, its validity bitmap (sf_validity: the column's own,
  * from bit 0, whatever its chunks' offsets). Its release callback frees them
  * with free(): an importer may release the array on any thread, without the
- * GIL, so nothing Python is held.
+ * GIL, so nothing Python is held. Those helpers (the bitmap, the releases, the
+ * capsule pair) serve the Polars plugin's exports too (binding.h).
  */
 #include "binding.h"
 
@@ -52,11 +53,9 @@ PyObject *sfpy_bits_array(sfpy_state *st, const sf_query *q, int nonempty, const
     return res;
 }
 
-/* ---- The Arrow boolean array ------------------------------------------------ */
+/* ---- Arrow structs handed out (here and by the Polars plugin) -------------- */
 
-/* A buffer for `bytes` bytes, 64-byte aligned and padded to 64 (Arrow's
- * recommendation), the padding zeroed; NULL when out of memory. */
-static uint8_t *bitmap_new(size_t bytes) {
+uint8_t *sfpy_bitmap_new(size_t bytes) {
     const size_t padded = (bytes + 63) / 64 * 64 + (bytes == 0) * 64;
     uint8_t *b = (uint8_t *)aligned_alloc(64, padded);
     if (b)
@@ -64,16 +63,15 @@ static uint8_t *bitmap_new(size_t bytes) {
     return b;
 }
 
-static void release_array(struct ArrowArray *a) {
+void sfpy_release_owned_array(struct ArrowArray *a) {
     const void **buffers = a->buffers;
-    free((void *)buffers[0]);
-    free((void *)buffers[1]);
+    for (int64_t i = 0; i < a->n_buffers; i++)
+        free((void *)buffers[i]);
     free((void *)buffers);
     a->release = NULL;
 }
 
-/* The schema's strings are static: nothing to free. */
-static void release_schema(struct ArrowSchema *s) { s->release = NULL; }
+void sfpy_schema_release_nothing(struct ArrowSchema *s) { s->release = NULL; }
 
 /* The PyCapsule interface's destructors: release what the consumer did not
  * move out, then free the struct. */
@@ -90,6 +88,31 @@ static void drop_array(PyObject *capsule) {
         a->release(a);
     free(a);
 }
+
+PyObject *sfpy_capsule_pair(struct ArrowSchema *schema, struct ArrowArray *array) {
+    PyObject *s = PyCapsule_New(schema, "arrow_schema", drop_schema);
+    if (!s) {
+        if (schema->release)
+            schema->release(schema);
+        free(schema);
+        array->release(array);
+        free(array);
+        return NULL;
+    }
+    PyObject *a = PyCapsule_New(array, "arrow_array", drop_array);
+    if (!a) {
+        array->release(array);
+        free(array);
+        Py_DECREF(s);
+        return NULL;
+    }
+    PyObject *pair = PyTuple_Pack(2, s, a);
+    Py_DECREF(s);
+    Py_DECREF(a);
+    return pair;
+}
+
+/* ---- The Arrow boolean array ------------------------------------------------ */
 
 /* Whether any element of the column can be null (a mask, or a chunk with a
  * validity bitmap and nulls). */
@@ -109,7 +132,7 @@ int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
     *nulls = 0;
     if (!may_have_nulls(col))
         return 0;
-    uint8_t *bits = bitmap_new((col->n + 7) / 8);
+    uint8_t *bits = sfpy_bitmap_new((col->n + 7) / 8);
     if (!bits) {
         PyErr_NoMemory();
         return -1;
@@ -134,7 +157,7 @@ int sfpy_validity_of(const column *col, uint8_t **valid, int64_t *nulls) {
 
 PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, int threads) {
     const size_t n = col->n, bytes = (n + 7) / 8;
-    uint8_t *values = bitmap_new(bytes), *valid = NULL;
+    uint8_t *values = sfpy_bitmap_new(bytes), *valid = NULL;
     int64_t nulls = 0;
     const void **buffers = (const void **)malloc(2 * sizeof *buffers);
     struct ArrowSchema *schema = (struct ArrowSchema *)calloc(1, sizeof *schema);
@@ -156,24 +179,8 @@ PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, i
     buffers[0] = valid;
     buffers[1] = values;
     *schema = (struct ArrowSchema){.format = "b", .name = "", .flags = ARROW_FLAG_NULLABLE,
-                                   .release = release_schema};
+                                   .release = sfpy_schema_release_nothing};
     *array = (struct ArrowArray){.length = (int64_t)n, .null_count = nulls, .n_buffers = 2,
-                                 .buffers = buffers, .release = release_array};
-    PyObject *s = PyCapsule_New(schema, "arrow_schema", drop_schema);
-    if (!s) {
-        release_array(array);
-        free(schema), free(array);
-        return NULL;
-    }
-    PyObject *a = PyCapsule_New(array, "arrow_array", drop_array);
-    if (!a) {
-        release_array(array);
-        free(array);
-        Py_DECREF(s);
-        return NULL;
-    }
-    PyObject *pair = PyTuple_Pack(2, s, a);
-    Py_DECREF(s);
-    Py_DECREF(a);
-    return pair;
+                                 .buffers = buffers, .release = sfpy_release_owned_array};
+    return sfpy_capsule_pair(schema, array);
 }

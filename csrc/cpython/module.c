@@ -353,6 +353,11 @@ static PyMethodDef filter_methods[] = {
     {"_in_range_bits", (PyCFunction)(void (*)(void))py_in_range_bits,
      METH_FASTCALL | METH_KEYWORDS, in_range_bits_doc},
     {"_positions_of_bits", py_positions_of_bits, METH_VARARGS, positions_of_bits_doc},
+    {"_take_rows", sfpy_take_rows, METH_VARARGS,
+     "_take_rows(columns, positions)\n--\n\nThe rows at `positions` (a contiguous uint32, "
+     "int64 or uint64 array) of each\ncolumn (1-d arrays of 1, 2, 4 or 8-byte elements "
+     "without objects, all of one\nlength): a list of new arrays, as [c.take(positions) for c "
+     "in columns]. IndexError\nfor a position past the end."},
     {"_filter_indexes_where", (PyCFunction)(void (*)(void))py_filter_indexes_where,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_where_doc},
     {"_auto_threads", (PyCFunction)(void (*)(void))py_auto_threads, METH_VARARGS | METH_KEYWORDS,
@@ -367,6 +372,7 @@ static PyMethodDef filter_methods[] = {
     {"_release_result_pool", sfpy_pool_release, METH_NOARGS,
      "_release_result_pool()\n--\n\nFrees the pool's idle buffers (their memory goes back "
      "to the system) and\nreturns how many there were. Results alive keep theirs."},
+    {"set_result_pool_limit", sfpy_pool_set_limit, METH_O, set_result_pool_limit_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -125,3 +125,30 @@ PyObject *sfpy_pool_release(PyObject *module, PyObject *unused) {
     (void)unused;
     return PyLong_FromSize_t(sf_arena_release(sfpy_state_of(module)->arena));
 }
+
+PyObject *sfpy_pool_set_limit(PyObject *module, PyObject *nbytes) {
+    /* operator.index: ints and NumPy integers; a float such as 1e9 is refused,
+     * as range() refuses it. */
+    PyObject *count = PyNumber_Index(nbytes);
+    if (!count) {
+        PyErr_Format(PyExc_TypeError,
+                     "set_result_pool_limit takes an integer number of bytes, not %.200s",
+                     Py_TYPE(nbytes)->tp_name);
+        return NULL;
+    }
+    const Py_ssize_t limit = PyLong_AsSsize_t(count);
+    Py_DECREF(count);
+    if (limit < 0) {
+        if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError,
+                         "set_result_pool_limit takes a number of bytes from 0 to %zd, not %R",
+                         PY_SSIZE_T_MAX, nbytes);
+        }
+        return NULL;
+    }
+    sf_arena *arena = sfpy_state_of(module)->arena;
+    const size_t previous = sf_arena_stats_of(arena).idle_max;
+    sf_arena_set_idle_max(arena, (size_t)limit);
+    return PyLong_FromSize_t(previous);
+}

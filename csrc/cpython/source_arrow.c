@@ -30,33 +30,31 @@ static void put_back(pending p) {
     PyErr_Restore(p.type, p.value, p.traceback);
 }
 
-/* The C data interface has a release callback mark its struct released; a
- * producer that forgets must still not be called twice. */
+/* An Arrow struct's release called once, the pending exception set aside
+ * (a producer's release may run Python). The C data interface has a release
+ * callback mark its struct released; a producer that forgets must still not
+ * be called twice, so the mark is made here too. One macro for the three
+ * struct types, which C cannot take as one parameter. */
+#define RELEASE_ONCE(x)                                                                          \
+    do {                                                                                         \
+        if ((x)->release) {                                                                      \
+            const pending p_ = set_aside();                                                      \
+            (x)->release(x);                                                                     \
+            (x)->release = NULL;                                                                 \
+            put_back(p_);                                                                        \
+        }                                                                                        \
+    } while (0)
+
 static void release_array(struct ArrowArray *a) {
-    if (!a->release)
-        return;
-    const pending p = set_aside();
-    a->release(a);
-    a->release = NULL;
-    put_back(p);
+    RELEASE_ONCE(a);
 }
 
 static void release_schema(struct ArrowSchema *s) {
-    if (!s->release)
-        return;
-    const pending p = set_aside();
-    s->release(s);
-    s->release = NULL;
-    put_back(p);
+    RELEASE_ONCE(s);
 }
 
 static void release_stream(struct ArrowArrayStream *s) {
-    if (!s->release)
-        return;
-    const pending p = set_aside();
-    s->release(s);
-    s->release = NULL;
-    put_back(p);
+    RELEASE_ONCE(s);
 }
 
 /* The capsule named `name` in obj, or NULL with a TypeError of ours (not

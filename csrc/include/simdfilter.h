@@ -586,6 +586,26 @@ size_t sf_validity(sf_source *src, uint8_t *out, size_t capacity, size_t *nulls)
 size_t sf_bits_positions(const sf_kernel *kernel, const uint8_t *bits, size_t n, sf_op op,
                          void *out, size_t capacity);
 
+/* One column of sf_take_rows: `data` holds n elements of `size` bytes (1, 2,
+ * 4 or 8), `stride` bytes apart, read as they are (no byte swap); the rows
+ * taken go to `dst`, contiguous. */
+typedef struct sf_take_column {
+    const void *data;
+    ptrdiff_t stride;
+    size_t size;
+    void *dst;
+} sf_take_column;
+
+/* The rows at positions[0, k) of `ncols` columns of n elements, as NumPy's
+ * take and pandas' iloc: cols[c].dst[i] = element positions[i] of column c.
+ * positions are uint32 (wide 0) or uint64 (wide 1), in any order. Rows go in
+ * blocks, every column of a block in turn, so that the block's positions stay
+ * in L1 and each column is one forward stream when positions ascend. Returns
+ * k, or the index of the first position >= n (the rows before it are
+ * written, later ones may be); SIZE_MAX for a size other than 1, 2, 4, 8. */
+size_t sf_take_rows(const sf_take_column *cols, size_t ncols, size_t n, const void *positions,
+                    int wide, size_t k);
+
 /* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 8 MiB
  * (so 1 below 16 MiB), at most sf_available_cpus(), and on Linux at most the
  * CPUs idle at the call (sf_available_cpus() less the other runnable tasks

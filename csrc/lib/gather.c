@@ -133,3 +133,70 @@ void sf_validity_bits_at(const sf_run *run, const uint64_t *idx, size_t m, uint8
         dst[i / 8] |= (uint8_t)(valid << (i % 8));
     }
 }
+
+/* ---- Rows at positions (sf_take_rows) --------------------------------------------- */
+
+/* Positions a block of rows holds: 16 KiB of uint32, L1-resident while every
+ * column takes its rows. */
+#define TAKE_BLOCK ((size_t)4096)
+
+/* dst[i] = the element at pos[i], for i < m; m, or the first i whose position
+ * is out of bounds. The bound check is one predictable branch in a loop that
+ * waits on memory. */
+#define TAKE_LOOP(name, T, P)                                                                      \
+    static size_t name(const char *src, ptrdiff_t stride, size_t n, const P *pos, size_t m,         \
+                       T *dst) {                                                                   \
+        for (size_t i = 0; i < m; i++) {                                                           \
+            const P j = pos[i];                                                                    \
+            if ((uint64_t)j >= n)                                                                  \
+                return i;                                                                          \
+            memcpy(&dst[i], src + (ptrdiff_t)j * stride, sizeof(T));                               \
+        }                                                                                          \
+        return m;                                                                                  \
+    }
+TAKE_LOOP(take8_32, uint8_t, uint32_t)
+TAKE_LOOP(take16_32, uint16_t, uint32_t)
+TAKE_LOOP(take32_32, uint32_t, uint32_t)
+TAKE_LOOP(take64_32, uint64_t, uint32_t)
+TAKE_LOOP(take8_64, uint8_t, uint64_t)
+TAKE_LOOP(take16_64, uint16_t, uint64_t)
+TAKE_LOOP(take32_64, uint32_t, uint64_t)
+TAKE_LOOP(take64_64, uint64_t, uint64_t)
+
+static size_t take_block(const sf_take_column *c, size_t n, const void *pos, int wide, size_t m,
+                         size_t at) {
+    const char *src = (const char *)c->data;
+    char *dst = (char *)c->dst + at * c->size;
+    if (wide) {
+        const uint64_t *p = (const uint64_t *)pos + at;
+        switch (c->size) {
+        case 1: return take8_64(src, c->stride, n, p, m, (uint8_t *)dst);
+        case 2: return take16_64(src, c->stride, n, p, m, (uint16_t *)dst);
+        case 4: return take32_64(src, c->stride, n, p, m, (uint32_t *)dst);
+        default: return take64_64(src, c->stride, n, p, m, (uint64_t *)dst);
+        }
+    }
+    const uint32_t *p = (const uint32_t *)pos + at;
+    switch (c->size) {
+    case 1: return take8_32(src, c->stride, n, p, m, (uint8_t *)dst);
+    case 2: return take16_32(src, c->stride, n, p, m, (uint16_t *)dst);
+    case 4: return take32_32(src, c->stride, n, p, m, (uint32_t *)dst);
+    default: return take64_32(src, c->stride, n, p, m, (uint64_t *)dst);
+    }
+}
+
+size_t sf_take_rows(const sf_take_column *cols, size_t ncols, size_t n, const void *positions,
+                    int wide, size_t k) {
+    for (size_t c = 0; c < ncols; c++)
+        if (cols[c].size != 1 && cols[c].size != 2 && cols[c].size != 4 && cols[c].size != 8)
+            return SIZE_MAX;
+    for (size_t at = 0; at < k; at += TAKE_BLOCK) {
+        const size_t m = k - at < TAKE_BLOCK ? k - at : TAKE_BLOCK;
+        for (size_t c = 0; c < ncols; c++) {
+            const size_t done = take_block(&cols[c], n, positions, wide, m, at);
+            if (done < m)
+                return at + done;
+        }
+    }
+    return k;
+}

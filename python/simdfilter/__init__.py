@@ -21,6 +21,7 @@ active_kernel       the kernel a call made here runs
 default_kernel      the kernel dispatch picks for this CPU
 use_kernel          choose the kernel: process-wide, or in a ``with`` block only
 cpu_features        what dispatch detected
+set_result_pool_limit  how much memory of dead results is kept for the next calls
 
 The environment variable SIMDFILTER_KERNEL=<name>, read by the C library at
 import, sets the process default kernel as a bare ``use_kernel(name)`` call
@@ -42,6 +43,7 @@ from ._core import (
     filter_indexes,
     filter_values,
     in_range,
+    set_result_pool_limit,
 )
 from ._zonemap import ZoneMap
 
@@ -84,6 +86,7 @@ __all__ = [
     "default_kernel",
     "use_kernel",
     "cpu_features",
+    "set_result_pool_limit",
     "__version__",
 ]
 

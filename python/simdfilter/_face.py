@@ -102,16 +102,20 @@ def checked_invert(invert: Any) -> bool:
     raise TypeError(f"invert must be True, False or None, not {invert!r}")
 
 
-def frame_invert(invert: Any) -> bool:
-    """`checked_invert` for a frame verb, with a clear TypeError for a range given
-    as ``invert=(lo, hi)``: ``invert`` is the parameter, so a column named
-    invert cannot be a keyword."""
-    if isinstance(invert, (tuple, list)) and len(invert) == 2:
+def refuse_range_as(name: str, value: Any, what: str) -> None:
+    """A clear TypeError for a range given as ``name=(lo, hi)`` to a frame verb:
+    `name` is one of its parameters (`what` says which), so a column of that
+    name cannot be a keyword and goes in the mapping."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
         raise TypeError(
-            f"invert={invert!r}: `invert` is the parameter (True: the rows outside "
-            f"the ranges); a column named 'invert' goes in the mapping: "
-            f"filter({{'invert': {tuple(invert)!r}}})"
+            f"{name}={value!r}: `{name}` is the {what}; a column named {name!r} goes in "
+            f"the mapping: filter({{{name!r}: {tuple(value)!r}}})"
         )
+
+
+def frame_invert(invert: Any) -> bool:
+    """`checked_invert` for a frame verb, refusing ``invert=(lo, hi)``."""
+    refuse_range_as("invert", invert, "parameter (True: the rows outside the ranges)")
     return checked_invert(invert)
 
 

@@ -493,14 +493,10 @@ class ColumnNotFoundError(pl.exceptions.ColumnNotFoundError, KeyError):
 
 
 def _frame_closed(closed: Any) -> str:
-    """`_check`, with a clear TypeError for a range given as ``closed=(lo, hi)``:
-    ``closed`` is the parameter, so a column named closed cannot be a keyword."""
-    if isinstance(closed, (tuple, list)) and len(closed) == 2:
-        raise TypeError(
-            f"closed={closed!r}: `closed` is the closed-ends parameter ('both', 'left', "
-            f"'right', 'none'); a column named 'closed' goes in the mapping: "
-            f"filter({{'closed': {tuple(closed)!r}}})"
-        )
+    """`_check` for a frame verb, refusing ``closed=(lo, hi)``."""
+    _face.refuse_range_as(
+        "closed", closed, "closed-ends parameter ('both', 'left', 'right', 'none')"
+    )
     return _check(closed)
 
 

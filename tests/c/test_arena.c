@@ -64,7 +64,7 @@ static size_t random_size(void) {
     }
 }
 
-static void random_walk(size_t idle_max, int steps) {
+static void random_walk(size_t idle_max, int steps, int vary_limit) {
     sf_arena *a = sf_arena_new(idle_max);
     CHECK(a != NULL);
     live ls[MOST_LIVE];
@@ -95,6 +95,11 @@ static void random_walk(size_t idle_max, int steps) {
             ls[count++] = l;
             check_disjoint(ls, count);
         }
+        if (vary_limit && next_random() % 40 == 0) { /* set_result_pool_limit mid-walk */
+            static const size_t limits[] = {0, (size_t)1 << 20, (size_t)64 << 20};
+            sf_arena_set_idle_max(a, limits[next_random() % 3]);
+            CHECK(sf_arena_stats_of(a).idle_resident <= sf_arena_stats_of(a).idle_max);
+        }
         const sf_arena_stats s = sf_arena_stats_of(a);
         size_t listed = 0;
         for (const sf_chunk *c = a->free_chunks; c; c = c->free_next)
@@ -108,7 +113,7 @@ static void random_walk(size_t idle_max, int steps) {
         sf_arena_give(a, ls[--count].chunk);
     }
     sf_arena_stats s = sf_arena_stats_of(a);
-    CHECK(s.live == 0 && s.idle_resident <= idle_max);
+    CHECK(s.live == 0 && s.idle_resident <= s.idle_max);
     CHECK(s.slabs <= 1); /* one free slab is kept for the next call, no more */
     sf_arena_release(a);
     s = sf_arena_stats_of(a);
@@ -195,9 +200,10 @@ int main(int argc, char **argv) {
     for (size_t tenths = 1; tenths <= 9; tenths += 4)
         reuse_while_the_last_result_lives(tenths);
     the_idle_limit_gives_pages_back();
-    random_walk((size_t)64 << 20, 800);
-    random_walk((size_t)1 << 20, 800); /* the limit reached at every step */
-    random_walk(0, 300); /* nothing kept */
+    random_walk((size_t)64 << 20, 800, 0);
+    random_walk((size_t)1 << 20, 800, 0); /* the limit reached at every step */
+    random_walk(0, 300, 0);                /* nothing kept */
+    random_walk((size_t)64 << 20, 800, 1); /* the limit changed as the walk goes */
     printf("status=%s (%d failures)\n", failures ? "FAIL" : "OK", failures);
     return failures != 0;
 }

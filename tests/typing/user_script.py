@@ -54,6 +54,7 @@ kernels: Tuple[str, ...] = simdfilter.available_kernels()
 assert_type(simdfilter.compiled_kernels(), Tuple[str, ...])
 assert_type(simdfilter.default_kernel(), str)
 assert_type(simdfilter.cpu_features(), Tuple[str, ...])
+assert_type(simdfilter.set_result_pool_limit(simdfilter.set_result_pool_limit(1 << 30)), int)
 with simdfilter.use_kernel("scalar") as chosen:
     assert_type(chosen.name, str)
     assert_type(simdfilter.active_kernel(), str)
