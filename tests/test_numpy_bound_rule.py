@@ -179,6 +179,32 @@ def test_reported_reproducer():
     assert s.sf.between(-0.2, 0.2).to_list() == [True, True, True, False]
 
 
+@needs_numpy2
+def test_int_and_float_subclasses_are_read_as_the_numpy_running_reads_them():
+    # NumPy 2.0.x (CPython 3.9's newest) takes subclasses of int and float for
+    # NEP 50's weak scalars, as it takes int and float; 2.1 on reads them as
+    # np.asarray does (int64, float64). Both paths follow the NumPy running.
+    weak = np.lib.NumpyVersion(np.__version__) < "2.1.0"
+    f32 = np.array([16777216.0, 16777218.0, 16777220.0, 2.0**60, 2.0**60 + 2**37], np.float32)
+    cases = [
+        # 2**24 + 1 at float32 is 2**24 (ties to even); in float64 it is itself.
+        (FloatSub(16777217.0), None, [0, 1, 2, 3, 4] if weak else [1, 2, 3, 4]),
+        (IntSub(16777217), None, [0, 1, 2, 3, 4] if weak else [1, 2, 3, 4]),
+        # 2**24 + 3 at float32 is 2**24 + 4 (ties to even).
+        (None, FloatSub(16777219.0), [0, 1, 2] if weak else [0, 1]),
+        # int -> double -> float32 rounds twice, to 2**60; in float64, 2**60 + 2**36.
+        (IntSub(2**60 + 2**36 + 1), None, [3, 4] if weak else [4]),
+    ]
+    for lo, hi, want in cases:
+        assert numpy_answer(f32, lo, hi, "both").tolist() == want, (lo, hi)
+        assert simdfilter.filter_indexes(f32, lo, hi).tolist() == want, (lo, hi)
+        assert reference.filter_indexes(f32, lo, hi).tolist() == want, (lo, hi)
+        c, py = (_core._resolve_bounds(f32, lo, hi, python=p) for p in (False, True))
+        assert c == ("c", py[1]), (lo, hi)
+    # np.float64 is a float subclass too, and never weak.
+    assert simdfilter.filter_indexes(f32, np.float64(16777217.0), None).tolist() == [1, 2, 3, 4]
+
+
 def test_ints_as_numpy_converts_them():
     f64 = np.array([2.0**53, 2.0**53 + 2])
     assert simdfilter.filter_indexes(f64, 2**53 + 1, None).tolist() == [0, 1]  # -> 2**53

@@ -126,11 +126,17 @@ static int huge_on_float(PyObject *as_int, int lower, sf_bound *b, int *closed) 
  *  - a Python int on float data is taken as NumPy converts it: to a double
  *    (rounded), then on float32 data to a float32, unless either overflows
  *    (NumPy raises OverflowError or warns; the number is kept);
- *  - a 64-bit NumPy integer (or an int subclass, which NumPy reads as int64 or
- *    uint64) on float data is compared in float64: rounded to a double;
+ *  - a 64-bit NumPy integer (or an int subclass, which NumPy 2.1 on reads as
+ *    int64 or uint64) on float data is compared in float64: rounded to a double;
  *  - on int64/uint64 data a float bound (Python or NumPy, long double aside)
  *    is compared in float64, the data's values rounded to doubles.
- * Everything else NumPy compares exactly, and so does simdfilter. */
+ * Everything else NumPy compares exactly, and so does simdfilter.
+ *
+ * The weak scalars are the exact int, float and bool from NumPy 2.1 on; NumPy
+ * 2.0.x takes subclasses of int and float (np.float64 aside) for weak scalars
+ * too (its abstractdtypes.h checks PyLong_Check and PyFloat_Check, with a note
+ * to make them exact checks in 2.1), and that is the NumPy a CPython 3.9 gets.
+ * The rule follows the NumPy running (subclass_weak). */
 
 /* The data's values NumPy 2 rounds to doubles before comparing with a float bound. */
 static int rounds_data(sf_type t) {
@@ -198,10 +204,18 @@ static int is_numpy_int64(PyObject *obj) {
     return wide;
 }
 
+/* Whether the NumPy running takes a subclass of int or float for a weak scalar:
+ * NumPy 2.0.x, whose C-API feature version (import_array's record of it) is
+ * 2.0's; 2.1 raised it. NumPy 1.x: no, the rule is NumPy 2's newest. */
+static int subclass_weak(void) {
+    return PyArray_RUNTIME_VERSION == NPY_2_0_API_VERSION;
+}
+
 /* numpy_rule: `obj`, read into *b, as the number NumPy 2 compares data of type
- * `t` with (see above). `weak` says obj is a Python float or int (NEP 50's weak
- * scalars, the exact types only: NumPy reads subclasses as float64 or int64),
- * `as_int` its int for an int (NULL otherwise). 0, or -1 with an exception. */
+ * `t` with (see above). `weak` says obj is one of NEP 50's weak scalars (a
+ * Python float, int or bool; a subclass of int or float on NumPy 2.0.x, see
+ * subclass_weak), `as_int` its int for an int (NULL otherwise). 0, or -1 with
+ * an exception. */
 static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int lower,
                       int *closed, sf_bound *b) {
     const int on_float = t == SF_T_F32 || t == SF_T_F64;
@@ -251,7 +265,9 @@ static int read_number(PyObject *obj, sf_type t, int lower, sf_bound *b, int *cl
     if (PyFloat_Check(obj)) { /* np.float64 too */
         b->kind = SF_BOUND_FLOAT;
         b->f = PyFloat_AS_DOUBLE(obj);
-        return numpy_rule(obj, NULL, PyFloat_CheckExact(obj), t, lower, closed, b) < 0 ? -1 : 1;
+        const int weak =
+            PyFloat_CheckExact(obj) || (!PyArray_IsScalar(obj, Double) && subclass_weak());
+        return numpy_rule(obj, NULL, weak, t, lower, closed, b) < 0 ? -1 : 1;
     }
     PyObject *as_int = NULL;
     if (PyLong_Check(obj)) {
@@ -280,7 +296,8 @@ static int read_number(PyObject *obj, sf_type t, int lower, sf_bound *b, int *cl
         return 0;
     }
     int_bound(as_int, b);
-    const int weak = PyLong_CheckExact(obj) || PyBool_Check(obj);
+    const int weak =
+        PyLong_CheckExact(obj) || PyBool_Check(obj) || (PyLong_Check(obj) && subclass_weak());
     int got = numpy_rule(obj, as_int, weak, t, lower, closed, b) < 0 ? -1 : 1;
     if (got == 1 && is_float && b->kind == SF_BOUND_HUGE)
         got = huge_on_float(as_int, lower, b, closed);

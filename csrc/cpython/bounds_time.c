@@ -16,6 +16,10 @@
 #include "binding.h"
 
 #include <datetime.h>
+/* CPython 3.9's datetime.h lacks it; 3.10's defines it so. */
+#ifndef _PyDateTime_HAS_TZINFO
+#define _PyDateTime_HAS_TZINFO(o) (((_PyDateTime_BaseTZInfo *)(o))->hastzinfo)
+#endif
 #include <string.h>
 
 #include "simdfilter_time.h"

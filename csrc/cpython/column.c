@@ -81,11 +81,15 @@ int sfpy_from_package(const sfpy_state *st, PyObject *values, const char *packag
     return type_from_package(st, Py_TYPE(values), package);
 }
 
-/* A frame is several columns, which np.asarray would flatten into one (a pandas
- * or Dask DataFrame) and the Arrow C stream gives as a struct (Polars). A walk
- * over the type's bases comparing names: no Python call, no import. */
+/* The host of a frame (a pandas, Polars or Dask DataFrame, a Polars LazyFrame,
+ * or a subclass of one), or NULL: a frame is several columns, which np.asarray
+ * would flatten into one (a pandas or Dask DataFrame) and the Arrow C stream
+ * gives as a struct (Polars). A walk over the type's bases comparing names: no
+ * Python call, no import. Dask's DataFrame lived in the dask-expr package
+ * (module dask_expr) from Dask 2024.3 until 2025.1 moved it into dask itself. */
 const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy) {
-    static const char *const hosts[] = {"pandas", "polars", "dask"};
+    static const char *const hosts[][2] = {
+        {"pandas", "pandas"}, {"polars", "polars"}, {"dask", "dask"}, {"dask_expr", "dask"}};
     PyObject *mro = Py_TYPE(values)->tp_mro;
     if (!mro || !PyTuple_Check(mro))
         return NULL;
@@ -95,9 +99,9 @@ const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy) {
         if (strcmp(name, "DataFrame") != 0 && strcmp(name, "LazyFrame") != 0)
             continue;
         for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; h++) {
-            if (type_from_package(st, t, hosts[h])) {
+            if (type_from_package(st, t, hosts[h][0])) {
                 *lazy = name[0] == 'L';
-                return hosts[h];
+                return hosts[h][1];
             }
         }
     }

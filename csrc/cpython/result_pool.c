@@ -35,11 +35,19 @@ static PyType_Slot result_buffer_slots[] = {
     {0, NULL},
 };
 
+/* CPython 3.9 has no Py_TPFLAGS_DISALLOW_INSTANTIATION (3.10): there the
+ * type's tp_new is cleared once it is made, which is what the flag does. */
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+#define SFPY_DISALLOW_INSTANTIATION Py_TPFLAGS_DISALLOW_INSTANTIATION
+#else
+#define SFPY_DISALLOW_INSTANTIATION 0
+#endif
+
 static PyType_Spec result_buffer_spec = {
     "simdfilter._core._ResultBuffer",
     sizeof(result_buffer),
     0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    Py_TPFLAGS_DEFAULT | SFPY_DISALLOW_INSTANTIATION,
     result_buffer_slots,
 };
 
@@ -50,10 +58,18 @@ int sfpy_pool_init(PyObject *module, sfpy_state *st) {
         return -1;
     }
     st->result_buffer_type = PyType_FromModuleAndSpec(module, &result_buffer_spec, NULL);
-    return st->result_buffer_type &&
-                   PyModule_AddObjectRef(module, "_ResultBuffer", st->result_buffer_type) == 0
-               ? 0
-               : -1;
+    if (!st->result_buffer_type)
+        return -1;
+#ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
+    ((PyTypeObject *)st->result_buffer_type)->tp_new = NULL;
+#endif
+    /* PyModule_AddObjectRef is 3.10's: its 3.9 spelling. */
+    Py_INCREF(st->result_buffer_type);
+    if (PyModule_AddObject(module, "_ResultBuffer", st->result_buffer_type) < 0) {
+        Py_DECREF(st->result_buffer_type);
+        return -1;
+    }
+    return 0;
 }
 
 void sfpy_pool_free(sfpy_state *st) {

@@ -7,6 +7,9 @@ converts it (to a double, then to float32 on float32 data); a 64-bit NumPy
 integer on float data as a double; on int64/uint64 data a float bound is
 compared with the data's values rounded to doubles. Where NumPy raises or warns
 instead (an int beyond every double, a float32 overflow) the number is kept.
+The weak scalars are the exact int, float and bool from NumPy 2.1 on; NumPy
+2.0.x (the NumPy of CPython 3.9) takes subclasses of int and float for weak
+scalars too, and the rule follows the NumPy running (SUBCLASSES_WEAK).
 The C binding follows the same rule (csrc/cpython/bounds_py.c, numpy_rule);
 simdfilter._bounds applies it before its exact arithmetic.
 """
@@ -20,6 +23,31 @@ from typing import Any, Optional, Union
 import numpy as np
 
 Number = Union[int, float]
+
+
+def _subclasses_weak() -> bool:
+    """Whether this NumPy takes a subclass of int or float for a weak scalar, as
+    NumPy 2.0.x does (its abstractdtypes.h checks PyLong_Check and PyFloat_Check,
+    with a note to make them exact in 2.1); asked of NumPy itself. NumPy 1.x: no,
+    the rule is NumPy 2's newest (as csrc/cpython/bounds_py.c's subclass_weak)."""
+
+    class _Sub(float):
+        pass
+
+    return np.lib.NumpyVersion(np.__version__) >= "2.0.0" and np.result_type(
+        np.float32, _Sub(1.0)
+    ) == np.dtype(np.float32)
+
+
+SUBCLASSES_WEAK = _subclasses_weak()
+
+
+def is_weak(value: Any) -> bool:
+    """Whether NumPy reads `value` as one of NEP 50's weak scalars (a Python int,
+    float or bool; a subclass of int or float where SUBCLASSES_WEAK)."""
+    if type(value) in (int, float, bool):
+        return True
+    return SUBCLASSES_WEAK and isinstance(value, (int, float)) and not isinstance(value, np.generic)
 
 
 def scalar(value: Any) -> Any:
@@ -72,10 +100,10 @@ def numpy_rule(dtype: np.dtype, value: Any, lower: bool, closed: bool) -> Any:
     if kind == "f":
         # itemsize, not `dtype == np.float32`: that is False for a non-native '>f4'.
         single = dtype.itemsize == 4
-        if type(value) is float:  # weak: the data's precision
+        if is_weak(value) and isinstance(value, float):  # the data's precision
             r = _as_float32(value) if single else value
             return value if r is None else r
-        if type(value) in (int, bool):  # weak: a double, then the data's precision
+        if is_weak(value):  # an int or bool: a double, then the data's precision
             try:
                 d = float(value)
             except OverflowError:  # NumPy raises: the number is kept

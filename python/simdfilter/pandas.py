@@ -50,7 +50,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _face, _masks
+from simdfilter import _face, _masks, _numpy_rule
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor", "sf"]
 
@@ -120,6 +120,17 @@ def _past_double(b: Any) -> bool:
     return False
 
 
+def _int_subclass_numpy_refuses(b: Any) -> bool:
+    """A subclass of int on integer data, where NumPy 2.0.x reads it as a weak
+    scalar but without the comparison loops a Python int has (2.0's take any
+    Python int): NumPy, and pandas with it (an Arrow column falls back to NumPy
+    where Arrow refuses the bound), raises OverflowError where the int does not
+    fit the data's type (-1 on uint64 data, 2**63 on int64), and answers where
+    it fits. pandas answers both; NumPy 2.1 on reads the subclass as int64 or
+    uint64 and compares exactly, as the kernels do."""
+    return _numpy_rule.SUBCLASSES_WEAK and isinstance(b, int) and type(b) not in (int, bool)
+
+
 def _arrow_asks_pandas(kind: str, b: Any) -> bool:
     """Whether pandas compares an Arrow-backed column of `kind` (the Arrow type's
     name up to its parameters) with the bound `b` otherwise than the kernels do.
@@ -133,6 +144,8 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
     NumPy does (a count of its unit) where the column has no null, and raises
     TypeError where it has one. pandas answers those."""
     if _is_missing(b) or _face.past_int64(b):
+        return True
+    if kind.startswith(("int", "uint")) and _int_subclass_numpy_refuses(b):
         return True
     if isinstance(b, np.timedelta64) and (kind.startswith(("int", "uint")) or kind == "bool"):
         return True  # pandas' answer depends on the column's nulls (see above)
@@ -148,7 +161,8 @@ def _arrow_asks_pandas(kind: str, b: Any) -> bool:
 def _asks_pandas(dtype: Any, b: Any) -> bool:
     """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
     the bound `b` otherwise than the kernels do: an int past int64 on bools, or
-    past every double on floats (pandas' OverflowError), an integer or bool on
+    past every double on floats (pandas' OverflowError), an int subclass on
+    integers with NumPy 2.0.x (see _int_subclass_numpy_refuses), an integer or bool on
     timedeltas (its TypeError), a unitless timedelta64 on timedeltas (pandas
     reads nanoseconds where NumPy reads the column's unit), a Decimal on floats
     (decimal.InvalidOperation where the data has NaN)."""
@@ -161,6 +175,8 @@ def _asks_pandas(dtype: Any, b: Any) -> bool:
         return isinstance(b, (int, np.integer, np.bool_))  # bools too: pandas refuses them
     if kind == "f":  # float32, float64, Float32, Float64
         return isinstance(b, _decimal.Decimal) or _past_double(b)
+    if kind in ("i", "u"):  # int8 ... uint64, Int8 ... UInt64
+        return _int_subclass_numpy_refuses(b)
     return False
 
 

@@ -70,6 +70,25 @@ def _exact(b: Any):
     return Fraction(b)
 
 
+class _FloatSubclass(float):
+    pass
+
+
+# NEP 50's weak scalars: Python ints, floats and bools, and on NumPy 2.0.x (a
+# CPython 3.9's) subclasses of int and float too, which NumPy 2.1 reads as
+# np.asarray does instead. Asked of NumPy, not of simdfilter's rule: NumPy 2.0
+# promotes float32 with a weak float to float32, 2.1 with a float64 to float64.
+_SUBCLASSES_WEAK = np.lib.NumpyVersion(np.__version__) >= "2.0.0" and np.result_type(
+    np.float32, _FloatSubclass(0.5)
+) == np.dtype(np.float32)
+
+
+def _weak(b: Any) -> bool:
+    if type(b) in (float, int, bool):
+        return True
+    return _SUBCLASSES_WEAK and isinstance(b, (int, float)) and not isinstance(b, np.generic)
+
+
 def _numpy_number(dtype: np.dtype, b: Any) -> Any:
     """The number NumPy 2 compares float data of `dtype` with for the bound b, where
     NumPy converts it without an error or a warning; else b itself."""
@@ -78,7 +97,7 @@ def _numpy_number(dtype: np.dtype, b: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
-            if type(b) in (float, int, bool):  # NEP 50's weak scalars
+            if _weak(b):  # NEP 50's weak scalars
                 d = float(b)  # OverflowError beyond every double, as NumPy raises
                 if dtype.itemsize == 4:  # float32 of either byte order
                     # C's (float)d, NumPy 2's cast (NumPy 1.x's np.float32(d) differs

@@ -1,4 +1,5 @@
-"""A user's script calling every documented function, accessors included.
+"""A user's script calling every documented function, accessors included (the
+Dask face's in user_script_dask.py).
 
 tests/test_typing.py checks it with ``mypy --strict`` and pyright, with no
 ignore comment, and runs it. The registered accessors (``s.sf``, ``df.sf``,
@@ -12,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple, Union
 
-import dask.array as da
-import dask.dataframe as dd
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -21,7 +20,6 @@ import polars as pl
 from typing_extensions import assert_type
 
 import simdfilter
-import simdfilter.dask
 import simdfilter.pandas
 import simdfilter.polars
 
@@ -125,25 +123,3 @@ assert_type(expr.filter(15, 60), pl.Expr)
 assert_type(expr.indexes(15, 60, closed="none", invert=True), pl.Expr)
 assert_type(pdelay.between(15, 60, invert=True), pl.Series)
 pdf.group_by("hour").agg(expr.count(15, 60))
-
-# ---- Dask -------------------------------------------------------------------------
-# Dask annotates chunks= as a str (its default, "auto"): a size in bytes is one.
-x = da.from_array(np.arange(1000, dtype=np.uint32), chunks="1000 B")
-assert_type(simdfilter.dask.filter_indexes(x, 10, 19), da.Array)
-assert_type(simdfilter.dask.filter_values(x, 10, 19, inclusive="left"), da.Array)
-assert_type(simdfilter.dask.count_in_range(x, 10, 19), da.Array)
-# Dask's constructors are unannotated: a declared type picks sf()'s overload.
-ddf: dd.DataFrame = dd.from_pandas(df, npartitions=2)
-dframe = simdfilter.dask.sf(ddf)
-assert_type(dframe, simdfilter.dask.DataFrameAccessor)
-assert_type(dframe.filter({"delay": (15, 60)}), dd.DataFrame)
-assert_type(dframe.count(delay=(15, 60)), dd.Scalar)
-assert_type(dframe.filter([{"delay": (15, 60)}, {"delay": (None, 5)}], invert=True), dd.DataFrame)
-assert_type(dframe.count(either), dd.Scalar)
-ddelay: dd.Series = ddf["delay"]
-dseries = simdfilter.dask.sf(ddelay)
-assert_type(dseries, simdfilter.dask.SeriesAccessor)
-assert_type(dseries.between(15, 60), dd.Series)
-assert_type(dseries.between(15, 60, invert=True), dd.Series)
-assert_type(dseries.filter(15, 60, invert=True), dd.Series)
-assert_type(dseries.count(15, 60), dd.Scalar)
