@@ -157,6 +157,50 @@ def pytest_configure(config):
         config.option.maxschedchunk = 1
 
 
+# Tests that share a per-process resource too costly to make twice, each set
+# dealt to one pytest-xdist worker: a test module and the id of the parameter
+# its resource goes with. test_dask.py's two-process cluster (a module-scoped
+# parameter) costs 4.5-5 s of CPU in the quick loop, its worker processes
+# importing NumPy, pandas and simdfilter (AMD EPYC Zen 4); dealt one test at a
+# time, both pytest-xdist workers made one.
+TOGETHER = {"test_dask.py": "cluster"}
+
+
+def together(nodeid):
+    """The set a test belongs to (TOGETHER), or None."""
+    module = nodeid.split("::")[0].rsplit("/", 1)[-1]
+    param = TOGETHER.get(module)
+    if param and re.search(r"\[(.*-)?%s(-.*)?\]$" % re.escape(param), nodeid):
+        return module
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's load scheduling (-n), except that a batch it deals is
+    extended to the end of a TOGETHER set that it ends inside: the whole set
+    goes to one worker. The set's tests are consecutive (pytest orders a
+    module-scoped parameter's tests together)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScheduling
+
+    class TogetherScheduling(LoadScheduling):
+        def _send_tests(self, node, num):
+            end = min(num, len(self.pending))
+            if end:
+                group = together(self.collection[self.pending[end - 1]])
+                while (
+                    group
+                    and end < len(self.pending)
+                    and together(self.collection[self.pending[end]]) == group
+                ):
+                    end += 1
+            super()._send_tests(node, end)
+
+    return TogetherScheduling(config, log)
+
+
 def pytest_collection_modifyitems(session, config, items):
     """The order the tests run in (every pytest-xdist worker computes the same):
 
