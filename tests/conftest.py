@@ -201,8 +201,42 @@ def pytest_xdist_make_scheduler(config, log):
     return TogetherScheduling(config, log)
 
 
+def rotated_out(items):
+    """The node ids of the cases of rotate_kernels tests that run in the full
+    suite only: those whose kernel is not their case's turn. A case's turn is the
+    sum of its other parameters' positions (each value's place among that
+    parameter's values, in collection order), modulo the number of kernels: a
+    Latin square, so that every kernel still meets every value of each other
+    parameter that has at least as many values as there are kernels (every
+    dtype, every layout)."""
+    places = {}  # (test, parameter) -> {id(value): place}
+    out = set()
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if item.get_closest_marker("rotate_kernels") is None or callspec is None:
+            continue
+        if "kernel" not in callspec.params:
+            continue
+        test = item.nodeid.split("[")[0]
+        turn = 0
+        for name, value in callspec.params.items():
+            if name != "kernel":
+                seen = places.setdefault((test, name), {})
+                turn += seen.setdefault(id(value), len(seen))
+        if KERNELS.index(callspec.params["kernel"]) != turn % len(KERNELS):
+            out.add(item.nodeid)
+    return out
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks added here
 def pytest_collection_modifyitems(session, config, items):
-    """The order the tests run in (every pytest-xdist worker computes the same):
+    """A rotate_kernels test's cases off their kernel's turn (rotated_out) are
+    marked slow: the quick loop runs each case on one kernel, the full suite on
+    all of them. Kernel x dtype x layout products of cheap cases, whose layouts
+    the C harness's driver test crosses with every kernel (test_driver.c):
+    1,690 tests and 4 s of the quick loop's CPU on five kernels (AMD EPYC Zen 4).
+
+    The order the tests run in (every pytest-xdist worker computes the same):
 
     - the C harness first, its slow tests first of all, then the other slow
       tests: they are the longest (builds, sanitizers, qemu, 60 s of fuzzing,
@@ -214,6 +248,11 @@ def pytest_collection_modifyitems(session, config, items):
       one worker computes the reference's answers once for all of them (agree.py).
     """
 
+    rotated = rotated_out(items)
+    for item in items:
+        if item.nodeid in rotated:
+            item.add_marker(pytest.mark.slow)
+
     def rank(item):
         path = item.nodeid.split("::")[0]
         if path.endswith("test_c_harness.py"):
@@ -221,7 +260,12 @@ def pytest_collection_modifyitems(session, config, items):
         # The other slow tests next (under qemu the 2**24-element thread test is
         # the longest of all), but not Dask's: its module-scoped scheduler
         # parameter keeps the module's tests together.
-        if item.get_closest_marker("slow") and not path.endswith("test_dask.py"):
+        # Nor a case rotated out of the quick loop: a short test like its others.
+        if (
+            item.get_closest_marker("slow")
+            and not path.endswith("test_dask.py")
+            and item.nodeid not in rotated
+        ):
             return 2
         return 3
 
