@@ -46,10 +46,14 @@ def hypothesis_profile(markexpr):
     return "simdfilter-quick" if (markexpr or "").strip() == QUICK_LOOP else "simdfilter"
 
 
-def examples(n):
+def examples(n, quick=None):
     """A test's own example count `n`, scaled as the loaded profile scales
     Hypothesis's default: `n` under "simdfilter", a quarter of it (at least 1)
-    under the quarter profiles."""
+    under the quarter profiles. `quick`, where given, is the quick loop's count
+    instead of a quarter of `n`: for a test whose large `n` buys breadth that
+    the full suite keeps (qemu's profile still runs a quarter of `n`)."""
+    if quick is not None and HYPOTHESIS_PROFILE == "simdfilter-quick":
+        return quick
     return max(1, n * settings.default.max_examples // settings.get_profile("default").max_examples)
 
 
