@@ -3,7 +3,8 @@
 Build: ``docs/build.sh OUT`` (HTML with -W, then the doctests), or
 ``python -m sphinx -W -b html docs OUT``. The package must be importable
 (``pip install -e '.[docs]'``): the API reference is read from its docstrings
-and every ``>>>`` example of the pages is run by ``-b doctest``.
+and every ``>>>`` example of the pages is run by ``-b doctest``. The notebook
+page shows the outputs stored in benchmarks/explore.ipynb (nothing executes).
 """
 
 import doctest
@@ -20,10 +21,17 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
     "numpydoc",
-    "myst_parser",  # Markdown pages (.md), e.g. a CONTRIBUTING.md included later
+    # Notebooks (.ipynb) and Markdown pages (.md); myst_nb brings myst_parser.
+    "myst_nb",
 ]
 
-source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+source_suffix = {".rst": "restructuredtext", ".md": "markdown", ".ipynb": "myst-nb"}
+
+# Notebooks are shown with the outputs stored in them, never run here: the one
+# notebook (guide/explore.ipynb, a link to benchmarks/explore.ipynb) times
+# queries on two million rows, a minute of work whose timings belong to the
+# CPU it printed. benchmarks/store_notebook.py runs it and stores them.
+nb_execution_mode = "off"
 root_doc = "index"
 exclude_patterns = ["_build", "build.sh"]
 templates_path = []

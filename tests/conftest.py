@@ -46,10 +46,14 @@ def hypothesis_profile(markexpr):
     return "simdfilter-quick" if (markexpr or "").strip() == QUICK_LOOP else "simdfilter"
 
 
-def examples(n):
+def examples(n, quick=None):
     """A test's own example count `n`, scaled as the loaded profile scales
     Hypothesis's default: `n` under "simdfilter", a quarter of it (at least 1)
-    under the quarter profiles."""
+    under the quarter profiles. `quick`, where given, is the quick loop's count
+    instead of a quarter of `n`: for a test whose large `n` buys breadth that
+    the full suite keeps (qemu's profile still runs a quarter of `n`)."""
+    if quick is not None and HYPOTHESIS_PROFILE == "simdfilter-quick":
+        return quick
     return max(1, n * settings.default.max_examples // settings.get_profile("default").max_examples)
 
 
@@ -165,8 +169,86 @@ def pytest_configure(config):
         config.option.maxschedchunk = 1
 
 
+# Tests that share a per-process resource too costly to make twice, each set
+# dealt to one pytest-xdist worker: a test module and the id of the parameter
+# its resource goes with. test_dask.py's two-process cluster (a module-scoped
+# parameter) costs 4.5-5 s of CPU in the quick loop, its worker processes
+# importing NumPy, pandas and simdfilter (AMD EPYC Zen 4); dealt one test at a
+# time, both pytest-xdist workers made one.
+TOGETHER = {"test_dask.py": "cluster"}
+
+
+def together(nodeid):
+    """The set a test belongs to (TOGETHER), or None."""
+    module = nodeid.split("::")[0].rsplit("/", 1)[-1]
+    param = TOGETHER.get(module)
+    if param and re.search(r"\[(.*-)?%s(-.*)?\]$" % re.escape(param), nodeid):
+        return module
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's load scheduling (-n), except that a batch it deals is
+    extended to the end of a TOGETHER set that it ends inside: the whole set
+    goes to one worker. The set's tests are consecutive (pytest orders a
+    module-scoped parameter's tests together)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScheduling
+
+    class TogetherScheduling(LoadScheduling):
+        def _send_tests(self, node, num):
+            end = min(num, len(self.pending))
+            if end:
+                group = together(self.collection[self.pending[end - 1]])
+                while (
+                    group
+                    and end < len(self.pending)
+                    and together(self.collection[self.pending[end]]) == group
+                ):
+                    end += 1
+            super()._send_tests(node, end)
+
+    return TogetherScheduling(config, log)
+
+
+def rotated_out(items):
+    """The node ids of the cases of rotate_kernels tests that run in the full
+    suite only: those whose kernel is not their case's turn. A case's turn is the
+    sum of its other parameters' positions (each value's place among that
+    parameter's values, in collection order), modulo the number of kernels: a
+    Latin square, so that every kernel still meets every value of each other
+    parameter that has at least as many values as there are kernels (every
+    dtype, every layout)."""
+    places = {}  # (test, parameter) -> {id(value): place}
+    out = set()
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if item.get_closest_marker("rotate_kernels") is None or callspec is None:
+            continue
+        if "kernel" not in callspec.params:
+            continue
+        test = item.nodeid.split("[")[0]
+        turn = 0
+        for name, value in callspec.params.items():
+            if name != "kernel":
+                seen = places.setdefault((test, name), {})
+                turn += seen.setdefault(id(value), len(seen))
+        if KERNELS.index(callspec.params["kernel"]) != turn % len(KERNELS):
+            out.add(item.nodeid)
+    return out
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks added here
 def pytest_collection_modifyitems(session, config, items):
-    """The order the tests run in (every pytest-xdist worker computes the same):
+    """A rotate_kernels test's cases off their kernel's turn (rotated_out) are
+    marked slow: the quick loop runs each case on one kernel, the full suite on
+    all of them. Kernel x dtype x layout products of cheap cases, whose layouts
+    the C harness's driver test crosses with every kernel (test_driver.c):
+    1,690 tests and 4 s of the quick loop's CPU on five kernels (AMD EPYC Zen 4).
+
+    The order the tests run in (every pytest-xdist worker computes the same):
 
     - the C harness first, its slow tests first of all, then the other slow
       tests: they are the longest (builds, sanitizers, qemu, 60 s of fuzzing,
@@ -178,6 +260,11 @@ def pytest_collection_modifyitems(session, config, items):
       one worker computes the reference's answers once for all of them (agree.py).
     """
 
+    rotated = rotated_out(items)
+    for item in items:
+        if item.nodeid in rotated:
+            item.add_marker(pytest.mark.slow)
+
     def rank(item):
         path = item.nodeid.split("::")[0]
         if path.endswith("test_c_harness.py"):
@@ -185,7 +272,12 @@ def pytest_collection_modifyitems(session, config, items):
         # The other slow tests next (under qemu the 2**24-element thread test is
         # the longest of all), but not Dask's: its module-scoped scheduler
         # parameter keeps the module's tests together.
-        if item.get_closest_marker("slow") and not path.endswith("test_dask.py"):
+        # Nor a case rotated out of the quick loop: a short test like its others.
+        if (
+            item.get_closest_marker("slow")
+            and not path.endswith("test_dask.py")
+            and item.nodeid not in rotated
+        ):
             return 2
         return 3
 

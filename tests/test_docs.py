@@ -34,6 +34,7 @@ def test_docs_build_without_warnings_and_their_examples_pass(tmp_path):
         ("numpydoc", "numpydoc"),
         ("pydata_sphinx_theme", "pydata-sphinx-theme"),
         ("myst_parser", "myst-parser"),
+        ("myst_nb", "myst-nb"),
     ):
         pytest.importorskip(module, reason=f"{what} is not installed (pip install -e '.[docs]')")
     for module in ("pandas", "polars", "pyarrow", "dask.dataframe"):
@@ -50,6 +51,10 @@ def test_docs_build_without_warnings_and_their_examples_pass(tmp_path):
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n{failures}"
     assert " 0 failures in tests" in failures
     assert (tmp_path / "html" / "performance.html").exists()
+    # The worked example: the notebook with its stored outputs, the plot included.
+    page = (tmp_path / "html" / "guide" / "explore.html").read_text()
+    assert "CPU:" in page and "simdfilter: pandas df.sf.indexes" in page
+    assert '<img alt="../_images/' in page
     # The performance page shows the committed plot of every CPU.
     for png in sorted((ROOT / "benchmarks" / "results").glob("*.png")):
         assert (tmp_path / "html" / "_images" / png.name).exists(), png.name

@@ -41,6 +41,9 @@ def test_examples_scale_with_the_profile():
     share = settings.default.max_examples / DEFAULT
     for n in (1, 25, 40, 150, 300):
         assert examples(n) == max(1, int(n * share))
+        # A quick-loop count is the quick loop's only.
+        quick = conftest.HYPOTHESIS_PROFILE == "simdfilter-quick"
+        assert examples(n, quick=7) == (7 if quick else examples(n))
 
 
 def test_own_counts_follow_the_profile():

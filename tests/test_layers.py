@@ -38,6 +38,10 @@ def test_csrc_keeps_its_layers():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+# The check's own test, slow: it copies csrc/ and compiles it again (0.8 s of
+# CPU, AMD EPYC Zen 4) to test .ci/layers.py, which changes rarely; the quick
+# loop runs the check itself (above), the full suite this too.
+@pytest.mark.slow
 @needs_tools
 @native_only
 def test_the_check_fails_on_a_wrong_way_include_and_call(tmp_path):

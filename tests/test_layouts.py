@@ -18,6 +18,9 @@ from agree import assert_all_agree
 from arrays import KERNEL_DTYPES, LAYOUTS, dtype_id, edge_array, memmap_copy, ordered_edge_values
 
 
+# Layouts are the binding's and the driver's, the same for every kernel: the
+# quick loop runs each case on one kernel in turn (rotate_kernels, conftest.py).
+@pytest.mark.rotate_kernels
 @pytest.mark.parametrize("layout", list(LAYOUTS) + ["memmap"])
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)
 def test_layouts(kernel, dtype, layout, rng, tmp_path):
@@ -33,6 +36,7 @@ def test_layouts(kernel, dtype, layout, rng, tmp_path):
     )
 
 
+@pytest.mark.rotate_kernels
 @pytest.mark.parametrize(
     "shape",
     [(3, 5), (40000, 3), (7, 1023), (5, 1024), (4, 1025), (20, 3, 4), (0, 3), (3, 0), (16385, 1)],

@@ -26,6 +26,23 @@ def _kernel_env():
     return env
 
 
+def test_the_notebook_is_stored_with_its_outputs():
+    """The docs show the outputs stored in the file (docs/guide/explore.ipynb
+    links to it; nothing runs there): every code cell has its outputs, none an
+    error, the plot and the CPU they came from among them
+    (benchmarks/store_notebook.py stores them)."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.outputs for c in code), "run benchmarks/store_notebook.py"
+    outputs = [o for c in code for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+    assert any(o.get("text", "").startswith("CPU: ") for o in outputs)
+    link = NOTEBOOK.parent.parent / "docs" / "guide" / "explore.ipynb"
+    if link.parent.is_dir():  # a checkout (the sdist has no docs/)
+        assert link.resolve() == NOTEBOOK.resolve()
+
+
 @pytest.mark.slow
 def test_the_notebook_runs_without_errors(tmp_path):
     for module in ("pandas", "polars", "pyarrow", "matplotlib"):

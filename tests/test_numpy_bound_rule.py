@@ -74,6 +74,11 @@ needs_numpy2 = pytest.mark.skipif(
 SETTINGS = settings(
     max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck)
 )
+# The hosts' comparisons (pandas, Polars, NumPy's timedelta64 casts) run 25
+# examples per case in the quick loop, not a quarter of 300: 75 took 7.6 s of
+# the quick loop's CPU (AMD EPYC Zen 4), each example a few pandas or Polars
+# calls. The full suite runs 300, qemu's profile 75.
+HOST_SETTINGS = settings(SETTINGS, max_examples=examples(300, quick=25))
 
 
 class IntSub(int):
@@ -258,7 +263,7 @@ def timedelta_or_int(draw):
 
 @needs_numpy2
 @pytest.mark.parametrize("dtype", ["?", "i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"])
-@SETTINGS
+@HOST_SETTINGS
 @given(data=st.data())
 def test_timedelta64_bounds_on_numeric_data_are_numpys(dtype, data):
     # NumPy casts integer and bool data to a timedelta64 bound's unit, so compares
@@ -309,7 +314,7 @@ def test_int_minimum_on_timedelta_data_is_nat(unit, as_type):
         "bool[pyarrow]",
     ],
 )
-@SETTINGS
+@HOST_SETTINGS
 @given(data=st.data())
 def test_pandas_between_is_pandas(dtype, data):
     # Arrow-backed columns included, with ints, bools and NaN: pandas compares those
@@ -368,7 +373,7 @@ def _polars_want(pl, s, lo, hi, closed, expr):
 @needs_numpy2
 @pytest.mark.parametrize("dtype", ["Float32", "Float64", "Int64", "Int8", "UInt64"])
 @pytest.mark.parametrize("face", ["series", "expr", "frame"])
-@SETTINGS
+@HOST_SETTINGS
 @given(data=st.data())
 def test_polars_between_is_polars(dtype, face, data):
     # Float32 with Python ints beyond 2**53 included: the Series methods round such

@@ -69,6 +69,7 @@ def _order(layout):
 ORDERED_LAYOUTS = [name for name in LAYOUTS if _order(name)]
 
 
+@pytest.mark.rotate_kernels  # the quick loop: each case on one kernel in turn
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("layout", ORDERED_LAYOUTS)
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=dtype_id)

@@ -70,7 +70,7 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 /* ---- Reporting ------------------------------------------------------------ */
 
 static uint64_t g_seed;
-static int g_quick, g_strict_threads, g_count_out_nonnull;
+static int g_quick, g_half_lengths, g_strict_threads, g_count_out_nonnull;
 static const char *g_only_kernel;
 static const char *g_argv0;
 
@@ -132,8 +132,9 @@ static void fail(const call_desc *c, const char *fmt, ...) {
     printf("\n");
     if (c)
         describe(c);
-    printf("reproduce: %s --seed %" PRIu64 "%s%s%s%s%s\n", g_argv0, g_seed,
-           g_quick ? " --quick" : "", g_strict_threads ? " --strict-threads" : "",
+    printf("reproduce: %s --seed %" PRIu64 "%s%s%s%s%s%s\n", g_argv0, g_seed,
+           g_quick ? " --quick" : "", g_half_lengths ? " --half-lengths" : "",
+           g_strict_threads ? " --strict-threads" : "",
            g_count_out_nonnull ? " --count-out-nonnull" : "", g_only_kernel ? " --kernel " : "",
            g_only_kernel ? g_only_kernel : "");
     printf("TOTAL status=FAIL\n");

@@ -6,6 +6,10 @@
  * idle limit held after every step, a dead chunk's memory served to the next
  * take, and everything given back at the end. Run natively and under
  * ASan+UBSan by tests/test_c_harness.py.
+ *
+ *   test_arena [--seed N] [--quick]
+ *
+ * --quick: the random walks take a quarter of their steps (the quick loop).
  */
 #include "../../csrc/cpython/arena.c"
 
@@ -193,17 +197,26 @@ static void a_shrink_frees_the_tail(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--seed") == 0)
-        rng_state = strtoull(argv[2], NULL, 10) | 1;
+    int quarter = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            rng_state = strtoull(argv[++i], NULL, 10) | 1;
+        } else if (!strcmp(argv[i], "--quick")) {
+            quarter = 4;
+        } else {
+            fprintf(stderr, "usage: %s [--seed N] [--quick]\n", argv[0]);
+            return 2;
+        }
+    }
     printf("seed %llu\n", (unsigned long long)rng_state);
     a_shrink_frees_the_tail();
     for (size_t tenths = 1; tenths <= 9; tenths += 4)
         reuse_while_the_last_result_lives(tenths);
     the_idle_limit_gives_pages_back();
-    random_walk((size_t)64 << 20, 800, 0);
-    random_walk((size_t)1 << 20, 800, 0); /* the limit reached at every step */
-    random_walk(0, 300, 0);                /* nothing kept */
-    random_walk((size_t)64 << 20, 800, 1); /* the limit changed as the walk goes */
+    random_walk((size_t)64 << 20, 800 / quarter, 0);
+    random_walk((size_t)1 << 20, 800 / quarter, 0); /* the limit reached at every step */
+    random_walk(0, 300 / quarter, 0);                /* nothing kept */
+    random_walk((size_t)64 << 20, 800 / quarter, 1); /* the limit changed as the walk goes */
     printf("status=%s (%d failures)\n", failures ? "FAIL" : "OK", failures);
     return failures != 0;
 }

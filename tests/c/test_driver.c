@@ -3,8 +3,8 @@
  * csrc/lib/team.c: a run on several threads) against
  * a reference written here, for every kernel this CPU supports. No Python.
  *
- *   driver_test [--seed N] [--quick] [--kernel NAME] [--strict-threads]
- *               [--count-out-nonnull] [--max-threads-case]
+ *   driver_test [--seed N] [--quick] [--half-lengths] [--kernel NAME]
+ *               [--strict-threads] [--count-out-nonnull] [--max-threads-case]
  *
  * The reference is deliberately naive: element i is read with memcpy from
  * data + i * stride, byte-swapped if the job says so, and tested with the range
@@ -54,8 +54,10 @@
  * read-only while the driver runs; the bytes between strided elements are
  * random, so reading the wrong bytes shows.
  *
- * --quick trims the thread cases (for slow sanitizers). --strict-threads also
- * fails when a call runs on more threads than it was given (caller included).
+ * --quick trims the thread cases (for slow sanitizers); --half-lengths halves
+ * them again (each kind takes every other length: pytest's quick loop).
+ * --strict-threads also fails when a call runs on more threads than it was
+ * given (caller included).
  * --count-out-nonnull gives count a non-NULL output pointer (the binding passes
  * NULL; the driver once computed NULL + 0 from it, which clang's UBSan reports).
  * --max-threads-case runs only threads = 256 on 2^26 + 1 elements, where the
@@ -412,9 +414,14 @@ static void thread_cases(const sf_kernel *const *kernels, int nk) {
     for (int kind = 0; kind < SF_ELEM_COUNT; kind++)
         for (size_t ni = 0; ni < nlens; ni++) {
             /* Each length once per kind; the layout and byte order rotate with
-             * it so that every kind meets every thread layout, both ways. */
-            size_t li = (ni + (size_t)kind) % nlayouts;
-            int swap = (int)((ni / 2 + (size_t)kind) % 2);
+             * it so that every kind meets every thread layout, both ways.
+             * --half-lengths: every other length per kind, alternately (each
+             * length still meets half the kinds), the layout and byte order
+             * rotating with the cases made, so every layout meets both. */
+            if (g_half_lengths && (ni + (size_t)kind) % 2)
+                continue;
+            size_t li = (g_half_lengths ? rotate : ni + (size_t)kind) % nlayouts;
+            int swap = (int)((g_half_lengths ? rotate / nlayouts : ni / 2 + (size_t)kind) % 2);
             input in;
             input_make(&in, (sf_elem)kind, &LAYOUTS[THREAD_LAYOUTS[li]], lens[ni], swap);
             const sf_kernel *k = kernels[rotate++ % (unsigned)nk];
@@ -440,6 +447,8 @@ static int parse_args(int argc, char **argv) {
             g_seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--quick"))
             g_quick = 1;
+        else if (!strcmp(argv[i], "--half-lengths"))
+            g_half_lengths = 1;
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
             g_only_kernel = argv[++i];
         else if (!strcmp(argv[i], "--strict-threads"))
@@ -449,8 +458,9 @@ static int parse_args(int argc, char **argv) {
         else if (!strcmp(argv[i], "--max-threads-case"))
             max_threads_only = 1;
         else {
-            fprintf(stderr, "usage: %s [--seed N] [--quick] [--kernel NAME] [--strict-threads] "
-                            "[--count-out-nonnull] [--max-threads-case]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N] [--quick] [--half-lengths] [--kernel NAME] "
+                            "[--strict-threads] [--count-out-nonnull] [--max-threads-case]\n",
+                    argv[0]);
             exit(2);
         }
     }
