@@ -3,9 +3,9 @@
 A dtype compared with ``== np.float32`` is False for the non-native ``'>f4'``
 (on a little-endian machine), so a rule keyed that way silently skips
 big-endian data. Every dtype the functions take is drawn here in both byte
-orders, through both bound paths (C: plain Python ints and floats, time
-scalars; Python: one bound a 0-d array, an ``np.longdouble``, a ``Fraction`` or
-a ``Decimal``), and the answers of filter_indexes, count_in_range and ZoneMap
+orders, with plain bounds (Python ints and floats, time scalars) and with one
+bound wrapped (a 0-d array, an ``np.longdouble``, a ``Fraction`` or a
+``Decimal``, which the C binding reads exactly since issue 44), and the answers of filter_indexes, count_in_range and ZoneMap
 are NumPy's own ``(a >= lo) & (a <= hi)`` (every ``inclusive``); where NumPy
 raises or warns, the native-order twin's answer (or its error).
 """
@@ -37,8 +37,8 @@ WRAPPERS = ("0-d array", "longdouble", "Fraction", "Decimal")
 
 
 def _wrapped(b, how):
-    """`b` as a bound only the Python path reads (a 0-d array where `how` cannot
-    hold it: NaN, infinities, time scalars)."""
+    """`b` wrapped: as a 0-d array, long double, Fraction or Decimal (a 0-d array
+    where `how` cannot hold it: NaN, infinities, time scalars)."""
     if how == "longdouble" and isinstance(b, (int, float)) and not isinstance(b, bool):
         with np.errstate(over="ignore"):
             return np.longdouble(b) if not isinstance(b, int) or abs(b) < 2**1000 else np.array(b)
@@ -113,13 +113,13 @@ def test_every_dtype_either_byte_order_either_bound_path_is_numpys(dtype, order,
 
 @pytest.mark.parametrize("order", ["<", ">"])
 def test_python_float32_bounds_round_on_either_byte_order(order):
-    # A 0-d array as the other bound sends the call to the Python resolver, whose
+    # A 0-d array as the other bound sent the call to the Python resolver, whose
     # rule tested `dtype == np.float32`: False for '>f4', so 16777217 was not
-    # rounded to float32 (16777216) as NumPy 2 rounds it.
+    # rounded to float32 (16777216) as NumPy 2 rounds it. One rule now, in C.
     a = np.array([16777216.0], f"{order}f4")
     if NUMPY2:  # NumPy 1.x compares otherwise
         assert np.flatnonzero((a >= 16777217) & (a <= np.array(2e7))).tolist() == [0]
-    assert _core._resolve_bounds(a, 16777217, np.array(2e7))[0] == "python"
+    assert _core._resolve_bounds(a, 16777217, np.array(2e7))[0] == "c"
     assert simdfilter.filter_indexes(a, 16777217, np.array(2e7)).tolist() == [0]
     assert simdfilter.count_in_range(a, 16777217, np.array(2e7)) == 1
     assert simdfilter.ZoneMap(a).filter_indexes(16777217, np.array(2e7)).tolist() == [0]

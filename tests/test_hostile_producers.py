@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import simdfilter as sf
-from simdfilter import _core, _masks
+from simdfilter import _core, _masks, reference
 
 pa = pytest.importorskip("pyarrow")
 
@@ -393,29 +393,33 @@ def _near_edges():
     return q
 
 
-def _answers(bounds):
-    from simdfilter import _bounds
+def _data(dtype):
+    """Values of `dtype` at and beside every edge the bounds above sit near."""
+    if dtype.startswith("float"):
+        f = np.finfo(dtype)
+        v = [0.0, -0.0, float(f.smallest_subnormal), -float(f.smallest_subnormal), 1 / 3, 1.5]
+        v += [float(f.max), -float(f.max), np.inf, -np.inf, 255.0, 2.0**63, -(2.0**63), 1.0]
+        a = np.array(v, dtype)
+        with np.errstate(over="ignore"):  # the largest float's neighbour is inf
+            return np.concatenate([a, np.nextafter(a, np.inf), np.nextafter(a, -np.inf)])
+    i = np.iinfo(dtype)
+    v = {int(i.min), int(i.min) + 1, int(i.max) - 1, int(i.max), 0, 1, 2, 255, 254, 256}
+    return np.array(sorted(x for x in v if i.min <= x <= i.max), dtype)
 
-    return [
-        _bounds.resolve(dtype, lo, hi, inclusive)
-        for b in bounds
-        for dtype in ("float64", "float32", "int64", "uint64", "uint8")
-        for inclusive in ("both", "neither", "left")
-        for lo, hi in ((b, None), (None, b), (b, b))
-    ]
 
-
-def test_stand_ins_answer_as_the_exact_bounds(monkeypatch):
+def test_stand_ins_answer_as_the_exact_bounds():
     # Bounds near every edge of float64, float32 and the ints, off by far less
-    # than a subnormal, and bounds just past the far limits: the cheap path
-    # answers exactly as exact arithmetic on the whole number does.
-    from simdfilter import _bounds
-
-    bounds = _near_edges()
-    fast = _answers(bounds)
-    for name in ("_FAR", "_DECIMAL_FAR", "_DECIMAL_GRID"):
-        monkeypatch.setattr(_bounds, name, 10**9)  # never a stand-in: Fraction(b) itself
-    assert _answers(bounds) == fast
+    # than a subnormal, and bounds just past the far limits: the C binding's
+    # stand-ins (bounds_exact.c) answer as the reference's exact arithmetic on
+    # the whole number does.
+    for b in _near_edges():
+        for dtype in ("float64", "float32", "int64", "uint64", "uint8"):
+            a = _data(dtype)
+            for inclusive in ("both", "neither", "left"):
+                for lo, hi in ((b, None), (None, b), (b, b)):
+                    want = reference.filter_indexes(a, lo, hi, inclusive=inclusive)
+                    got = sf.filter_indexes(a, lo, hi, inclusive=inclusive)
+                    np.testing.assert_array_equal(got, want, err_msg=f"{dtype} {lo} {hi}")
 
 
 def test_long_fraction_of_a_second_on_time_data():

@@ -28,14 +28,6 @@ typedef struct column column; /* column.c, below */
 
 /* The number of keyword arguments args.c reads (its ARG_COUNT). */
 #define SFPY_ARG_COUNT 10
-/* The package's helpers (registered by python/simdfilter/__init__.py): what
- * is left of the calls back into the package, each off the NumPy fast path
- * (cpython/README.md, "One way"); tests/test_one_way.py lets no other in. */
-typedef enum sfpy_helper {
-    SFPY_RESOLVE,             /* simdfilter._bounds.resolve: bounds C does not read */
-    SFPY_HELPER_COUNT
-} sfpy_helper;
-
 /* result_pool.c: fresh results' memory, from the module's arena (arena.h). */
 /* The most bytes of written, free memory the arena keeps for the next call. */
 #define SFPY_POOL_IDLE_MAX ((size_t)64 << 20)
@@ -47,7 +39,6 @@ typedef enum sfpy_helper {
  * module object has its own, reached from the function's module (`self`) and
  * carried by a call's column. No Python object lives in a C static. */
 typedef struct sfpy_state {
-    PyObject *helpers[SFPY_HELPER_COUNT]; /* NULL until registered */
     PyObject *kernel_context;             /* contextvars.ContextVar: a kernel table index */
     PyObject *arg_names[SFPY_ARG_COUNT];  /* args.c's keywords, interned */
     PyObject *name_c_array, *name_c_stream, *name_module; /* column.c's lookups */
@@ -93,12 +84,6 @@ int sfpy_parse_assume_sorted(const call_args *a);
  * TypeError and -1. */
 int sfpy_parse_invert(PyObject *obj);
 
-/* ---- module.c: the package's Python helpers ---- */
-
-/* The registered helper (borrowed), or NULL with a RuntimeError saying that
- * `simdfilter` was not imported. */
-PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h);
-
 /* ---- bounds_py.c: Python bounds to an sf_range ---- */
 
 /* 1: the range is in *r; 0: it is empty; -1: an exception is set. */
@@ -113,9 +98,47 @@ extern PyMethodDef sfpy_bounds_methods[];
 int sfpy_bounds_time_init(sfpy_state *st);
 /* One end (`lower`: the low one) of a range on the time column `c`: 1 with *b
  * filled (*closed may become 1: a bound between two ticks; *nat becomes 1 for
- * a NaT bound), or 0 for a bound only Python reads (or refuses). Never raises. */
+ * a NaT bound), or -1 with the exception of a bound refused. The common kinds
+ * are read here, the rest by bounds_time_rest.c. */
 int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int *closed,
                     int *nat);
+
+/* pandas' NaT (by its class, as the time readers know it); a datetime.date,
+ * datetime or timedelta (subclasses too). */
+int sfpy_is_pandas_nat(sfpy_state *st, PyObject *obj);
+int sfpy_is_date_or_delta(PyObject *obj);
+
+/* ---- bounds_exact.c: number bounds no machine type holds ---- */
+
+/* A Python int as a bound: INT, UINT, or HUGE with its sign (bounds_py.c). */
+void sfpy_int_bound(PyObject *as_int, sf_bound *b);
+/* The double d standing for a number q that is d (cmp 0), just above it (cmp
+ * 1) or just below it (cmp -1), as a FLOAT bound with the same answer on float
+ * data: closed, and stepped inward past d when q is not d. */
+void sfpy_float_near(double d, int cmp, int lower, sf_bound *b, int *closed);
+/* One end of a range on numeric data of type t, for a bound bounds_py.c does
+ * not read (a Fraction, Decimal, long double, other numbers.Integral, an
+ * np.timedelta64 on integer data), exactly: 1 with *b; every other bound is
+ * refused, -1 with the exception. */
+int sfpy_exact_number(sfpy_state *st, PyObject *obj, sf_type t, int lower, sf_bound *b,
+                      int *closed);
+/* A bound's type's __name__ for a message (tp_name holds the module too): new. */
+PyObject *sfpy_type_name(PyObject *obj);
+/* Whether obj is an instance of module.name, the module imported already
+ * (nothing of it can exist before): 1, 0, or -1 with an exception. */
+int sfpy_instance_of(PyObject *obj, const char *module, const char *name);
+
+/* ---- bounds_time_rest.c: the time bounds bounds_time.c's readers leave ---- */
+
+/* As sfpy_time_bound, for a bound its readers did not take: 1 (*nat 1 for
+ * NaT), or -1 with the exception of a bound refused. */
+int sfpy_time_bound_rest(PyObject *obj, const column *c, int lower, sf_bound *b, int *closed,
+                         int *nat);
+struct sf_time; /* include/simdfilter_time.h */
+/* A time `v` that sf_time_bound could not place in the data's unit: the
+ * error (generic data, a calendar length on fixed data or the reverse, or
+ * arithmetic beyond reach). -1. */
+int sfpy_time_unit_refused(const struct sf_time *v, const column *c);
 
 /* ---- column.c: what a call's values are, and where ---- */
 

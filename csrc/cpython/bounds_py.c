@@ -1,19 +1,18 @@
 /*
  * Bounds as Python objects, turned into numbers the library resolves exactly
  * (sf_resolve_range). Read here: Python and NumPy ints, bools and floats of
- * every width (ints of any size on float data too), and on time data the
- * time scalars of bounds_time.c, so that a call on a small array costs well
- * under a microsecond more than its plain-int twin. Everything else (ISO
- * strings, Fractions, Decimals, long doubles, 0-d arrays, subclasses of the
- * datetime types...) goes to simdfilter._bounds.resolve (registered by the package: SFPY_RESOLVE), written in Python
- * with exact rational arithmetic, and so does every bound Python refuses, so
- * that the error is Python's. Tests check that both paths agree
- * (_resolve_bounds below shows them which path resolved a bound).
+ * every width (ints of any size on float data too), so that a call on a small
+ * array costs well under a microsecond more than its plain-int twin; the
+ * exact kinds (Fractions, Decimals, long doubles...) and the refusals of
+ * numeric data are bounds_exact.c's, the time objects bounds_time.c's (and
+ * bounds_time_rest.c's), and 0-d arrays stand for their element. This is the
+ * only bound rule: no bound goes back to the package (issue 44).
+ * _resolve_bounds below shows tests the range found, and holds it against an
+ * oracle they give (the Python rule it replaced, kept in tests/).
  *
  * The bound's number is the one NumPy 2 compares the data with (NEP 50), so
  * that a call answers np.flatnonzero((a >= lo) & (a <= hi)) wherever NumPy
- * does without an error, a warning or a wrap (numpy_rule below; _bounds.py
- * follows the same rule, its _numpy_rule).
+ * does without an error, a warning or a wrap (numpy_rule below).
  */
 #include "binding.h"
 
@@ -21,7 +20,7 @@
 #include <math.h>
 
 /* An int (a PyLong) as a bound: INT, UINT, or HUGE with its sign. */
-static void int_bound(PyObject *as_int, sf_bound *b) {
+void sfpy_int_bound(PyObject *as_int, sf_bound *b) {
     int overflow = 0;
     b->kind = SF_BOUND_INT;
     b->i = PyLong_AsLongLongAndOverflow(as_int, &overflow);
@@ -106,15 +105,7 @@ static int huge_on_float(PyObject *as_int, int lower, sf_bound *b, int *closed) 
             return -1;
         cmp = gt - lt;
     }
-    if (cmp) {
-        *closed = 1;
-        if (lower && cmp > 0)
-            d = nextafter(d, INFINITY);
-        else if (!lower && cmp < 0)
-            d = nextafter(d, -INFINITY);
-    }
-    b->kind = SF_BOUND_FLOAT;
-    b->f = d;
+    sfpy_float_near(d, cmp, lower, b, closed);
     return 1;
 }
 
@@ -223,7 +214,7 @@ static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int 
         double r;
         if (weak && t == SF_T_F32 && as_float32(b->f, &r))
             b->f = r;
-        else if (rounds_data(t) && !PyArray_IsScalar(obj, LongDouble))
+        else if (rounds_data(t) && !(PyArray_IsScalar(obj, LongDouble) && LDBL_MANT_DIG >= 64))
             rounded_data_bound(b->f, lower, *closed, b);
         return 0;
     }
@@ -255,9 +246,10 @@ static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int 
     return 0;
 }
 
-/* A number bound (numeric data of type t): 1 with *b filled, 0 for a kind only
- * Python knows, -1 with an exception. */
-static int read_number(PyObject *obj, sf_type t, int lower, sf_bound *b, int *closed) {
+/* A number bound (numeric data of type t): 1 with *b filled, -1 with an
+ * exception (a bound refused). */
+static int read_number(sfpy_state *st, PyObject *obj, sf_type t, int lower, sf_bound *b,
+                       int *closed) {
     const int is_float = t == SF_T_F32 || t == SF_T_F64;
     b->kind = SF_BOUND_NONE;
     if (obj == NULL || obj == Py_None)
@@ -293,9 +285,12 @@ static int read_number(PyObject *obj, sf_type t, int lower, sf_bound *b, int *cl
             return -1;
         return numpy_rule(obj, NULL, 0, t, lower, closed, b) < 0 ? -1 : 1;
     } else {
-        return 0;
+        const int got = sfpy_exact_number(st, obj, t, lower, b, closed);
+        if (got == 1 && b->kind == SF_BOUND_FLOAT && PyArray_IsScalar(obj, LongDouble))
+            return numpy_rule(obj, NULL, 0, t, lower, closed, b) < 0 ? -1 : 1;
+        return got;
     }
-    int_bound(as_int, b);
+    sfpy_int_bound(as_int, b);
     const int weak =
         PyLong_CheckExact(obj) || PyBool_Check(obj) || (PyLong_Check(obj) && subclass_weak());
     int got = numpy_rule(obj, as_int, weak, t, lower, closed, b) < 0 ? -1 : 1;
@@ -305,7 +300,85 @@ static int read_number(PyObject *obj, sf_type t, int lower, sf_bound *b, int *cl
     return got;
 }
 
-/* A value Python's resolve returned: an int of the data's domain, or a float. */
+/* Both bounds read: 1, or -1 with an exception (a bound refused). */
+static int read_bounds(const column *c, PyObject *lo, PyObject *hi, sf_bound *a, int *lc,
+                       sf_bound *b, int *hc, int *nat) {
+    if (PyDataType_ISDATETIME(c->descr)) {
+        const int ra = sfpy_time_bound(lo, c, 1, a, lc, nat);
+        return ra == 1 ? sfpy_time_bound(hi, c, 0, b, hc, nat) : ra;
+    }
+    const int ra = read_number(c->st, lo, c->type, 1, a, lc);
+    return ra == 1 ? read_number(c->st, hi, c->type, 0, b, hc) : ra;
+}
+
+/* A bound as NumPy compares with it: a 0-d array stands for its element (a
+ * new reference either way; NULL with an exception). */
+static PyObject *element(PyObject *obj) {
+    if (obj && PyArray_Check(obj) && PyArray_NDIM((PyArrayObject *)obj) == 0) {
+        PyObject *none = PyTuple_New(0);
+        PyObject *v = none ? PyObject_GetItem(obj, none) : NULL;
+        Py_XDECREF(none);
+        return v;
+    }
+    Py_XINCREF(obj);
+    return obj;
+}
+
+/* A bound the fast path takes as it is: none, or an exact int or float. */
+static inline int plain(PyObject *obj) {
+    return !obj || obj == Py_None || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj);
+}
+
+/* Whether int64 data meet an np.timedelta64 bound: NumPy casts them to its
+ * unit, where -2**63 becomes NaT and matches nothing. */
+static int timedelta_on_int64(const column *c, PyObject *lo, PyObject *hi) {
+    return c->type == SF_T_I64 && !PyDataType_ISDATETIME(c->descr) &&
+           ((lo && PyArray_IsScalar(lo, Timedelta)) || (hi && PyArray_IsScalar(hi, Timedelta)));
+}
+
+static int resolve_read(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
+                        sf_range *r, int plain_bounds) {
+    sf_bound a, b;
+    int lc = m->lo_closed, hc = m->hi_closed, nat = 0;
+    if (read_bounds(c, lo, hi, &a, &lc, &b, &hc, &nat) < 0)
+        return -1;
+    if (nat) /* a NaT bound: a range with no value in it */
+        return 0;
+    const int nat_min = !plain_bounds && timedelta_on_int64(c, lo, hi);
+    if (nat_min && a.kind == SF_BOUND_NONE) {
+        a.kind = SF_BOUND_INT;
+        a.i = INT64_MIN + 1;
+        lc = 1;
+    }
+    int res = sf_resolve_range(c->type, &a, lc, &b, hc, r);
+    if (nat_min && res == SF_RANGE_OK && (int64_t)r->lo == INT64_MIN) {
+        if ((int64_t)r->hi == INT64_MIN)
+            res = SF_RANGE_EMPTY;
+        r->lo = (uint64_t)(INT64_MIN + 1);
+    }
+    if (res == SF_RANGE_OK || res == SF_RANGE_EMPTY)
+        return res;
+    /* not reached: HUGE on float data is read as a double above */
+    PyErr_SetString(PyExc_SystemError, "simdfilter: a bound the library could not resolve");
+    return -1;
+}
+
+int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
+                        sf_range *r) {
+    if (plain(lo) && plain(hi))
+        return resolve_read(c, lo, hi, m, r, 1);
+    PyObject *l = element(lo), *h = l || !lo ? element(hi) : NULL;
+    int got = -1;
+    if ((l || !lo) && (h || !hi))
+        got = resolve_read(c, l, h, m, r, 0);
+    Py_XDECREF(l);
+    Py_XDECREF(h);
+    return got;
+}
+
+/* ---- _resolve_bounds, for tests -------------------------------------------------------- */
+
+/* A value an oracle returned: an int of the data's domain, or a float. */
 static int domain_value(PyObject *v, sf_bound *b) {
     if (PyFloat_Check(v)) {
         b->kind = SF_BOUND_FLOAT;
@@ -313,22 +386,21 @@ static int domain_value(PyObject *v, sf_bound *b) {
         return PyErr_Occurred() ? -1 : 0;
     }
     int closed = 1;
-    const int got = PyLong_Check(v) ? read_number(v, SF_T_I64, 1, b, &closed) : 0;
+    const int got = PyLong_Check(v) ? read_number(NULL, v, SF_T_I64, 1, b, &closed) : 0;
     if (got == 1 && (b->kind == SF_BOUND_INT || b->kind == SF_BOUND_UINT))
         return 0;
     if (got >= 0)
-        PyErr_SetString(PyExc_SystemError, "simdfilter._bounds.resolve returned a bad value");
+        PyErr_SetString(PyExc_ValueError, "_resolve_bounds: the oracle returned a bad value");
     return -1;
 }
 
-/* Python's exact verdict: an inclusive pair of domain values, or None (empty). */
-static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
+/* The range a test's oracle gives, called as the Python rule was before issue
+ * 44: oracle(dtype, lo, hi, inclusive, tz, time_of_day) -> None or (lo, hi),
+ * inclusive, in the data's domain. 1, 0 (empty) or -1. */
+static int resolve_by_oracle(PyObject *oracle, const column *c, PyObject *lo, PyObject *hi,
                              const inclusive_mode *m, sf_range *r) {
     static const char *const names[] = {"neither", "right", "left", "both"};
-    PyObject *resolve = sfpy_helper_get(c->st, SFPY_RESOLVE);
-    if (!resolve)
-        return -1;
-    PyObject *res = PyObject_CallFunction(resolve, "OOOsOO", (PyObject *)c->descr,
+    PyObject *res = PyObject_CallFunction(oracle, "OOOsOO", (PyObject *)c->descr,
                                           lo ? lo : Py_None, hi ? hi : Py_None,
                                           names[m->lo_closed * 2 + m->hi_closed],
                                           c->tz ? c->tz : Py_None,
@@ -339,16 +411,15 @@ static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
     if (res != Py_None) {
         sf_bound a, b;
         if (!PyTuple_Check(res) || PyTuple_GET_SIZE(res) != 2) {
-            PyErr_SetString(PyExc_SystemError, "simdfilter._bounds.resolve returned a bad value");
+            PyErr_SetString(PyExc_ValueError, "_resolve_bounds: the oracle returned a bad value");
             got = -1;
         } else if (domain_value(PyTuple_GET_ITEM(res, 0), &a) < 0 ||
                    domain_value(PyTuple_GET_ITEM(res, 1), &b) < 0) {
             got = -1;
         } else {
-            /* An unbounded end of time data stays unbounded: Python's end of a
-             * time domain leaves NaT out, which an Arrow column has no such value
-             * for. (On int64 data Python's end may leave -2**63 out on purpose:
-             * beside a timedelta64 bound, NumPy makes it NaT.) */
+            /* An unbounded end of time data stays unbounded: the oracle's end
+             * of a time domain leaves NaT out, which an Arrow column has no
+             * such value for. */
             const int is_time = PyDataType_ISDATETIME(c->descr);
             if (is_time && (!lo || lo == Py_None))
                 a.kind = SF_BOUND_NONE;
@@ -356,50 +427,14 @@ static int resolve_in_python(const column *c, PyObject *lo, PyObject *hi,
                 b.kind = SF_BOUND_NONE;
             got = sf_resolve_range(c->type, &a, 1, &b, 1, r);
             if (got != SF_RANGE_OK && got != SF_RANGE_EMPTY) {
-                PyErr_SetString(PyExc_SystemError, "simdfilter._bounds.resolve returned a bad value");
+                PyErr_SetString(PyExc_ValueError,
+                                "_resolve_bounds: the oracle returned a bad value");
                 got = -1;
             }
         }
     }
     Py_DECREF(res);
     return got;
-}
-
-/* Both bounds read in C: 1, 0 for Python, -1 with an exception. */
-static int read_bounds(const column *c, PyObject *lo, PyObject *hi, sf_bound *a, int *lc,
-                       sf_bound *b, int *hc, int *nat) {
-    if (PyDataType_ISDATETIME(c->descr)) {
-        const int ra = sfpy_time_bound(lo, c, 1, a, lc, nat);
-        return ra == 1 ? sfpy_time_bound(hi, c, 0, b, hc, nat) : ra;
-    }
-    const int ra = read_number(lo, c->type, 1, a, lc);
-    return ra == 1 ? read_number(hi, c->type, 0, b, hc) : ra;
-}
-
-/* sfpy_resolve_bounds, and which path resolved them (*in_c), or only Python's. */
-static int resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
-                          sf_range *r, int python_only, int *in_c) {
-    sf_bound a, b;
-    int lc = m->lo_closed, hc = m->hi_closed, nat = 0;
-    const int got = python_only ? 0 : read_bounds(c, lo, hi, &a, &lc, &b, &hc, &nat);
-    *in_c = got == 1;
-    if (got < 0)
-        return -1;
-    if (got == 1) {
-        if (nat) /* a NaT bound: a range with no value in it */
-            return 0;
-        const int res = sf_resolve_range(c->type, &a, lc, &b, hc, r);
-        if (res == SF_RANGE_OK || res == SF_RANGE_EMPTY)
-            return res;
-        *in_c = 0; /* not reached: HUGE on float data is read as a double above */
-    }
-    return resolve_in_python(c, lo, hi, m, r);
-}
-
-int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
-                        sf_range *r) {
-    int in_c;
-    return resolve_bounds(c, lo, hi, m, r, 0, &in_c);
 }
 
 /* One end of a range as the Python number it stands for in the data's type. */
@@ -416,27 +451,31 @@ static PyObject *range_end(sf_type t, uint64_t bits, double f) {
     }
 }
 
-/* _resolve_bounds(values, lo, hi, inclusive="both", python=False), for tests:
- * ("c" or "python", None or (lo, hi)), the path that resolved the bounds of
- * a call on `values` and the inclusive range it found (python=True: Python's
- * path, whatever C could do). */
+/* _resolve_bounds(values, lo, hi, inclusive="both", python=None), for tests:
+ * ("c", None or (lo, hi)), the inclusive range the binding finds for the
+ * bounds of a call on `values`; with python=an oracle, ("python", ...): the
+ * range the oracle gives (called as resolve_by_oracle says), for the tests
+ * that hold the binding to the Python rule it replaced. */
 static PyObject *py_resolve_bounds(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"values", "lo", "hi", "inclusive", "python", NULL};
-    PyObject *values, *lo, *hi, *inclusive = NULL, *res = NULL;
-    int python_only = 0, in_c = 0;
+    PyObject *values, *lo, *hi, *inclusive = NULL, *oracle = Py_None, *res = NULL;
     inclusive_mode m;
     column c;
     sf_range r;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|Op:_resolve_bounds", keywords, &values,
-                                     &lo, &hi, &inclusive, &python_only) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:_resolve_bounds", keywords, &values,
+                                     &lo, &hi, &inclusive, &oracle) ||
         sfpy_parse_inclusive(inclusive, &m) < 0)
         return NULL;
+    if (oracle != Py_None && !PyCallable_Check(oracle))
+        return PyErr_Format(PyExc_TypeError, "_resolve_bounds: python must be callable");
     if (sfpy_column_from(sfpy_state_of(self), values, &c) == 0) {
-        const int got = resolve_bounds(&c, lo, hi, &m, &r, python_only, &in_c);
+        const char *path = oracle == Py_None ? "c" : "python";
+        const int got = oracle == Py_None ? sfpy_resolve_bounds(&c, lo, hi, &m, &r)
+                                          : resolve_by_oracle(oracle, &c, lo, hi, &m, &r);
         if (got == 0)
-            res = Py_BuildValue("(sO)", in_c ? "c" : "python", Py_None);
+            res = Py_BuildValue("(sO)", path, Py_None);
         else if (got > 0)
-            res = Py_BuildValue("(s(NN))", in_c ? "c" : "python", range_end(c.type, r.lo, r.flo),
+            res = Py_BuildValue("(s(NN))", path, range_end(c.type, r.lo, r.flo),
                                 range_end(c.type, r.hi, r.fhi));
     }
     sfpy_column_release(&c);
@@ -446,8 +485,9 @@ static PyObject *py_resolve_bounds(PyObject *self, PyObject *args, PyObject *kwa
 PyMethodDef sfpy_bounds_methods[] = {
     {"_resolve_bounds", (PyCFunction)(void (*)(void))py_resolve_bounds,
      METH_VARARGS | METH_KEYWORDS,
-     "_resolve_bounds(values, lo, hi, inclusive='both', python=False)\n--\n\n"
-     "For tests: which path resolved the bounds of a call on `values` ('c' or 'python') and "
-     "the inclusive range it found, (path, None or (lo, hi)); python=True takes Python's."},
+     "_resolve_bounds(values, lo, hi, inclusive='both', python=None)\n--\n\n"
+     "For tests: the inclusive range the binding finds for bounds of a call on `values`, "
+     "('c', None or (lo, hi)); python=an oracle (dtype, lo, hi, inclusive, tz, time_of_day) "
+     "-> None or (lo, hi) gives ('python', its range) on the same column."},
     {NULL, NULL, 0, NULL},
 };

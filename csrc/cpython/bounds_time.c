@@ -8,10 +8,9 @@
  * (include/simdfilter_time.h) turns what they hold into ticks of the data's
  * unit exactly, by the rules of simdfilter._bounds._time_real.
  *
- * Whatever is not read here - other strings, 0-d arrays, subclasses of the
- * datetime types, units whose arithmetic could overflow, and every bound that
- * Python answers with an error - goes to Python (the reader returns 0), so an
- * error message is always Python's own.
+ * Whatever is not read here - other strings, wall times in a zone, subclasses
+ * of the datetime types, and every bound refused - goes to bounds_time_rest.c
+ * (the reader returns 0), slower and by the same rules.
  */
 #include "binding.h"
 
@@ -91,7 +90,15 @@ static pandas_kind pandas_type(sfpy_state *st, PyObject *obj) {
     return kind;
 }
 
-/* An int64 attribute; 0 if it is missing or no int64 (then Python decides).
+int sfpy_is_pandas_nat(sfpy_state *st, PyObject *obj) {
+    return pandas_type(st, obj) == PD_NAT;
+}
+
+int sfpy_is_date_or_delta(PyObject *obj) {
+    return PyDate_Check(obj) || PyDelta_Check(obj);
+}
+
+/* An int64 attribute; 0 if it is missing or no int64 (then the slow reader decides).
  * pandas' `_value` and `_creso` are getsets of a Cython base class: where the
  * class keeps the generic getattr, the getter is called straight from the
  * descriptor, as PyObject_GetAttr would once it found a data descriptor, and
@@ -124,7 +131,7 @@ static int int_attr(PyObject *obj, PyObject *name, long long *out) {
 /* The ticks and unit of a pandas Timestamp or Timedelta: `_value` and
  * `_creso` from pandas 2.0 on; pandas 1.x names them `value` and `_reso`, and
  * its public constructors only make nanosecond ones (`value` is nanoseconds:
- * any other unit is left to Python). 0 if neither pair is there. */
+ * any other unit is left to the slow reader). 0 if neither pair is there. */
 static int pandas_ticks(const sfpy_state *st, PyObject *obj, long long *ticks, long long *unit) {
     if (int_attr(obj, st->str_value, ticks) && int_attr(obj, st->str_creso, unit))
         return 1;
@@ -134,8 +141,8 @@ static int pandas_ticks(const sfpy_state *st, PyObject *obj, long long *ticks, l
 
 /* A pandas Timestamp or Timedelta: its ticks (`_value`) in its unit (`_creso`,
  * a NumPy unit number): what its to_datetime64() / to_timedelta64() hold,
- * which is how Python reads it, without the 1-2 us those calls cost. For an
- * aware Timestamp the ticks are UTC: Python's wall time less utcoffset() is
+ * which is how the slow reader reads it, without the 1-2 us those calls cost. For an
+ * aware Timestamp the ticks are UTC: the wall time less utcoffset() is
  * the same instant (pandas derives the wall time from them), without the
  * 15 us utcoffset() costs a Timestamp. */
 static int pandas_value(const sfpy_state *st, PyObject *obj, sf_time *v) {
@@ -147,7 +154,7 @@ static int pandas_value(const sfpy_state *st, PyObject *obj, sf_time *v) {
 }
 
 /* A datetime.datetime as microseconds from the epoch (an aware one, with `tz`,
- * as its instant: the wall time less utcoffset(), as Python reads it). Python
+ * as its instant: the wall time less utcoffset(), as the slow reader reads it). It
  * refuses an aware one on naive data and a naive one on aware data. */
 static int datetime_value(const sfpy_state *st, PyObject *obj, int aware, sf_time *v) {
     const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
@@ -158,7 +165,8 @@ static int datetime_value(const sfpy_state *st, PyObject *obj, int aware, sf_tim
      * returns once it has checked the answer: a ZoneInfo answers in ~15 ns
      * where dt.utcoffset() takes ~230 (CPython 3.11; two bounds a call). The
      * check is made here: anything but a timedelta strictly within a day
-     * (None, or what Python would refuse) goes to the Python path. */
+     * (None, or what datetime.utcoffset() would refuse) goes to the slow reader
+     * (bounds_time_rest.c), which calls dt.utcoffset() itself. */
     PyObject *tz = ((PyDateTime_DateTime *)obj)->tzinfo;
     int64_t offset_us = 0;
     if (aware && tz != PyDateTime_TimeZone_UTC) {
@@ -193,7 +201,7 @@ static int numpy_time_value(PyObject *obj, sf_time *v) {
 }
 
 /* A duration (datetime.timedelta exactly) in microseconds, where NumPy's
- * np.timedelta64(td, "us") does not wrap around (Python keeps the others). */
+ * np.timedelta64(td, "us") does not wrap around (the slow reader wraps the others). */
 static int timedelta_value(PyObject *obj, sf_time *v) {
     return sf_time_from_duration(PyDateTime_DELTA_GET_DAYS(obj), PyDateTime_DELTA_GET_SECONDS(obj),
                                  PyDateTime_DELTA_GET_MICROSECONDS(obj), v);
@@ -201,7 +209,7 @@ static int timedelta_value(PyObject *obj, sf_time *v) {
 
 /* An ISO string as a bound: on naive data its wall time; on tz-aware data the
  * instant of a wall time with a UTC offset after its time of day (one without
- * is a wall time in the data's zone: Python's, with the zone's rules). */
+ * is a wall time in the data's zone: the slow reader's, with the zone's rules). */
 static int iso_value(PyObject *obj, int aware, sf_time *v) {
     if (!PyUnicode_IS_ASCII(obj))
         return 0;
@@ -209,8 +217,8 @@ static int iso_value(PyObject *obj, int aware, sf_time *v) {
                              (size_t)PyUnicode_GET_LENGTH(obj), aware, v);
 }
 
-/* A bound on datetime data as Python's _time_value/_aware_value read it: 1
- * with *v, 2 for NaT, 0 for Python. */
+/* A bound on datetime data as the rule reads it (bounds_time_rest.c has the rest): 1
+ * with *v, 2 for NaT, 0 for the slow reader. */
 static int datetime_bound(sfpy_state *st, PyObject *obj, int aware, sf_time *v) {
     if (PyArray_IsScalar(obj, Datetime)) {
         const int got = numpy_time_value(obj, v);
@@ -227,7 +235,7 @@ static int datetime_bound(sfpy_state *st, PyObject *obj, int aware, sf_time *v) 
     }
     switch (pandas_type(st, obj)) {
     case PD_NAT: return 2;
-    case PD_TIMESTAMP: { /* tzinfo set or not as Python's rules want it */
+    case PD_TIMESTAMP: { /* tzinfo set or not as the rule wants it */
         const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
         return has_tz == aware ? pandas_value(st, obj, v) : 0;
     }
@@ -236,7 +244,7 @@ static int datetime_bound(sfpy_state *st, PyObject *obj, int aware, sf_time *v) 
 }
 
 /* A bound on timedelta data (_time_value): 1 with *v, 3 with an int in *ticks
- * (ticks of the data's unit), 2 for NaT, 0 for Python. */
+ * (ticks of the data's unit), 2 for NaT, 0 for the slow reader. */
 static int timedelta_bound(sfpy_state *st, PyObject *obj, sf_time *v, sf_bound *ticks) {
     if (PyArray_IsScalar(obj, Timedelta)) {
         const PyTimedeltaScalarObject *s = (const PyTimedeltaScalarObject *)obj;
@@ -276,7 +284,7 @@ static int timedelta_bound(sfpy_state *st, PyObject *obj, sf_time *v, sf_bound *
 }
 
 /* A bound on time-of-day data: a naive datetime.time, as the time since
- * midnight (1 with *v); anything else is Python's (0), which refuses what
+ * midnight (1 with *v); anything else is the slow reader's (0), which refuses what
  * pandas and Polars refuse there (a timedelta among them). */
 static int time_of_day_bound(PyObject *obj, sf_time *v) {
     if (!PyTime_CheckExact(obj) || (_PyDateTime_HAS_TZINFO(obj) &&
@@ -304,16 +312,19 @@ int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int 
     if (obj == NULL || obj == Py_None)
         return 1;
     if (c->tz && !is_dt)
-        return 0; /* a zone on timedelta data: Python's error */
+        return 0; /* a zone on timedelta data: the slow reader's error */
     sf_time v;
     const int got = sfpy_time_of_day(c) ? time_of_day_bound(obj, &v)
                     : is_dt             ? datetime_bound(c->st, obj, c->tz != NULL, &v)
                                         : timedelta_bound(c->st, obj, &v, b);
+    if (got == 0)
+        return sfpy_time_bound_rest(obj, c, lower, b, closed, nat);
     if (got == 2)
         *nat = 1; /* matches nothing */
     if (got != 1)
-        return got ? 1 : 0;
+        return 1;
     int unit, num;
     data_unit(c->descr, &unit, &num);
-    return sf_time_bound(&v, is_dt, unit, num, lower, b, closed);
+    return sf_time_bound(&v, is_dt, unit, num, lower, b, closed) ? 1
+                                                                  : sfpy_time_unit_refused(&v, c);
 }

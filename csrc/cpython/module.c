@@ -284,44 +284,7 @@ static PyObject *py_auto_threads(PyObject *self, PyObject *args, PyObject *kwarg
     return PyLong_FromLong(threads < SF_MAX_THREADS ? threads : SF_MAX_THREADS);
 }
 
-/* ---- The package's helpers --------------------------------------------------- */
-
-static const char *const helper_names[SFPY_HELPER_COUNT] = {"resolve"};
-PyObject *sfpy_helper_get(const sfpy_state *st, sfpy_helper h) {
-    if (!st->helpers[h])
-        PyErr_Format(PyExc_RuntimeError,
-                     "simdfilter._core needs the Python helper %s, which `import simdfilter` "
-                     "registers (_core._register): import simdfilter, not simdfilter._core alone",
-                     helper_names[h]);
-    return st->helpers[h];
-}
-
-/* _register(resolve=):
- * the helpers given (each a callable) replace those registered before. */
-static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"resolve", NULL};
-    PyObject *got[SFPY_HELPER_COUNT] = {NULL};
-    sfpy_state *st = sfpy_state_of(self);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:_register", keywords, &got[0]))
-        return NULL;
-    for (int i = 0; i < SFPY_HELPER_COUNT; i++)
-        if (got[i] && !PyCallable_Check(got[i]))
-            return PyErr_Format(PyExc_TypeError, "_register: %s must be callable",
-                                helper_names[i]);
-    for (int i = 0; i < SFPY_HELPER_COUNT; i++) {
-        if (!got[i])
-            continue;
-        Py_INCREF(got[i]);
-        Py_XSETREF(st->helpers[i], got[i]);
-    }
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef filter_methods[] = {
-    {"_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
-     "_register(*, resolve=)\n--\n\n"
-     "Called by `import simdfilter`: the package's Python helper that the C binding calls "
-     "(bounds it does not read)."},
     {"filter_indexes", (PyCFunction)(void (*)(void))py_filter_indexes,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_doc},
     {"filter_values", (PyCFunction)(void (*)(void))py_filter_values,
@@ -376,8 +339,6 @@ static int exec_module(PyObject *m) {
 /* Every object the state holds, for the cycle collector and for the module's end. */
 #define SFPY_STATE_OBJECTS(X, st)                                                          \
     do {                                                                                  \
-        for (int i_ = 0; i_ < SFPY_HELPER_COUNT; i_++)                                    \
-            X((st)->helpers[i_]);                                                         \
         for (int i_ = 0; i_ < SFPY_ARG_COUNT; i_++)                                       \
             X((st)->arg_names[i_]);                                                       \
         for (int i_ = 0; i_ < 3; i_++)                                                    \

@@ -50,27 +50,6 @@ from ._zonemap import ZoneMap
 __version__: str = _core.__version__
 
 
-# The Python helper the C binding still calls, off the NumPy fast path
-# (csrc/cpython/README.md, "One way"): registered here, so that the extension
-# never imports the package it sits below. Columns (pandas, numpy.ma, Arrow),
-# their refusals and their zones the binding handles itself. The helper stands
-# in for its module until first called (an import of simdfilter does not load
-# _bounds' Fraction and Decimal arithmetic), then registers the real one.
-def _first_call(module: str, name: str):
-    def load(*args):
-        import importlib
-
-        helper = getattr(importlib.import_module(module, __name__), name)
-        _core._register(**{name: helper})
-        return helper(*args)
-
-    return load
-
-
-_core._register(
-    resolve=_first_call("._bounds", "resolve"),
-)
-
 __all__ = [
     "filter_indexes",
     "filter_values",

@@ -21,7 +21,7 @@ a column no kernel reads; the rest is here, once:
   ``filter_indexes`` call on a column that gives them (``positions``).
 
 The bounds follow one rule on every face, NumPy 2's (NEP 50), applied by the
-library itself (:mod:`simdfilter._bounds`): no face adjusts a bound of its own,
+C binding itself (csrc/cpython/bounds_py.c): no face adjusts a bound of its own,
 except where its host compares otherwise (an Arrow-backed float32 column in pandas).
 """
 

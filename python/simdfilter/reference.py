@@ -1,7 +1,7 @@
 """Pure-NumPy versions of the public functions: slow, obvious, and the tests' oracle.
 
 They implement the documented semantics directly, comparing each element with the
-bounds exactly, and share no code with the C path or with ``simdfilter._bounds``.
+bounds exactly, and share no code with the C path (which holds the bound rule).
 A bound is first the number NumPy 2 compares the data with (NEP 50), found with
 NumPy's own conversions wherever they succeed without an error or a warning: a
 Python float on float32 data is ``np.float32(b)``, a Python int on float data

@@ -142,13 +142,14 @@ qemu_numpy2_only=(
     # the pandas, Polars and Dask faces: Python over the same C entry points
     tests/test_faces.py tests/test_pandas_accessor.py tests/test_polars_namespace.py
     tests/test_polars_expressions.py tests/test_invert_faces.py tests/test_readme.py
-    # simdfilter._bounds.resolve with time zones: Python against pandas' rules
+    # bounds on tz-aware data against pandas' rules: the binding's zone rules
+    # (zoneinfo), the same code on every kernel
     tests/test_bounds_tz.py
     # result.c's size edges and the result pool: the same C code on every
     # kernel (the default one here), 24 runs of 2**27 elements
     tests/test_fresh_results.py
-    # the C binding's helper registration: one code path, no kernel
-    tests/test_helpers_registered.py
+    # the extension loaded alone: one code path, no kernel
+    tests/test_extension_alone.py
 )
 # Single tests, as pytest --deselect takes them (a node id, or its prefix):
 qemu_numpy2_only_tests=(

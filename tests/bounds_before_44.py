@@ -1,39 +1,17 @@
-"""Exact resolution of range bounds into the data's own domain.
+"""The bound rule on time data as simdfilter._bounds wrote it in Python before
+issue 44, frozen here as the tests' oracle: the C binding now reads every bound
+itself (csrc/cpython/bounds_time.c, bounds_time_rest.c), and the tests check it
+gives the same ranges and the same errors as this did (tests/test_bound_paths.py,
+test_time_of_day.py, test_numpy_bound_rule.py). Not shipped; not to be edited
+but to record a deliberate change of the rule.
 
-The C binding resolves the common cases itself, by these same rules (tests check
-that both agree): Python and NumPy ints, bools and floats, datetime64/timedelta64
-of any unit, datetime/date/timedelta, pandas Timestamp/Timedelta/NaT, and ISO
-strings of the forms ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD[Thh:mm[:ss[.f]]]`` on naive
-data (on tz-aware data, a time of day with a UTC offset). The rest comes here: other strings, ``fractions.Fraction`` and ``decimal.Decimal``, NumPy
-long doubles, 0-d arrays, subclasses of the datetime types, and every bound this
-module refuses (so that the error is its own). The arithmetic is exact
-(rationals), so a bound is never wrapped, truncated or rounded the wrong way.
-
-The number a bound stands for is the one NumPy 2 compares the data with (NEP 50):
-a Python float on float32 data is taken at float32, a Python int on float data as
-NumPy converts it (to a double, then to float32 on float32 data), a 64-bit NumPy
-integer on float data as a double, and on int64/uint64 data a float bound is
-compared as NumPy compares it, with the data's values rounded to doubles. Where
-NumPy raises or warns instead (an int beyond every double, a float32 overflow),
-and for every other bound (Fractions, Decimals, strings), the number is exact.
-See ``_numpy_rule.numpy_rule``; the C path follows the same rule (bounds_py.c, numpy_rule).
-
-``resolve`` returns ``None`` for an empty range, or ``(lo, hi)``: the inclusive
-bounds as Python ints (integer, bool and time data; NaT excluded) or as floats
-exactly representable in the data's float type.
-
-Datetime data with a time zone (``tz``) store UTC ticks and are compared as
-instants, as pandas compares them: an aware bound (a Timestamp or datetime with
-a tzinfo, an ISO string ending in ``Z`` or ``+HH:MM``) is taken to UTC, an ISO
-string without an offset is read as a wall time in the data's zone, and a naive
-datetime-like bound raises TypeError (as does an aware one on naive data).
-The strings themselves are read by :mod:`simdfilter._iso`.
+resolve(dtype, lo, hi, inclusive, tz=None, time_of_day=False): the inclusive
+bounds in ticks of the time dtype, or None when empty (the old docstring below).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import decimal
 import functools
 import math
 import numbers
@@ -43,109 +21,97 @@ from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _iso
-from ._numpy_rule import Number, numpy_rule as _numpy_rule, scalar as _scalar
+# ---- simdfilter._iso before issue 44 ----
 
-# A bound after reading: None (unbounded), NaN (matches nothing), +-inf, or an
-# exact rational. Fractions stand in for ints too.
+import warnings
+
+# Fractions of a second, read apart from the rest: NumPy parses a string in the
+# unit its digits need, and 2013 in picoseconds wraps around int64.
+ISO_FRACTION = re.compile(r"^(?P<head>.*\d{2}:\d{2}:\d{2})[.,](?P<frac>\d+)(?P<tail>.*)$")
+
+# An ISO string's UTC offset: 'Z', '+HH', '+HHMM' or '+HH:MM' after a time of day.
+ISO_OFFSET = re.compile(
+    r"^(?P<wall>.*[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?)\s*"
+    r"(?:(?P<z>[Zz])|(?P<sign>[+-])(?P<h>\d{2})(?::?(?P<m>\d{2}))?)$"
+)
+
+
+class Wall:
+    """A datetime string read exactly: a NumPy datetime (whole seconds or coarser)
+    plus `extra` attoseconds (a Fraction when finer than attoseconds)."""
+
+    __slots__ = ("dt64", "extra")
+
+    def __init__(self, dt64: np.datetime64, extra: Fraction) -> None:
+        self.dt64, self.extra = dt64, extra
+
+
+def parse_wall(text: str, original: str) -> Union[Wall, np.datetime64]:
+    """`text` (`original` minus any UTC offset) as a Wall, or NaT."""
+    text = text.strip()
+    m = ISO_FRACTION.match(text)
+    extra = Fraction(0)
+    if m:
+        text = m["head"] + m["tail"]
+        # Attoseconds exactly; past them only whether a digit is nonzero counts
+        # (any such instant lies strictly between the same attoseconds), and
+        # int() of a long string is slow, or refused past 4300 digits.
+        frac = m["frac"]
+        extra = Fraction(int(frac[:18].ljust(18, "0")))
+        if frac[18:].strip("0"):
+            extra += Fraction(1, 2)
+    if text.lower() in ("nat", ""):  # NumPy's NaT strings; parsed, 2.5 warns of a generic unit
+        return np.datetime64("NaT", "s")
+    with warnings.catch_warnings():
+        # NumPy only warns when it drops a timezone ('Z', '+01:00'): refuse.
+        warnings.simplefilter("error")
+        try:
+            v = np.datetime64(text)
+        except (UserWarning, DeprecationWarning):
+            raise TypeError(
+                f"{original!r} has a timezone; datetime64 data are naive: "
+                "give the bound in the data's own time"
+            ) from None
+        except ValueError as exc:
+            raise ValueError(f"cannot read {original!r} as a datetime64 bound: {exc}") from None
+    return v if np.isnat(v) else Wall(v, extra)
+
+
+def parse_aware(text: str) -> Tuple[Union[Wall, np.datetime64], Optional[int]]:
+    """A string bound on tz-aware data: its wall time (a Wall, or NaT) and the
+    UTC offset it gives in attoseconds, or None when it gives none (the wall time
+    is then in the data's zone). An offset the wall parser does not know is a
+    ValueError."""
+    m = ISO_OFFSET.match(text.strip())
+    try:
+        wall = parse_wall(m["wall"] if m else text, text)
+    except TypeError as exc:  # an offset this parser does not know
+        raise ValueError(f"cannot read {text!r} as a datetime bound: {exc}") from None
+    if m is None or not isinstance(wall, Wall):
+        return wall, None
+    if m["z"]:
+        return wall, 0
+    off = (int(m["h"]) * 3600 + int(m["m"] or 0) * 60) * 10**18
+    return wall, -off if m["sign"] == "-" else off
+
+
+# ---- simdfilter._bounds (time part) before issue 44 ----
+
+
+# A bound after reading: None (unbounded), NaN (matches nothing), or an exact
+# rational (a whole number of ticks, or a half-tick marker).
 _NAN = float("nan")
+
+
+def _scalar(value: Any) -> Any:
+    """0-d arrays stand for their element, as they do in NumPy comparisons."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
 
 
 def _is_pandas_nat(value: Any) -> bool:
     return type(value).__name__ == "NaTType" and type(value).__module__.startswith("pandas")
-
-
-def _real(value: Any) -> Union[None, float, Fraction]:
-    """A numeric bound as None, a float NaN/inf, or an exact Fraction."""
-    value = _scalar(value)
-    if value is None:
-        return None
-    if _is_pandas_nat(value):
-        raise TypeError("a NaT bound does not apply to numeric data")
-    # Before the number checks: np.timedelta64 is a subclass of np.integer.
-    if isinstance(value, (np.datetime64, np.timedelta64, _dt.date, _dt.timedelta, str)):
-        raise TypeError(f"a {type(value).__name__} bound does not apply to numeric data")
-    if isinstance(value, (bool, np.bool_)):
-        return Fraction(int(value))
-    if isinstance(value, (numbers.Integral, np.integer)):
-        return _rational(int(value), 1)
-    if isinstance(value, (float, np.floating)):
-        # np.isinf, not math.isinf: a finite long double may exceed a double's range.
-        if np.isnan(value):
-            return _NAN
-        if np.isinf(value):
-            return float(value)
-        return Fraction(*value.as_integer_ratio())
-    if isinstance(value, decimal.Decimal):
-        if value.is_nan():
-            return _NAN
-        if value.is_infinite():
-            return float(value)
-        return _decimal(value)
-    if isinstance(value, Fraction):
-        return _rational(value.numerator, value.denominator)
-    if isinstance(value, numbers.Rational):
-        num, den = int(value.numerator), int(value.denominator)
-        if den == 0:
-            raise ZeroDivisionError(f"a {type(value).__name__} bound has a zero denominator")
-        return _rational(-num if den < 0 else num, abs(den))
-    raise TypeError(f"bounds must be real numbers or None, not {type(value).__name__}")
-
-
-# Exact rationals whose cost grows with their size (Decimal('1e999999999'),
-# Fraction(1, 10**10**7)) stand in for a small one that compares alike with
-# every value of every dtype read here: all of those (ints, float32, float64)
-# are multiples of 2**-1074 below 2**1024 in magnitude. Beyond 2**_FAR, any
-# number of a sign compares alike; below 2**-_FAR, any nonzero one of a sign
-# lies strictly between 0 and the smallest subnormal; in between, a number off
-# the 2**-_GRID grid compares as the midpoint of its grid interval, which
-# holds no value of any dtype. So the answer is exact, and costs what the
-# number's first couple of thousand bits cost.
-_FAR = 1100
-_GRID = 1076
-_DECIMAL_FAR = 400  # 10**400 > 2**1100 and 10**-400 < 2**-1100
-_DECIMAL_GRID = 1100  # 10**-1100 divides 2**-1074: a multiple of it holds every float
-_DECIMAL_CONTEXT = decimal.Context(
-    prec=2 * _DECIMAL_GRID,
-    rounding=decimal.ROUND_DOWN,
-    Emin=decimal.MIN_EMIN,
-    Emax=decimal.MAX_EMAX,
-)
-
-
-def _rational(num: int, den: int) -> Fraction:
-    """num/den (den > 0) or its stand-in: see _FAR."""
-    if num == 0:
-        return Fraction(0)
-    sign = 1 if num > 0 else -1
-    e = abs(num).bit_length() - den.bit_length()  # 2**(e-1) < |num/den| < 2**(e+1)
-    if e > _FAR:
-        return Fraction(sign << _FAR)
-    if e < -_FAR:
-        return Fraction(sign, 1 << _FAR)
-    if den.bit_length() <= 2 * _FAR:
-        return Fraction(num, den)
-    # A short quotient of long numbers: cheap, where the gcd of Fraction(num, den) is not.
-    k, rest = divmod(num << _GRID, den)
-    return Fraction(2 * k + (rest != 0), 1 << (_GRID + 1))
-
-
-def _decimal(d: decimal.Decimal) -> Fraction:
-    """A finite Decimal exactly, or its stand-in: see _FAR. The exponent alone
-    decides one far out of range; Fraction(d) would compute 10**exponent."""
-    if d.is_zero():
-        return Fraction(0)
-    sign = -1 if d.is_signed() else 1
-    if d.adjusted() > _DECIMAL_FAR:
-        return Fraction(sign << _FAR)
-    if d.adjusted() < -_DECIMAL_FAR:
-        return Fraction(sign, 1 << _FAR)
-    if d.as_tuple().exponent < -_DECIMAL_GRID:  # digits finer than any float's
-        t = d.quantize(decimal.Decimal(1).scaleb(-_DECIMAL_GRID), context=_DECIMAL_CONTEXT)
-        if t != d:
-            return Fraction(t) + Fraction(sign, 2 * 10**_DECIMAL_GRID)
-        return Fraction(t)
-    return Fraction(d)
 
 
 def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelta64, int]:
@@ -161,7 +127,7 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
         if isinstance(value, np.datetime64):
             return value
         if isinstance(value, str):
-            return _iso.parse_wall(value, value)
+            return parse_wall(value, value)
         if _is_pandas(value, "Timestamp"):
             if value.tzinfo is not None:
                 raise TypeError(
@@ -198,17 +164,6 @@ def _time_value(dtype: np.dtype, value: Any) -> Union[np.datetime64, np.timedelt
     if int(value) == -(2**63):  # NumPy reads it as NaT
         return np.array("NaT", dtype=dtype)[()]
     return int(value)
-
-
-def _timedelta_count(dtype: np.dtype, value: Any) -> Any:
-    """An np.timedelta64 bound on integer or bool data as NumPy compares it: the
-    data cast to the bound's unit, so the bound's count of units (NaT: nothing).
-    NumPy refuses it on uint64 and float data, and so does _real."""
-    value = _scalar(value)
-    # kind and itemsize, not `dtype == np.uint64`: a non-native '>u8' is uint64 too.
-    if not isinstance(value, np.timedelta64) or dtype.kind not in "biu" or dtype.str[1:] == "u8":
-        return value
-    return _NAN if np.isnat(value) else value.astype(np.int64)
 
 
 def _is_pandas(value: Any, name: str) -> bool:
@@ -342,7 +297,7 @@ def _wall_offset(wall: np.datetime64, tz: str, text: str) -> int:
 
 def _aware_value(
     dtype: np.dtype, value: Any, tz: str
-) -> Tuple[Union[None, np.datetime64, _iso.Wall], int]:
+) -> Tuple[Union[None, np.datetime64, Wall], int]:
     """A bound on datetime data in zone `tz`, as (naive wall time, offset): the
     instant is the wall time minus the offset (attoseconds). (None, 0) for NaT."""
     value = _scalar(value)
@@ -351,8 +306,8 @@ def _aware_value(
     if _is_pandas_nat(value) or (isinstance(value, np.datetime64) and np.isnat(value)):
         return None, 0
     if isinstance(value, str):
-        wall, off = _iso.parse_aware(value)
-        if not isinstance(wall, _iso.Wall):
+        wall, off = parse_aware(value)
+        if not isinstance(wall, Wall):
             return None, 0
         if off is None:  # a wall time in the data's zone
             return wall, _wall_offset(wall.dt64, tz, value)
@@ -402,7 +357,7 @@ def _time_real(
     if isinstance(v, int):
         return Fraction(v)
     extra = 0
-    if isinstance(v, _iso.Wall):
+    if isinstance(v, Wall):
         v, extra = v.dt64, v.extra
     if np.isnat(v):
         return _NAN
@@ -435,67 +390,11 @@ def _time_real(
     return Fraction(floor) if exact else Fraction(2 * floor + 1, 2)
 
 
-def _integer_domain(dtype: np.dtype) -> Tuple[int, int]:
-    if dtype.kind == "b":
-        return 0, 1
-    if dtype.kind in "mM":
-        return -(2**63) + 1, 2**63 - 1  # -2**63 is NaT
-    info = np.iinfo(dtype)
-    return int(info.min), int(info.max)
-
-
-def _float_bound(
-    q: Union[float, Fraction], ftype: type, strict: bool, lower: bool
-) -> Optional[float]:
-    """The smallest value of ftype >= q (lower) or the largest <= q (upper), made
-    strict when the bound is open; None if no value of ftype qualifies."""
-    sign = 1 if lower else -1
-    if isinstance(q, float):  # +-inf
-        if q * sign > 0:  # at least +inf, or at most -inf
-            return None if strict else q
-        # at least -inf, or at most +inf: the infinity itself, or the largest finite
-        return -sign * math.inf if not strict else -sign * float(np.finfo(ftype).max)
-
-    def ok(x) -> bool:
-        if np.isinf(x):
-            return bool(x * sign > 0)
-        d = Fraction(*float(x).as_integer_ratio()) - q
-        d *= sign
-        return d > 0 if strict else d >= 0
-
-    toward, away = ftype(sign * np.inf), ftype(-sign * np.inf)
-    c = _round(q, ftype)
-    # The rounded value is within an ulp or two: step outward until it
-    # qualifies, then inward while the next one still does.
-    with np.errstate(over="ignore"):  # stepping from the largest float to inf is intended
-        while not ok(c):
-            c = np.nextafter(c, toward)
-        while True:
-            nb = np.nextafter(c, away)
-            if nb == c or not ok(nb):
-                break
-            c = nb
-    return float(c)
-
-
-def _round(q: Fraction, ftype: type):
-    try:
-        d = float(q)
-    except OverflowError:
-        d = math.inf if q > 0 else -math.inf
-    with np.errstate(over="ignore"):
-        return ftype(d)
-
-
-def _int_at_least(q, strict: bool) -> Optional[Number]:
-    if isinstance(q, float):  # +-inf
-        return None if q > 0 else -math.inf
+def _int_at_least(q: Fraction, strict: bool) -> int:
     return math.floor(q) + 1 if strict else math.ceil(q)
 
 
-def _int_at_most(q, strict: bool) -> Optional[Number]:
-    if isinstance(q, float):
-        return None if q < 0 else math.inf
+def _int_at_most(q: Fraction, strict: bool) -> int:
     return math.ceil(q) - 1 if strict else math.floor(q)
 
 
@@ -521,13 +420,13 @@ def resolve(
     inclusive: str,
     tz: Optional[str] = None,
     time_of_day: bool = False,
-) -> Optional[Tuple[Number, Number]]:
-    """Inclusive bounds of [lo, hi] (per `inclusive`) in `dtype`'s values, or None if empty.
+) -> Optional[Tuple[int, int]]:
+    """Inclusive bounds of [lo, hi] (per `inclusive`) in ticks of `dtype`, or None if empty.
 
     Parameters
     ----------
     dtype : np.dtype
-        The data's dtype (datetime64/timedelta64 of the data's unit for time data).
+        The data's dtype: datetime64 or timedelta64, of the data's unit.
     lo, hi : Any
         The bounds, None for unbounded.
     inclusive : {"both", "left", "right", "neither"}
@@ -539,42 +438,23 @@ def resolve(
     time_of_day : bool
         timedelta64 `dtype` holding times of day (Arrow time32/time64, Polars
         Time): the bounds are naive ``datetime.time`` (or None).
+
+    Raises
+    ------
+    ValueError
+        For numeric `dtype`, whose bounds the C binding alone reads.
     """
     dtype = np.dtype(dtype)
-    left_closed = inclusive in ("both", "left")
-    right_closed = inclusive in ("both", "right")
-    # Integer data cast to a timedelta64 bound's unit: int64's -2**63 becomes NaT.
-    int64_as_timedelta = False
     if tz is not None and dtype.kind != "M":
         raise ValueError(f"a time zone applies to datetime64 data, not {dtype}")
+    if dtype.kind not in "mM":
+        raise ValueError(f"bounds on {dtype} data are the C binding's alone (bounds_py.c)")
     if time_of_day:
         lo, hi = _since_midnight(lo), _since_midnight(hi)
-    if dtype.kind in "mM":
-        qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
-    else:
-        int64_as_timedelta = dtype.str[1:] == "i8" and (  # any byte order
-            isinstance(_scalar(lo), np.timedelta64) or isinstance(_scalar(hi), np.timedelta64)
-        )
-        lo, hi = _timedelta_count(dtype, lo), _timedelta_count(dtype, hi)
-        qlo = _real(_numpy_rule(dtype, lo, True, left_closed))
-        qhi = _real(_numpy_rule(dtype, hi, False, right_closed))
+    qlo, qhi = _time_real(dtype, lo, tz), _time_real(dtype, hi, tz)
     if (isinstance(qlo, float) and math.isnan(qlo)) or (isinstance(qhi, float) and math.isnan(qhi)):
         return None
-    if dtype.kind == "f":
-        ftype = dtype.type
-        a = -math.inf if qlo is None else _float_bound(qlo, ftype, not left_closed, lower=True)
-        b = math.inf if qhi is None else _float_bound(qhi, ftype, not right_closed, lower=False)
-        if a is None or b is None or not a <= b:
-            return None
-        return a, b
-    dmin, dmax = _integer_domain(dtype)
-    if int64_as_timedelta:
-        dmin += 1  # -2**63 is NaT then: it matches nothing
-    a = dmin if qlo is None else _int_at_least(qlo, not left_closed)
-    b = dmax if qhi is None else _int_at_most(qhi, not right_closed)
-    if a is None or b is None:
-        return None
-    a, b = max(a, dmin), min(b, dmax)
-    if a > b:
-        return None
-    return int(a), int(b)
+    dmin, dmax = -(2**63) + 1, 2**63 - 1  # -2**63 is NaT
+    a = dmin if qlo is None else max(_int_at_least(qlo, inclusive not in ("both", "left")), dmin)
+    b = dmax if qhi is None else min(_int_at_most(qhi, inclusive not in ("both", "right")), dmax)
+    return None if a > b else (a, b)

@@ -1,10 +1,10 @@
-"""The C binding calls the package's Python helpers only as the package
-registered them at import (_core._register); it never imports the package."""
+"""The extension stands alone (issue 44): it never imports the package and keeps no
+helpers of it to call back, so a module object loaded without the package answers
+every kind of bound, the exact and the slow ones too."""
 
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from simdfilter import _core
 
@@ -17,17 +17,11 @@ def test_binding_imports_no_simdfilter_module():
         assert 'PyImport_ImportModule("simdfilter' not in text, path.name
 
 
-def test_register_refuses_what_cannot_be_called():
-    with pytest.raises(TypeError, match="resolve must be callable"):
-        _core._register(resolve=1)
-    with pytest.raises(TypeError):
-        _core._register(len)  # by keyword only
-
-
-def test_unregistered_helper_is_a_clear_error(fresh_python):
-    # The extension loaded on its own, without the package that registers its helpers.
+def test_the_extension_alone_reads_every_bound(fresh_python):
+    # The extension loaded on its own, the package never imported.
     code = (
-        "import importlib.machinery, importlib.util, sys\n"
+        "import importlib.machinery, importlib.util, sys, datetime as dt\n"
+        "from decimal import Decimal\n"
         "from fractions import Fraction\n"
         "import numpy as np\n"
         "loader = importlib.machinery.ExtensionFileLoader('simdfilter._core', sys.argv[1])\n"
@@ -35,29 +29,36 @@ def test_unregistered_helper_is_a_clear_error(fresh_python):
         "core = importlib.util.module_from_spec(spec)\n"
         "loader.exec_module(core)\n"
         "print(core.filter_indexes(np.arange(4), 1, 2).tolist())\n"
+        "print(core.filter_indexes(np.arange(4), Fraction(1, 2), Decimal('2.5')).tolist())\n"
+        "print(core.filter_indexes(np.arange(4.0), np.longdouble(0.5), np.array(2)).tolist())\n"
+        "hours = np.arange(4).view('M8[h]')\n"
+        "print(core.filter_indexes(hours, '1970-01-01T01', None).tolist())\n"
         "try:\n"
-        "    core.filter_indexes(np.arange(4), Fraction(1, 2), 2)\n"
-        "except RuntimeError as e:\n"
-        "    print('RuntimeError:', e)\n"
+        "    core.filter_indexes(np.arange(4), 'x', None)\n"
+        "except TypeError as e:\n"
+        "    print('TypeError:', e)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('simdfilter')))\n"
     )
     r = subprocess.run(
         [fresh_python, "-c", code, _core.__file__], capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.splitlines()
-    assert lines[0] == "[1, 2]"
-    assert lines[1].startswith("RuntimeError: simdfilter._core needs the Python helper resolve")
-    assert "import simdfilter" in lines[1]
+    assert r.stdout.splitlines() == [
+        "[1, 2]",
+        "[1, 2]",
+        "[1, 2]",
+        "[1, 2, 3]",
+        "TypeError: a str bound does not apply to numeric data",
+        "[]",
+    ]
 
 
 def test_each_module_object_has_its_own_state():
     # Multi-phase init (PEP 489): a second module object made from the same
-    # extension, in this process, starts with no helpers registered and its own
-    # kernel context, and leaves the package's module as it was.
+    # extension, in this process, has its own state and kernel context, and
+    # leaves the package's module as it was.
     import importlib.machinery
     import importlib.util
-    from fractions import Fraction
-
     import numpy as np
 
     import simdfilter
@@ -68,9 +69,10 @@ def test_each_module_object_has_its_own_state():
     loader.exec_module(other)
     assert other is not _core and other.kernel_context is not _core.kernel_context
     assert other.filter_indexes(np.arange(4), 1, 2).tolist() == [1, 2]
-    with pytest.raises(RuntimeError, match="needs the Python helper resolve"):
-        other.filter_indexes(np.arange(4), Fraction(1, 2), 2)
-    assert simdfilter.filter_indexes(np.arange(4), Fraction(1, 2), 2).tolist() == [1, 2]
+    # An hour with no minutes: an ISO form the slow reader takes, in either module.
+    hours = np.arange(4).view("M8[h]")
+    assert other.filter_indexes(hours, "1970-01-01T01", "1970-01-01T02").tolist() == [1, 2]
+    assert simdfilter.filter_indexes(hours, "1970-01-01T01", "1970-01-01T02").tolist() == [1, 2]
     before = simdfilter.active_kernel()
     with simdfilter.use_kernel("scalar"):  # this module's context variable only
         assert simdfilter.active_kernel() == "scalar"
