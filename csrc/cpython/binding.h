@@ -286,10 +286,11 @@ extern PyMethodDef sfpy_refusal_methods[];
 /* ---- gil.c: running a query with the GIL released and Ctrl-C honoured ---- */
 
 /* sf_execute for a call over `n` elements (fresh_out: out is a new array, as
- * sf_exec.fresh_out says). Returns the number found, or -1 with an exception
+ * sf_exec.fresh_out says; out_resident: its first bytes written before, as
+ * sf_exec.out_resident says). Returns the number found, or -1 with an exception
  * (KeyboardInterrupt from Ctrl-C, or another a signal handler raised). */
 Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
-                        int threads, int fresh_out, size_t n);
+                        int threads, int fresh_out, size_t out_resident, size_t n);
 
 /* ---- kernels_py.c: the kernel a call runs ---- */
 
@@ -310,9 +311,10 @@ static inline int sfpy_poolable(size_t bytes) {
 int sfpy_pool_init(PyObject *module, sfpy_state *st);
 /* Frees the arena (the module's end). */
 void sfpy_pool_free(sfpy_state *st);
-/* A chunk of the arena of at least `bytes`; *fresh 0 when its pages are
- * mapped already. NULL (no exception set) when no memory can be had. */
-void *sfpy_pool_take(sfpy_state *st, size_t bytes, sf_chunk **chunk, int *fresh);
+/* A chunk of the arena of at least `bytes`; *warm: how many of its first bytes
+ * hold pages already (sf_arena_take's). NULL (no exception set) when no memory
+ * can be had. */
+void *sfpy_pool_take(sfpy_state *st, size_t bytes, sf_chunk **chunk, size_t *warm);
 /* A chunk back to the arena, unused. */
 void sfpy_pool_give(sfpy_state *st, sf_chunk *chunk);
 /* A 1-d array of k elements of descr over mem, the start of chunk, which it
@@ -368,7 +370,7 @@ int sfpy_add_result_constants(PyObject *m);
 /* The query over the column into out (room for `capacity` results), the GIL
  * released: the number found, or -1 with an exception. */
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
-                           int threads, int fresh_out);
+                           int threads, int fresh_out, size_t out_resident);
 
 /* ---- masks_py.c: in_range's results ---- */
 

@@ -22,9 +22,9 @@ static int check_signals(void *ctx) {
 }
 
 Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
-                        int threads, int fresh_out, size_t n) {
+                        int threads, int fresh_out, size_t out_resident, size_t n) {
     gil_state g = {NULL};
-    const sf_exec opts = {threads, check_signals, &g, fresh_out};
+    const sf_exec opts = {threads, check_signals, &g, fresh_out, out_resident};
     size_t found = 0;
     if (n >= RELEASE_GIL_MIN)
         g.released = PyEval_SaveThread();

@@ -30,7 +30,7 @@ static PyObject *mask_into(sfpy_state *st, const sf_query *q, int nonempty, cons
         return NULL;
     if (!nonempty || col->n == 0)
         memset(PyArray_BYTES(res), 0, count);
-    else if (sfpy_run_column(q, col, PyArray_BYTES(res), col->n, threads, fresh) < 0) {
+    else if (sfpy_run_column(q, col, PyArray_BYTES(res), col->n, threads, fresh, 0) < 0) {
         Py_DECREF(res);
         return NULL;
     }
@@ -172,7 +172,7 @@ PyObject *sfpy_bits_result(const sf_query *q, int nonempty, const column *col, i
     }
     if (!nonempty || n == 0)
         memset(values, 0, bytes);
-    else if (sfpy_run_column(q, col, values, n, threads, 1) < 0) {
+    else if (sfpy_run_column(q, col, values, n, threads, 1, 0) < 0) {
         free(values), free(valid), free(buffers), free(schema), free(array);
         return NULL;
     }

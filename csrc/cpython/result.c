@@ -181,7 +181,8 @@ typedef struct call_run {
     const sf_query *q;
     const column *column;
     int threads;
-    int fresh_out; /* out is an array allocated for this call */
+    int fresh_out;       /* out is an array allocated for this call */
+    size_t out_resident; /* its first bytes written before (a recycled chunk's) */
 } call_run;
 
 sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
@@ -195,11 +196,11 @@ sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *
 }
 
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
-                           int threads, int fresh_out) {
+                           int threads, int fresh_out, size_t out_resident) {
     column_source storage;
     sf_sorted_source sorted;
     sf_source *src = sfpy_query_source(col, q, &storage, &sorted);
-    const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, col->n);
+    const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, out_resident, col->n);
     sfpy_column_source_free(col, &storage);
     /* A refused chunk ended the source: its elements were never written, and
      * a fresh result's memory (the arena's, reused unzeroed) would keep what
@@ -208,7 +209,8 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
 }
 
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
-    return sfpy_run_column(c->q, c->column, out, capacity, c->threads, c->fresh_out);
+    return sfpy_run_column(c->q, c->column, out, capacity, c->threads, c->fresh_out,
+                           c->out_resident);
 }
 
 /* Whether n elements of descr can be addressed at all: NumPy refuses more
@@ -243,7 +245,7 @@ static PyObject *shrunk(PyArrayObject *res, Py_ssize_t k) {
 static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     sf_query count = *c->q;
     count.op = SF_OP_COUNT;
-    const call_run counting = {c->st, &count, c->column, c->threads, 0};
+    const call_run counting = {c->st, &count, c->column, c->threads, 0, 0};
     const Py_ssize_t need = run_into(&counting, NULL, 0);
     if (need < 0)
         return NULL;
@@ -255,7 +257,7 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
         return NULL;
     }
     PyObject *res = new_1d(descr, need);
-    const call_run filling = {c->st, c->q, c->column, c->threads, 1};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 1, 0};
     const Py_ssize_t k =
         res && need ? run_into(&filling, PyArray_BYTES((PyArrayObject *)res), (size_t)need) : 0;
     if (k < 0)
@@ -270,9 +272,12 @@ PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *
     *fresh = 1;
     if (sfpy_poolable(bytes)) {
         sf_chunk *chunk;
-        void *mem = sfpy_pool_take(st, bytes, &chunk, fresh);
-        if (mem)
+        size_t warm;
+        void *mem = sfpy_pool_take(st, bytes, &chunk, &warm);
+        if (mem) {
+            *fresh = warm < bytes;
             return sfpy_pool_array(st, descr, k, chunk, mem);
+        }
     }
     return new_1d(descr, k);
 }
@@ -364,12 +369,13 @@ static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n
     sfpy_state *st = c->st;
     const size_t size = (size_t)PyDataType_ELSIZE(descr), worst = n * size;
     sf_chunk *chunk;
-    int fresh;
-    void *mem = sfpy_pool_take(st, worst, &chunk, &fresh);
+    size_t warm;
+    void *mem = sfpy_pool_take(st, worst, &chunk, &warm);
     *tried = mem != NULL;
     if (!mem)
         return NULL;
-    const call_run filling = {st, c->q, c->column, c->threads, fresh};
+    const int fresh = warm < worst;
+    const call_run filling = {st, c->q, c->column, c->threads, fresh, fresh ? warm : 0};
     const Py_ssize_t k = run_into(&filling, mem, n);
     if (k < 0) {
         sf_arena_shrink(st->arena, chunk, worst, worst); /* its pages may be mapped */
@@ -388,7 +394,7 @@ static PyObject *pooled_result(const call_run *c, PyArray_Descr *descr, size_t n
  * a call against 3,100 with a realloc shrink). */
 static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n) {
     _Alignas(64) unsigned char stage[SFPY_POOL_MIN];
-    const call_run filling = {c->st, c->q, c->column, c->threads, 0};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 0, 0};
     const Py_ssize_t k = run_into(&filling, stage, n);
     if (k < 0)
         return NULL;
@@ -426,7 +432,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
         PyErr_Clear();
         return count_then_fill(c, descr);
     }
-    const call_run filling = {c->st, c->q, c->column, c->threads, 1};
+    const call_run filling = {c->st, c->q, c->column, c->threads, 1, 0};
     const Py_ssize_t k = run_into(&filling, PyArray_BYTES(res), n);
     if (k < 0) {
         Py_DECREF(res);
@@ -464,7 +470,7 @@ PyObject *sfpy_result(sfpy_state *st, const sf_query *q, int nonempty, const col
         return sfpy_mask8_result(st, q, nonempty, col, out, descr, threads);
     if (q->op == SF_OP_BITS)
         return sfpy_bits_result(q, nonempty, col, threads);
-    const call_run c = {st, q, col, threads, 0};
+    const call_run c = {st, q, col, threads, 0, 0};
     if (q->op == SF_OP_COUNT) {
         const Py_ssize_t k = nonempty ? run_into(&c, NULL, 0) : 0;
         return k < 0 ? NULL : PyLong_FromSsize_t(k);

@@ -77,11 +77,9 @@ void sfpy_pool_free(sfpy_state *st) {
     st->arena = NULL;
 }
 
-void *sfpy_pool_take(sfpy_state *st, size_t bytes, sf_chunk **chunk, int *fresh) {
-    size_t resident = 0;
-    void *mem = st->arena ? sf_arena_take(st->arena, bytes, chunk, &resident) : NULL;
-    *fresh = resident < bytes;
-    return mem;
+void *sfpy_pool_take(sfpy_state *st, size_t bytes, sf_chunk **chunk, size_t *warm) {
+    *warm = 0;
+    return st->arena ? sf_arena_take(st->arena, bytes, chunk, warm) : NULL;
 }
 
 void sfpy_pool_give(sfpy_state *st, sf_chunk *chunk) {

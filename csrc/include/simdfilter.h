@@ -525,6 +525,11 @@ typedef struct sf_exec {
      * there kept), so up to 2 MiB of out past the results may become
      * resident. */
     int fresh_out;
+    /* With fresh_out: how many bytes at out's start were written before (a
+     * recycled buffer whose pages are still there); only the rest is fresh.
+     * Those bytes are placed as into an out= output (streaming stores from
+     * 64 MiB of output on x86-64, no populating ahead). 0: none. */
+    size_t out_resident;
 } sf_exec;
 
 /*

@@ -309,7 +309,7 @@ static int execute_one_call(const sf_plan *p, sf_source *src, unsigned char *out
 
 int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                const sf_exec *opts, size_t *found) {
-    static const sf_exec defaults = {0, NULL, NULL, 0};
+    static const sf_exec defaults = {0, NULL, NULL, 0, 0};
     const sf_exec *x = opts ? opts : &defaults;
     sf_plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
                  sf_result_size(q->op, q->elem), q->more, q->more_count, q->every};

@@ -88,6 +88,8 @@ typedef struct team {
     worker *workers;       /* one per thread, for what it holds at its end */
     size_t page;           /* fault-ahead: the OS page size, 0 for none (see fault_ahead) */
     int stream;            /* place results with streaming stores (see place_copy) */
+    size_t resident;       /* bytes at out's start written before: all of it but for a
+                              fresh output (sf_exec.out_resident) */
     atomic_size_t faulted; /* fault-ahead: 1 + the last stretch populated, 0 before */
 } team;
 
@@ -125,7 +127,7 @@ static void fault_ahead(team *t, size_t end) {
         if (atomic_compare_exchange_weak_explicit(&t->faulted, &faulted, next + 1,
                                                   memory_order_relaxed, memory_order_relaxed)) {
             uintptr_t from = next * FAULT_AHEAD_BYTES, to = from + FAULT_AHEAD_BYTES;
-            from = from < lo ? lo : from;
+            from = from < lo + t->resident ? lo + t->resident : from; /* fresh pages only */
             to = to > hi ? hi : to;
             from = (from + t->page - 1) / t->page * t->page; /* whole pages of the output */
             to = to / t->page * t->page;
@@ -165,18 +167,23 @@ static int offset_of(team *t, size_t j, size_t *at) {
  * traffic of a filter at 50% kept. On the 2-core Intel Xeon (Sapphire Rapids
  * class) KVM, uint32, two threads, out=, memcpy time over streaming time:
  * 64 Mi 1.07 / 1.23 / 1.37 at 10 / 50 / 90% kept, 16 Mi 0.98 / 1.23 / 1.44.
- * Not into a fresh output: there the fault-ahead has just zeroed the lines
- * through the cache, and streaming over them measured 0.77-0.97x. Only from
+ * Not into a fresh output's fresh pages: there the fault-ahead has just zeroed
+ * the lines through the cache, and streaming over them measured 0.77-0.97x.
+ * A recycled output's pages written before (sf_exec.out_resident) are an out=
+ * output's: on the 2-core AMD EPYC Zen 4 (family 25 model 17) KVM, 64 Mi
+ * uint32 and int64 positions, two threads, a fresh result from the pool with
+ * its limit raised cost 1.24-1.39x out= at 50-99% kept while it was not
+ * streamed (benchmarks/run.py's fresh_ratio, quiet). Only from
  * STREAM_MIN_BYTES of output room, more than the last-level caches the
  * results could otherwise stay in for their reader, and for copies of 4 KiB
- * or more. Not measured on AMD.
+ * or more.
  */
 #define STREAM_MIN_BYTES ((size_t)64 << 20)
 
 static void place_copy(const team *t, unsigned char *dst, const unsigned char *src, size_t bytes) {
 #if defined(__x86_64__) || defined(_M_X64)
     const size_t head = (size_t)(-(uintptr_t)dst & 15);
-    if (t->stream && bytes >= 4096) {
+    if (t->stream && bytes >= 4096 && (size_t)(dst - t->out) + bytes <= t->resident) {
         memcpy(dst, src, head);
         dst += head, src += head, bytes -= head;
         for (; bytes >= 64; dst += 64, src += 64, bytes -= 64) {
@@ -339,14 +346,15 @@ int sf_scan_team(const sf_plan *p, const sf_run *run, unsigned char *out, size_t
     atomic_init(&t.counted, 0);
     t.cancelled = 0;
     t.page = 0;
+    t.resident = x->fresh_out ? x->out_resident : t.room * p->rsize;
 #ifdef __linux__
-    if (x->fresh_out && out) {
+    if (x->fresh_out && out && t.resident < t.room * p->rsize) {
         const long page = sysconf(_SC_PAGESIZE);
         t.page = page > 0 ? (size_t)page : 0;
     }
 #endif
     atomic_init(&t.faulted, 0);
-    t.stream = out && !x->fresh_out && t.room * p->rsize >= STREAM_MIN_BYTES;
+    t.stream = out && t.resident && t.room * p->rsize >= STREAM_MIN_BYTES;
     t.workers = (worker *)malloc((size_t)threads * sizeof *t.workers);
     if (!t.workers)
         return 1;

@@ -32,6 +32,7 @@ static const size_t layout[] = {
 
     sizeof(sf_exec), FIELD(sf_exec, threads), FIELD(sf_exec, cancel), FIELD(sf_exec, cancel_ctx),
     FIELD(sf_exec, fresh_out),
+    FIELD(sf_exec, out_resident),
 
     sizeof(sf_kernel), FIELD(sf_kernel, name),
 

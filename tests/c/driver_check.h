@@ -362,7 +362,10 @@ static void check_call_in(const input *in, const sf_kernel *k, sf_op op, int thr
     sf_run_source one;
     pieces_source cut;
     sf_source *src = pieces > 1 ? pieces_init(&cut, &run, pieces) : sf_run_source_init(&one, &run);
-    const sf_exec opts = {threads, NULL, NULL, 0};
+    /* The output as out= (0), fresh (1), or fresh past its first half (2): the
+     * same answers, whichever way the team places and populates them. */
+    const unsigned fresh = (unsigned)(g_runs % 3);
+    const sf_exec opts = {threads, NULL, NULL, fresh != 0, fresh == 2 ? room * rsize / 2 : 0};
     size_t got = 0;
     const int rc = sf_execute(&q, src, out, room, &opts, &got);
     if (rc != SF_OK)

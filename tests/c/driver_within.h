@@ -152,7 +152,7 @@ static int within_run(const input *in, const sf_kernel *k, within_op o, const vo
         cut.gap = s->gap;
         src = &cut.source;
     }
-    const sf_exec opts = {c->threads, NULL, NULL, 0};
+    const sf_exec opts = {c->threads, NULL, NULL, 0, 0};
     g_created = g_refused = 0;
     *found = 0;
     const int rc = sf_execute(&q, src, out, room, &opts, found);

@@ -195,7 +195,7 @@ static void filter(const sf_arrow_type *t, const struct ArrowArray *arrays, size
         return;
     const size_t width = sf_elem_size(q.elem) > 8 ? sf_elem_size(q.elem) : 8;
     void *out = malloc(total ? total * width : 1);
-    const sf_exec opts = {1, NULL, NULL, 0};
+    const sf_exec opts = {1, NULL, NULL, 0, 0};
     static const sf_op ops[] = {SF_OP_COUNT, SF_OP_INDEX64, SF_OP_VALUES};
     size_t counted = 0;
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {

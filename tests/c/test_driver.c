@@ -147,7 +147,7 @@ static void cancel_case(const sf_kernel *k) {
         fail(NULL, "cancel case: out of memory");
     sf_query q = {.kernel = k, .op = SF_OP_INDEX32, .elem = SF_U8};
     sf_run run = {.data = zeros, .n = n, .stride = 1};
-    const sf_exec opts = {1, cancel_at_once, NULL, 0};
+    const sf_exec opts = {1, cancel_at_once, NULL, 0, 0};
     for (int op = 0; op < SF_OP_COUNT_OF_OPS; op++) {
         sf_run_source one;
         size_t found = 0;
@@ -181,7 +181,7 @@ static void cancel_threads_case(const sf_kernel *k) {
     sf_run run = {.data = &zero, .n = n, .stride = 0};
     for (int threads = 2; threads <= 4; threads++)
         for (int op = SF_OP_INDEX64; op <= SF_OP_COUNT; op += SF_OP_COUNT - SF_OP_INDEX64) {
-            const sf_exec opts = {threads, cancel_at_once, NULL, 0};
+            const sf_exec opts = {threads, cancel_at_once, NULL, 0, 0};
             sf_run_source one;
             size_t found = 0;
             q.op = (sf_op)op;
@@ -238,7 +238,7 @@ static void long_run_case(const sf_kernel *k) {
                 q.op = (sf_op)op;
                 size_t want = 0;
                 for (int threads = 1; threads <= 4; threads++) {
-                    const sf_exec opts = {threads, NULL, NULL, 0};
+                    const sf_exec opts = {threads, NULL, NULL, 0, 0};
                     sf_run_source src;
                     size_t got = 0;
                     uint32_t *dst = threads == 1 ? one : many;

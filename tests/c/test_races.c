@@ -216,7 +216,7 @@ static void race_within(int wide, size_t step) {
                     } else {
                         src = sf_run_source_init(&one, &run);
                     }
-                    const sf_exec x = {1, NULL, NULL, 0};
+                    const sf_exec x = {1, NULL, NULL, 0, 0};
                     size_t found = 0;
                     const int rc =
                         sf_execute(&q, src, counting ? NULL : out, c.count, &x, &found);
@@ -277,7 +277,7 @@ static void race_out(void) {
                     q.range.hi = UINT32_MAX / 2;
                     const sf_run run = {.data = data, .n = OUT_N, .stride = 4};
                     sf_run_source one;
-                    const sf_exec x = {threads, NULL, NULL, 0};
+                    const sf_exec x = {threads, NULL, NULL, 0, 0};
                     /* a capacity short of the worst case too: staged, then cut */
                     const size_t capacity = threads == 1 ? OUT_N / 3 : OUT_N;
                     size_t found = 0;

@@ -36,6 +36,7 @@ struct SfExec {
     cancel: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
     cancel_ctx: *mut c_void,
     fresh_out: c_int,
+    out_resident: usize,
 }
 
 extern "C" {
@@ -418,6 +419,7 @@ fn execute<T: Plain>(
         cancel: None,
         cancel_ctx: std::ptr::null_mut(),
         fresh_out: c_int::from(fresh_out),
+        out_resident: 0,
     };
     let capacity = if out.is_null() { 0 } else { data.len() };
     let mut found: usize = 0;
@@ -609,6 +611,7 @@ fn layout_from_rust() -> Vec<usize> {
         cancel: None,
         cancel_ctx: std::ptr::null_mut(),
         fresh_out: 0,
+        out_resident: 0,
     };
     let mut v = vec![
         size_of::<SfRange>(),
@@ -655,6 +658,7 @@ fn layout_from_rust() -> Vec<usize> {
         off(&e, &e.cancel),
         off(&e, &e.cancel_ctx),
         off(&e, &e.fresh_out),
+        off(&e, &e.out_resident),
     ];
     // sf_kernel: Rust declares the name only, so what is checked is where
     // the name is, and that the C struct is a whole number of pointers.
