@@ -307,20 +307,11 @@ static int execute_one_call(const sf_plan *p, sf_source *src, unsigned char *out
     return 1;
 }
 
-int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
-               const sf_exec *opts, size_t *found) {
-    static const sf_exec defaults = {0, NULL, NULL, 0, 0};
-    const sf_exec *x = opts ? opts : &defaults;
-    sf_plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
-                 sf_result_size(q->op, q->elem), q->more, q->more_count, q->every};
+/* sf_execute of a checked plan. */
+static int execute_plan(const sf_plan *plan, const sf_query *q, sf_source *src,
+                        unsigned char *dst, size_t capacity, const sf_exec *x, size_t *found) {
+    const sf_plan p = *plan;
     size_t total = 0, since_cancel = 0;
-    *found = 0;
-    /* The process default is always one this CPU runs (sf_use_kernel checks). */
-    if (q->kernel && !sf_kernel_supported(p.kernel))
-        return SF_EUNSUPPORTED;
-    if (q->more_count && !q->more)
-        return SF_EINVAL;
-    unsigned char *dst = (unsigned char *)out;
     if (sf_op_is_mask(q->op))
         return q->within ? SF_EINVAL : sf_execute_mask(&p, src, dst, capacity, x, found);
     if (q->within) {
@@ -370,4 +361,26 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
     }
     *found = total;
     return SF_OK;
+}
+
+int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
+               const sf_exec *opts, size_t *found) {
+    static const sf_exec defaults = {0, NULL, NULL, 0, 0};
+    sf_plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
+                 sf_result_size(q->op, q->elem), q->more, q->more_count, q->every, NULL};
+    *found = 0;
+    /* The process default is always one this CPU runs (sf_use_kernel checks). */
+    if (q->kernel && !sf_kernel_supported(p.kernel))
+        return SF_EUNSUPPORTED;
+    if (q->more_count && !q->more)
+        return SF_EINVAL;
+    /* Many ranges: looked up in a set, made once for the call's every thread. */
+    sf_set set;
+    if (sf_set_make(&p, &set))
+        p.set = &set;
+    const int rc = execute_plan(&p, q, src, (unsigned char *)out, capacity,
+                                opts ? opts : &defaults, found);
+    if (p.set)
+        sf_set_free(&set);
+    return rc;
 }
