@@ -36,6 +36,12 @@ const char *sfpy_function_name(sf_op op) {
     }
 }
 
+/* The Python function's name, for errors (not looked up on the way that
+ * raises none). */
+static const char *fname(const call_args *a) {
+    return a->isin_function ? "isin" : sfpy_function_name(a->op);
+}
+
 /* The keywords as interned str, in the module's state: a call's keyword names
  * are interned (the compiler interns identifiers), so most are found by
  * identity. */
@@ -85,12 +91,12 @@ static int keyword_args(const sfpy_state *st, sf_op op, PyObject *const *values,
         const int k = keyword_slot(st, op, a->isin_function, name);
         if (k < 0) {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
-                         a->function, name);
+                         fname(a), name);
             return -1;
         }
         if (*slot(a, k)) {
             PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
-                         a->function, KEYWORDS[k]);
+                         fname(a), KEYWORDS[k]);
             return -1;
         }
         *slot(a, k) = values[j];
@@ -113,12 +119,12 @@ static int check_bounds(call_args *a) {
             PyErr_Format(PyExc_TypeError,
                          "%s() takes either lo and hi (a range) or isin= (a set of numbers), "
                          "not both%s",
-                         a->function, a->inclusive ? " (inclusive= is for ranges)" : "");
+                         fname(a), a->inclusive ? " (inclusive= is for ranges)" : "");
             return -1;
         }
         return a->values ? 0 : (PyErr_Format(PyExc_TypeError,
                                              "%s() missing required argument 'values'",
-                                             a->function), -1);
+                                             fname(a)), -1);
     }
     a->isin = NULL;
     for (int k = ARG_VALUES; k <= ARG_HI; k++) {
@@ -128,7 +134,7 @@ static int check_bounds(call_args *a) {
                              ? "%s() missing required argument '%s'"
                              : "%s() missing required argument '%s' (or isin=, a set of "
                                "numbers, in place of lo and hi)",
-                         a->function, KEYWORDS[k]);
+                         fname(a), KEYWORDS[k]);
             return -1;
         }
     }
@@ -140,14 +146,13 @@ int sfpy_parse_args(const sfpy_state *st, sf_op op, int isin, PyObject *const *a
     memset(a, 0, sizeof *a);
     a->isin_function = isin;
     a->op = op;
-    a->function = isin ? "isin" : sfpy_function_name(op);
     if (nargs > (isin ? 2 : 3)) {
         PyErr_Format(PyExc_TypeError,
                      isin ? "%s() takes 2 positional arguments (values, items) but %zd were "
                             "given; the others are keyword-only"
                           : "%s() takes 3 positional arguments (values, lo, hi) but %zd were "
                             "given; the others are keyword-only",
-                     a->function, nargs);
+                     fname(a), nargs);
         return -1;
     }
     for (Py_ssize_t i = 0; i < nargs; i++)

@@ -73,7 +73,6 @@ typedef struct call_args {
     PyObject *isin;       /* isin= (or isin's items): a set of numbers in place of lo, hi */
     int isin_function;    /* the call is isin(values, items, ...) */
     sf_op op;             /* the function's operation (before index_dtype widens it) */
-    const char *function; /* the Python function's name, for errors */
 } call_args;
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */

@@ -244,7 +244,7 @@ static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int 
         double r;
         if (weak && t == SF_T_F32 && as_float32(b->f, &r))
             b->f = r;
-        else
+        else if (rounds_data(t)) /* the only data strong_rule rounds a float for */
             strong_rule(t, 0, PyArray_IsScalar(obj, LongDouble), lower, *closed, b);
         return 0;
     }
