@@ -18,6 +18,7 @@ MODES = {
     # calls with fresh results, out= and NumPy); its THP modes come from --thp.
     # fresh_ratio_sizes/_sels/_repeats: the fresh_ratio section (fresh / out=, timed, per cell).
     # dtype_bw_sizes/_repeats: the dtype_bandwidth section (count_in_range, dtype x kernel).
+    # isin_n, isin_set_sizes: the isin section (np.isin, pandas isin, Polars is_in).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -52,6 +53,8 @@ MODES = {
         fresh_ratio_repeats=2,
         dtype_bw_sizes=[Mi],
         dtype_bw_repeats=2,
+        isin_n=20_000,
+        isin_set_sizes=[1, 10, 100, 10**4],
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -86,6 +89,8 @@ MODES = {
         fresh_ratio_repeats=5,
         dtype_bw_sizes=[Mi, 64 * Mi],
         dtype_bw_repeats=5,
+        isin_n=10_000_000,
+        isin_set_sizes=[1, 10, 100, 10**4, 10**6],
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -120,6 +125,8 @@ MODES = {
         fresh_ratio_repeats=5,
         dtype_bw_sizes=[Mi, 64 * Mi],
         dtype_bw_repeats=7,
+        isin_n=10_000_000,
+        isin_set_sizes=[1, 10, 100, 10**4, 10**6],
     ),
 }
 THREADED_FROM = (

@@ -7,17 +7,19 @@
 
 enum {
     ARG_VALUES, ARG_LO, ARG_HI, ARG_INCLUSIVE, ARG_OUT, ARG_INDEX_DTYPE, ARG_THREADS, ARG_WITHIN,
-    ARG_ASSUME_SORTED, ARG_INVERT, ARG_COUNT
+    ARG_ASSUME_SORTED, ARG_INVERT, ARG_ISIN, ARG_ITEMS, ARG_COUNT
 };
 
+/* isin= (the filters') and items (isin's own second argument) are one slot. */
 static const char *const KEYWORDS[ARG_COUNT] = {"values", "lo", "hi", "inclusive", "out",
                                                 "index_dtype", "threads", "within",
-                                                "assume_sorted", "invert"};
+                                                "assume_sorted", "invert", "isin", "items"};
 static const size_t SLOTS[ARG_COUNT] = {
     offsetof(call_args, values), offsetof(call_args, lo),          offsetof(call_args, hi),
     offsetof(call_args, inclusive), offsetof(call_args, out),     offsetof(call_args, index_dtype),
     offsetof(call_args, threads), offsetof(call_args, within),
-    offsetof(call_args, assume_sorted), offsetof(call_args, invert)};
+    offsetof(call_args, assume_sorted), offsetof(call_args, invert), offsetof(call_args, isin),
+    offsetof(call_args, isin)};
 _Static_assert(ARG_COUNT == SFPY_ARG_COUNT, "binding.h's SFPY_ARG_COUNT counts the keywords");
 
 static PyObject **slot(call_args *a, int k) {
@@ -34,6 +36,12 @@ const char *sfpy_function_name(sf_op op) {
     }
 }
 
+/* The Python function's name, for errors (not looked up on the way that
+ * raises none). */
+static const char *fname(const call_args *a) {
+    return a->isin_function ? "isin" : sfpy_function_name(a->op);
+}
+
 /* The keywords as interned str, in the module's state: a call's keyword names
  * are interned (the compiler interns identifiers), so most are found by
  * identity. */
@@ -44,8 +52,16 @@ int sfpy_args_init(sfpy_state *st) {
     return 0;
 }
 
-/* Whether the function of `op` takes keyword argument k. */
-static int takes_keyword(sf_op op, int k) {
+/* Whether the function of `op` (`isin`: the function isin) takes keyword
+ * argument k. */
+static int takes_keyword(sf_op op, int isin, int k) {
+    if (isin) /* isin(values, items, *, out, threads, invert) */
+        return k == ARG_VALUES || k == ARG_ITEMS || k == ARG_OUT || k == ARG_THREADS ||
+               k == ARG_INVERT;
+    if (k == ARG_ITEMS)
+        return 0;
+    if (k == ARG_ISIN) /* in_range's set is the function isin */
+        return op != SF_OP_MASK8;
     if (k == ARG_OUT)
         return op != SF_OP_COUNT; /* SF_OP_BITS: _in_range_bits's */
     if (k == ARG_INDEX_DTYPE)
@@ -57,7 +73,7 @@ static int takes_keyword(sf_op op, int k) {
     return 1;
 }
 
-static int keyword_slot(const sfpy_state *st, sf_op op, PyObject *name) {
+static int keyword_slot(const sfpy_state *st, sf_op op, int isin, PyObject *name) {
     int k = 0;
     while (k < ARG_COUNT && name != st->arg_names[k])
         k++;
@@ -65,22 +81,22 @@ static int keyword_slot(const sfpy_state *st, sf_op op, PyObject *name) {
         for (k = 0; k < ARG_COUNT; k++)
             if (PyUnicode_CompareWithASCIIString(name, KEYWORDS[k]) == 0)
                 break;
-    return k < ARG_COUNT && takes_keyword(op, k) ? k : -1;
+    return k < ARG_COUNT && takes_keyword(op, isin, k) ? k : -1;
 }
 
 static int keyword_args(const sfpy_state *st, sf_op op, PyObject *const *values,
                         PyObject *kwnames, call_args *a) {
     for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwnames); j++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, j);
-        const int k = keyword_slot(st, op, name);
+        const int k = keyword_slot(st, op, a->isin_function, name);
         if (k < 0) {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
-                         sfpy_function_name(op), name);
+                         fname(a), name);
             return -1;
         }
         if (*slot(a, k)) {
             PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
-                         sfpy_function_name(op), KEYWORDS[k]);
+                         fname(a), KEYWORDS[k]);
             return -1;
         }
         *slot(a, k) = values[j];
@@ -88,27 +104,63 @@ static int keyword_args(const sfpy_state *st, sf_op op, PyObject *const *values,
     return 0;
 }
 
-int sfpy_parse_args(const sfpy_state *st, sf_op op, PyObject *const *args, Py_ssize_t nargs,
-                    PyObject *kwnames, call_args *a) {
-    memset(a, 0, sizeof *a);
-    if (nargs > 3) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s() takes 3 positional arguments (values, lo, hi) but %zd were given; "
-                     "the others are keyword-only",
-                     sfpy_function_name(op), nargs);
-        return -1;
+/* The bounds: lo and hi, or isin= alone (the filters), or items (isin). 0 or -1. */
+static int check_bounds(call_args *a) {
+    if (a->isin_function) {
+        if (!a->values || !a->isin) {
+            PyErr_Format(PyExc_TypeError, "isin() missing required argument '%s'",
+                         a->values ? "items" : "values");
+            return -1;
+        }
+        return 0;
     }
-    for (Py_ssize_t i = 0; i < nargs; i++)
-        *slot(a, (int)i) = args[i];
-    if (kwnames && keyword_args(st, op, args + nargs, kwnames, a) < 0)
-        return -1;
+    if (a->isin && a->isin != Py_None) {
+        if (a->lo || a->hi || a->inclusive) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes either lo and hi (a range) or isin= (a set of numbers), "
+                         "not both%s",
+                         fname(a), a->inclusive ? " (inclusive= is for ranges)" : "");
+            return -1;
+        }
+        return a->values ? 0 : (PyErr_Format(PyExc_TypeError,
+                                             "%s() missing required argument 'values'",
+                                             fname(a)), -1);
+    }
+    a->isin = NULL;
     for (int k = ARG_VALUES; k <= ARG_HI; k++) {
         if (!*slot(a, k)) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'",
-                         sfpy_function_name(op), KEYWORDS[k]);
+            PyErr_Format(PyExc_TypeError,
+                         k == ARG_VALUES || a->op == SF_OP_MASK8
+                             ? "%s() missing required argument '%s'"
+                             : "%s() missing required argument '%s' (or isin=, a set of "
+                               "numbers, in place of lo and hi)",
+                         fname(a), KEYWORDS[k]);
             return -1;
         }
     }
+    return 0;
+}
+
+int sfpy_parse_args(const sfpy_state *st, sf_op op, int isin, PyObject *const *args,
+                    Py_ssize_t nargs, PyObject *kwnames, call_args *a) {
+    memset(a, 0, sizeof *a);
+    a->isin_function = isin;
+    a->op = op;
+    if (nargs > (isin ? 2 : 3)) {
+        PyErr_Format(PyExc_TypeError,
+                     isin ? "%s() takes 2 positional arguments (values, items) but %zd were "
+                            "given; the others are keyword-only"
+                          : "%s() takes 3 positional arguments (values, lo, hi) but %zd were "
+                            "given; the others are keyword-only",
+                     fname(a), nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        *slot(a, isin && i == 1 ? ARG_ITEMS : (int)i) = args[i];
+    if (kwnames && keyword_args(st, op, args + nargs, kwnames, a) < 0)
+        return -1;
+    if (check_bounds(a) < 0)
+        return -1;
     /* None is "not given" for these; not for inclusive, which pandas refuses too. */
     for (int k = ARG_OUT; k <= ARG_ASSUME_SORTED; k++)
         if (*slot(a, k) == Py_None)

@@ -27,7 +27,8 @@ typedef struct column column; /* column.c, below */
 /* ---- module.c: the module's state ---- */
 
 /* The number of keyword arguments args.c reads (its ARG_COUNT). */
-#define SFPY_ARG_COUNT 10
+#define SFPY_ARG_COUNT 12
+
 /* result_pool.c: fresh results' memory, from the module's arena (arena.h). */
 /* The most bytes of written, free memory the arena keeps for the next call. */
 #define SFPY_POOL_IDLE_MAX ((size_t)64 << 20)
@@ -61,12 +62,16 @@ static inline sfpy_state *sfpy_state_of(PyObject *module) {
 typedef struct call_args {
     PyObject *values, *lo, *hi, *inclusive, *out, *index_dtype, *threads, *within, *assume_sorted,
         *invert;
+    PyObject *isin;       /* isin= (or isin's items): a set of numbers in place of lo, hi */
+    int isin_function;    /* the call is isin(values, items, ...) */
+    sf_op op;             /* the function's operation (before index_dtype widens it) */
 } call_args;
 
 /* The Python function an operation belongs to ("filter_indexes" for both index ops). */
 const char *sfpy_function_name(sf_op op);
-int sfpy_parse_args(const sfpy_state *st, sf_op op, PyObject *const *args, Py_ssize_t nargs,
-                    PyObject *kwnames, call_args *a);
+/* `isin`: the function isin(values, items, *, out, threads, invert). */
+int sfpy_parse_args(const sfpy_state *st, sf_op op, int isin, PyObject *const *args,
+                    Py_ssize_t nargs, PyObject *kwnames, call_args *a);
 /* At module init: the keyword names, interned. 0 or -1. */
 int sfpy_args_init(sfpy_state *st);
 
@@ -89,6 +94,12 @@ int sfpy_parse_invert(PyObject *obj);
 /* 1: the range is in *r; 0: it is empty; -1: an exception is set. */
 int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclusive_mode *m,
                         sf_range *r);
+/* isin's items on the column: one closed range [x, x] per item that some
+ * value of the column can equal (as np.isin compares them: see bounds_py.c),
+ * into *ranges (PyMem_Free it), *k of them, unmerged. 0, or -1 with an
+ * exception (a TypeError for an item that is not a number, or not a time on
+ * time data). */
+int sfpy_resolve_items(const column *c, PyObject *items, sf_range **ranges, size_t *k);
 /* _resolve_bounds, the test-only view of which path resolved a call's bounds. */
 extern PyMethodDef sfpy_bounds_methods[];
 

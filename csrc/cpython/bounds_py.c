@@ -18,6 +18,9 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
+
+#include "simdfilter_time.h"
 
 /* An int (a PyLong) as a bound: INT, UINT, or HUGE with its sign. */
 void sfpy_int_bound(PyObject *as_int, sf_bound *b) {
@@ -202,6 +205,24 @@ static int subclass_weak(void) {
     return PyArray_RUNTIME_VERSION == NPY_2_0_API_VERSION;
 }
 
+/* NumPy 2's rule for a strong number (a NumPy scalar, or an element of a
+ * typed array, as np.isin's items are), read into *b: `int64` says it is a
+ * 64-bit integer, `long_double` a long double (compared exactly). */
+static void strong_rule(sf_type t, int int64, int long_double, int lower, int closed,
+                        sf_bound *b) {
+    if (b->kind == SF_BOUND_FLOAT) {
+        if (rounds_data(t) && !long_double)
+            rounded_data_bound(b->f, lower, closed, b);
+        return;
+    }
+    if ((t == SF_T_F32 || t == SF_T_F64) && int64 &&
+        (b->kind == SF_BOUND_INT || b->kind == SF_BOUND_UINT)) {
+        const double d = b->kind == SF_BOUND_UINT ? (double)b->u : (double)b->i;
+        b->kind = SF_BOUND_FLOAT;
+        b->f = d;
+    }
+}
+
 /* numpy_rule: `obj`, read into *b, as the number NumPy 2 compares data of type
  * `t` with (see above). `weak` says obj is one of NEP 50's weak scalars (a
  * Python float, int or bool; a subclass of int or float on NumPy 2.0.x, see
@@ -214,8 +235,9 @@ static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int 
         double r;
         if (weak && t == SF_T_F32 && as_float32(b->f, &r))
             b->f = r;
-        else if (rounds_data(t) && !(PyArray_IsScalar(obj, LongDouble) && LDBL_MANT_DIG >= 64))
-            rounded_data_bound(b->f, lower, *closed, b);
+        else if (rounds_data(t)) /* the only data strong_rule rounds a float for */
+            strong_rule(t, 0, PyArray_IsScalar(obj, LongDouble) && LDBL_MANT_DIG >= 64, lower,
+                        *closed, b);
         return 0;
     }
     if (!on_float || b->kind == SF_BOUND_NONE)
@@ -238,11 +260,7 @@ static int numpy_rule(PyObject *obj, PyObject *as_int, int weak, sf_type t, int 
     const int wide = as_int && !PyArray_IsScalar(obj, Integer)
                          ? b->kind == SF_BOUND_INT || b->kind == SF_BOUND_UINT
                          : is_numpy_int64(obj);
-    if (wide && b->kind != SF_BOUND_HUGE) {
-        const double d = b->kind == SF_BOUND_UINT ? (double)b->u : (double)b->i;
-        b->kind = SF_BOUND_FLOAT;
-        b->f = d;
-    }
+    strong_rule(t, wide, 0, lower, *closed, b);
     return 0;
 }
 
@@ -435,6 +453,212 @@ static int resolve_by_oracle(PyObject *oracle, const column *c, PyObject *lo, Py
     }
     Py_DECREF(res);
     return got;
+}
+
+/* ---- isin's items -----------------------------------------------------------
+ * np.isin(values, items) compares the values with np.asarray(items): a typed
+ * array's elements as NumPy 2 compares two arrays (strong_rule: no weak
+ * rounding, so 0.1 is float64's 0.1 on float32 data, as in np.isin), an
+ * object array's one by one as Python objects, by value (exact_item; other
+ * objects as bounds are read, times and ISO strings on time data). Each item is the
+ * closed range [x, x], resolved exactly (sf_resolve_range); an item no value
+ * can equal (2.5 on ints, 300 on uint8, NaN, NaT) resolves empty and is left
+ * out. */
+
+/* An element of a typed number array (native, aligned) as a bound: 1, or 0
+ * for a dtype read otherwise (long double, complex, ...). */
+static int typed_item(const char *p, char kind, int size, sf_bound *b) {
+    b->kind = SF_BOUND_INT;
+    if (kind == 'b' && size == 1) {
+        b->i = *(const npy_bool *)p != 0;
+    } else if (kind == 'i') {
+        b->i = size == 1   ? *(const int8_t *)p
+               : size == 2 ? *(const int16_t *)p
+               : size == 4 ? *(const int32_t *)p
+                           : *(const int64_t *)p;
+    } else if (kind == 'u') {
+        const uint64_t u = size == 1   ? *(const uint8_t *)p
+                           : size == 2 ? *(const uint16_t *)p
+                           : size == 4 ? *(const uint32_t *)p
+                                       : *(const uint64_t *)p;
+        b->kind = u > INT64_MAX ? SF_BOUND_UINT : SF_BOUND_INT;
+        b->u = u;
+        b->i = (int64_t)(u & INT64_MAX);
+    } else if (kind == 'f' && (size == 2 || size == 4 || size == 8)) {
+        b->kind = SF_BOUND_FLOAT;
+        b->f = size == 2 ? half_to_double(*(const npy_half *)p)
+               : size == 4 ? (double)*(const float *)p
+                           : *(const double *)p;
+    } else {
+        return 0;
+    }
+    return (kind == 'i' || kind == 'u') ? size <= 8 : 1;
+}
+
+/* Typed number items on number data: 1 with r[0, *k) made, 0 for a dtype
+ * the generic path reads. */
+static int number_items(const column *c, PyArrayObject *a, sf_range *r, size_t *k) {
+    PyArray_Descr *d = PyArray_DESCR(a);
+    const char kind = d->kind;
+    const int size = (int)PyDataType_ELSIZE(d);
+    if (!PyArray_ISNOTSWAPPED(a) || !strchr("biuf", kind) || size > 8)
+        return 0;
+    const int int64 = (kind == 'i' || kind == 'u') && size == 8;
+    const char *p = PyArray_BYTES(a);
+    const npy_intp n = PyArray_SIZE(a);
+    for (npy_intp i = 0; i < n; i++, p += size) {
+        sf_bound lo, hi;
+        if (!typed_item(p, kind, size, &lo))
+            return 0;
+        hi = lo;
+        strong_rule(c->type, int64, 0, 1, 1, &lo);
+        strong_rule(c->type, int64, 0, 0, 1, &hi);
+        *k += sf_resolve_range(c->type, &lo, 1, &hi, 1, &r[*k]) == SF_RANGE_OK;
+    }
+    return 1;
+}
+
+/* datetime64 items on naive datetime64 data (timedelta64 on timedelta64),
+ * in ticks of any unit, exactly: 1 with r[0, *k) made, 0 for the generic
+ * path (another kind, a generic or calendar unit the arithmetic leaves to
+ * Python). */
+static int time_items(const column *c, PyArrayObject *a, sf_range *r, size_t *k) {
+    PyArray_Descr *d = PyArray_DESCR(a);
+    if (c->tz || sfpy_time_of_day(c) || !PyArray_ISNOTSWAPPED(a) ||
+        d->type_num != c->descr->type_num)
+        return 0;
+    const PyArray_DatetimeMetaData *items =
+        &((PyArray_DatetimeDTypeMetaData *)PyDataType_C_METADATA(d))->meta;
+    const PyArray_DatetimeMetaData *data =
+        &((PyArray_DatetimeDTypeMetaData *)PyDataType_C_METADATA(c->descr))->meta;
+    const int is_dt = c->descr->type_num == NPY_DATETIME;
+    const int64_t *v = (const int64_t *)PyArray_DATA(a);
+    const npy_intp n = PyArray_SIZE(a);
+    size_t made = *k;
+    for (npy_intp i = 0; i < n; i++) {
+        if (v[i] == NPY_DATETIME_NAT) /* NaT equals nothing, NaT included */
+            continue;
+        sf_time t;
+        sf_bound lo, hi;
+        int lc = 1, hc = 1;
+        if (!sf_time_from_ticks(v[i], (int)items->base, items->num, &t) ||
+            !sf_time_bound(&t, is_dt, (int)data->base, data->num, 1, &lo, &lc) ||
+            !sf_time_bound(&t, is_dt, (int)data->base, data->num, 0, &hi, &hc))
+            return 0;
+        made += sf_resolve_range(c->type, &lo, lc, &hi, hc, &r[made]) == SF_RANGE_OK;
+    }
+    *k = made;
+    return 1;
+}
+
+/* A number item of an object array, read exactly: np.isin compares such items
+ * one by one as Python objects (`values == item` over an object array), so
+ * as Python compares them, by value (no NEP 50 rounding). 1 with *lo and *hi,
+ * 0 for a kind read as a bound is (Fractions, Decimals, long doubles...), -1
+ * with an exception. */
+static int exact_item(PyObject *x, sf_type t, sf_bound *lo, int *lc, sf_bound *hi, int *hc) {
+    if (PyFloat_Check(x)) {
+        lo->kind = SF_BOUND_FLOAT;
+        lo->f = PyFloat_AS_DOUBLE(x);
+    } else if (PyLong_Check(x)) {
+        sfpy_int_bound(x, lo);
+    } else if (!numpy_number(x, lo)) {
+        if (!PyArray_IsScalar(x, Bool))
+            return 0;
+        lo->kind = SF_BOUND_INT;
+        lo->i = x == PyArrayScalar_True;
+    }
+    *hi = *lo;
+    *lc = *hc = 1;
+    if ((t == SF_T_F32 || t == SF_T_F64) && lo->kind == SF_BOUND_HUGE && PyLong_Check(x))
+        return huge_on_float(x, 1, lo, lc) < 0 || huge_on_float(x, 0, hi, hc) < 0 ? -1 : 1;
+    return 1;
+}
+
+/* Any other items one by one: numbers of an object array exactly (exact_item),
+ * anything else as a bound is read (sfpy_resolve_bounds: Fractions, Decimals,
+ * times, ISO strings on time data), the elements of other arrays as
+ * NumPy scalars. 0, or -1 with an exception. */
+static int each_item(const column *c, PyArrayObject *a, sf_range *r, size_t *k) {
+    static const inclusive_mode both = {1, 1};
+    const int is_object = PyArray_DESCR(a)->type_num == NPY_OBJECT;
+    const int on_time = PyDataType_ISDATETIME(c->descr);
+    const npy_intp n = PyArray_SIZE(a), size = PyArray_ITEMSIZE(a);
+    const char *p = PyArray_BYTES(a);
+    for (npy_intp i = 0; i < n; i++, p += size) {
+        PyObject *x = is_object ? *(PyObject *const *)p : PyArray_Scalar((void *)p,
+                                                                         PyArray_DESCR(a),
+                                                                         (PyObject *)a);
+        if (!x) {
+            if (is_object) /* an array of NULLs, as np.empty(n, object) makes */
+                PyErr_SetString(PyExc_TypeError, "isin: the items must be numbers, not None");
+            return -1;
+        }
+        int got;
+        if (x == Py_None || (!on_time && PyUnicode_Check(x)) || PyBytes_Check(x)) {
+            PyErr_Format(PyExc_TypeError, "isin: the items must be numbers%s, not %.100s %R",
+                         on_time ? " or times" : "", Py_TYPE(x)->tp_name, x);
+            got = -1;
+        } else {
+            sf_bound lo, hi;
+            int lc, hc;
+            got = is_object && !on_time ? exact_item(x, c->type, &lo, &lc, &hi, &hc) : 0;
+            if (got == 1) {
+                const int res = sf_resolve_range(c->type, &lo, lc, &hi, hc, &r[*k]);
+                got = res == SF_RANGE_OK;
+            } else if (got == 0) {
+                got = sfpy_resolve_bounds(c, x, x, &both, &r[*k]);
+            }
+        }
+        if (!is_object)
+            Py_DECREF(x);
+        if (got < 0)
+            return -1;
+        *k += (size_t)got;
+    }
+    return 0;
+}
+
+int sfpy_resolve_items(const column *c, PyObject *items, sf_range **ranges, size_t *k) {
+    *k = 0;
+    if (PyUnicode_Check(items) || PyBytes_Check(items) || items == Py_None) {
+        PyErr_Format(PyExc_TypeError,
+                     "isin: items must be a collection of numbers (a list, tuple, set or "
+                     "array), not %.100s",
+                     Py_TYPE(items)->tp_name);
+        return -1;
+    }
+    /* np.asarray(items), but a set (or any iterable that is no sequence nor
+     * array-like) by its elements, where np.asarray would make one object */
+    PyObject *list = NULL;
+    if (!PyArray_Check(items) && !PySequence_Check(items) &&
+        !PyObject_HasAttrString(items, "__array__") && PyObject_HasAttrString(items, "__iter__")) {
+        if (!(list = PySequence_List(items)))
+            return -1;
+        items = list;
+    }
+    PyArrayObject *a =
+        (PyArrayObject *)PyArray_FromAny(items, NULL, 0, 0, NPY_ARRAY_CARRAY_RO, NULL);
+    Py_XDECREF(list);
+    if (!a)
+        return -1;
+    const npy_intp n = PyArray_SIZE(a);
+    const char kind = PyArray_DESCR(a)->kind;
+    int rc = 0;
+    if (!(*ranges = PyMem_New(sf_range, n > 0 ? (size_t)n : 1))) {
+        PyErr_NoMemory();
+        rc = -1;
+    } else if (!PyDataType_ISDATETIME(c->descr) && (kind == 'U' || kind == 'S')) {
+        PyErr_Format(PyExc_TypeError, "isin: the items must be numbers, not strings (%R)",
+                     (PyObject *)PyArray_DESCR(a));
+        rc = -1;
+    } else if (PyDataType_ISDATETIME(c->descr) ? !time_items(c, a, *ranges, k)
+                                               : !number_items(c, a, *ranges, k)) {
+        *k = 0;
+        rc = each_item(c, a, *ranges, k);
+    }
+    Py_DECREF(a);
+    return rc;
 }
 
 /* One end of a range as the Python number it stands for in the data's type. */

@@ -35,9 +35,9 @@ static void release_call(call *c) {
 }
 
 /* The arguments, inclusive and threads: nothing is owned yet. 0 or -1. */
-static int parse_call(call *c, sf_op op, PyObject *const *args, Py_ssize_t nargs,
+static int parse_call(call *c, sf_op op, int isin, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames) {
-    if (sfpy_parse_args(c->st, op, args, nargs, kwnames, &c->args) < 0 ||
+    if (sfpy_parse_args(c->st, op, isin, args, nargs, kwnames, &c->args) < 0 ||
         sfpy_parse_inclusive(c->args.inclusive, &c->inclusive) < 0 ||
         (c->threads = sfpy_parse_threads(c->args.threads)) < 0 ||
         (c->invert = sfpy_parse_invert(c->args.invert)) < 0)
@@ -90,6 +90,8 @@ static int is_bound_list(PyObject *o) {
                  (PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) == 1));
 }
 
+static int use_ranges(call *c, size_t kept);
+
 /* lo and hi as k >= 1 ranges (lo[i], hi[i]), each resolved as one range is:
  * the query keeps what any of them holds, or inverted what none holds. The
  * ranges that can hold something are merged (sf_merge_ranges: each one left
@@ -131,7 +133,25 @@ static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
             return -1;
         kept += (size_t)got;
     }
-    kept = sf_merge_ranges(c->column.type, c->ranges, kept);
+    return use_ranges(c, sf_merge_ranges(c->column.type, c->ranges, kept));
+}
+
+/* isin's items (isin=) as ranges [x, x], one per item some value can equal:
+ * merged when few (those left, up to SF_RANGES_AT_ONCE, are compared in
+ * registers), else handed over as they are (the library looks each element
+ * up in a set of them, lib/ranges.c). No item: nothing is in the set. */
+static int resolve_items(call *c) {
+    size_t kept = 0;
+    if (sfpy_resolve_items(&c->column, c->args.isin, &c->ranges, &kept) < 0)
+        return -1;
+    if (kept <= 64 * SF_RANGES_AT_ONCE)
+        kept = sf_merge_ranges(c->column.type, c->ranges, kept);
+    return use_ranges(c, kept);
+}
+
+/* The query over the resolved ranges c->ranges[0, kept): inverted if asked.
+ * 1, 0 when nothing can be kept. */
+static int use_ranges(call *c, size_t kept) {
     if (c->invert) {
         if (kept == 0) /* outside nothing: everything */
             kept = sf_invert_range(c->query.elem, SF_RANGE_EMPTY, &c->ranges[0]) == SF_RANGE_OK;
@@ -190,18 +210,20 @@ static int set_where(call *c, PyObject *where) {
 }
 
 /* A function's call; `bits_array` (SF_OP_BITS): the values bitmap as a NumPy
- * array, not an Arrow array; `where` (or NULL): _filter_indexes_where's. */
-static PyObject *filter_call(PyObject *module, sf_op op, int bits_array, PyObject *where,
+ * array, not an Arrow array; `where` (or NULL): _filter_indexes_where's;
+ * `isin`: the function isin (values, items). */
+static PyObject *filter_call(PyObject *module, sf_op op, int bits_array, PyObject *where, int isin,
                              PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     call c;
     c.st = sfpy_state_of(module);
-    if (parse_call(&c, op, args, nargs, kwnames) < 0)
+    if (parse_call(&c, op, isin, args, nargs, kwnames) < 0)
         return NULL;
     PyObject *result = NULL;
     if (prepare_call(&c, op) == 0 && (!where || set_where(&c, where) == 0)) {
         const int several = is_bound_list(c.args.lo) || is_bound_list(c.args.hi);
-        const int nonempty = several ? resolve_ranges(&c, c.args.lo, c.args.hi)
-                                     : resolve_range(&c, c.args.lo, c.args.hi, &c.query.range);
+        const int nonempty = c.args.isin ? resolve_items(&c)
+                             : several   ? resolve_ranges(&c, c.args.lo, c.args.hi)
+                                         : resolve_range(&c, c.args.lo, c.args.hi, &c.query.range);
         if (nonempty >= 0 && bits_array)
             result = sfpy_bits_array(c.st, &c.query, nonempty, &c.column, c.args.out, c.threads);
         else if (nonempty >= 0 && op == SF_OP_BITS && c.args.out)
@@ -218,32 +240,37 @@ static PyObject *filter_call(PyObject *module, sf_op op, int bits_array, PyObjec
 
 static PyObject *py_filter_indexes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    return filter_call(self, SF_OP_INDEX32, 0, NULL, args, nargs, kwnames);
+    return filter_call(self, SF_OP_INDEX32, 0, NULL, 0, args, nargs, kwnames);
 }
 
 static PyObject *py_filter_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
-    return filter_call(self, SF_OP_VALUES, 0, NULL, args, nargs, kwnames);
+    return filter_call(self, SF_OP_VALUES, 0, NULL, 0, args, nargs, kwnames);
 }
 
 static PyObject *py_count_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    return filter_call(self, SF_OP_COUNT, 0, NULL, args, nargs, kwnames);
+    return filter_call(self, SF_OP_COUNT, 0, NULL, 0, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-    return filter_call(self, SF_OP_MASK8, 0, NULL, args, nargs, kwnames);
+    return filter_call(self, SF_OP_MASK8, 0, NULL, 0, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range_arrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-    return filter_call(self, SF_OP_BITS, 0, NULL, args, nargs, kwnames);
+    return filter_call(self, SF_OP_BITS, 0, NULL, 0, args, nargs, kwnames);
 }
 
 static PyObject *py_in_range_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
-    return filter_call(self, SF_OP_BITS, 1, NULL, args, nargs, kwnames);
+    return filter_call(self, SF_OP_BITS, 1, NULL, 0, args, nargs, kwnames);
+}
+
+static PyObject *py_isin(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    return filter_call(self, SF_OP_MASK8, 0, NULL, 1, args, nargs, kwnames);
 }
 
 /* _filter_indexes_where(where, values, lo, hi, **keywords): where first, so
@@ -254,7 +281,7 @@ static PyObject *py_filter_indexes_where(PyObject *self, PyObject *const *args, 
         PyErr_SetString(PyExc_TypeError, "_filter_indexes_where needs where, values, lo, hi");
         return NULL;
     }
-    return filter_call(self, SF_OP_INDEX32, 0, args[0], args + 1, nargs - 1, kwnames);
+    return filter_call(self, SF_OP_INDEX32, 0, args[0], 0, args + 1, nargs - 1, kwnames);
 }
 
 /* _positions_of_bits(bits, n, index_dtype): sf_bits_positions into an
@@ -293,6 +320,7 @@ static PyMethodDef filter_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, count_in_range_doc},
     {"in_range", (PyCFunction)(void (*)(void))py_in_range, METH_FASTCALL | METH_KEYWORDS,
      in_range_doc},
+    {"isin", (PyCFunction)(void (*)(void))py_isin, METH_FASTCALL | METH_KEYWORDS, isin_doc},
     {"_in_range_arrow", (PyCFunction)(void (*)(void))py_in_range_arrow,
      METH_FASTCALL | METH_KEYWORDS, in_range_arrow_doc},
     {"_in_range_bits", (PyCFunction)(void (*)(void))py_in_range_bits,

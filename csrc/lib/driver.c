@@ -307,41 +307,31 @@ static int execute_one_call(const sf_plan *p, sf_source *src, unsigned char *out
     return 1;
 }
 
-int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
-               const sf_exec *opts, size_t *found) {
-    static const sf_exec defaults = {0, NULL, NULL, 0, 0};
-    const sf_exec *x = opts ? opts : &defaults;
-    sf_plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
-                 sf_result_size(q->op, q->elem), q->more, q->more_count, q->every};
+/* sf_execute of a checked plan. */
+static int execute_plan(const sf_plan *p, const sf_query *q, sf_source *src,
+                        unsigned char *dst, size_t capacity, const sf_exec *x, size_t *found) {
     size_t total = 0, since_cancel = 0;
-    *found = 0;
-    /* The process default is always one this CPU runs (sf_use_kernel checks). */
-    if (q->kernel && !sf_kernel_supported(p.kernel))
-        return SF_EUNSUPPORTED;
-    if (q->more_count && !q->more)
-        return SF_EINVAL;
-    unsigned char *dst = (unsigned char *)out;
     if (sf_op_is_mask(q->op))
-        return q->within ? SF_EINVAL : sf_execute_mask(&p, src, dst, capacity, x, found);
+        return q->within ? SF_EINVAL : sf_execute_mask(p, src, dst, capacity, x, found);
     if (q->within) {
         /* Positions come out at their own width: refused where that is not
          * the op's result size, before anything is written. */
         if (q->op == SF_OP_VALUES || (q->op == SF_OP_INDEX32 && q->within_wide) ||
             (q->op == SF_OP_INDEX64 && !q->within_wide))
             return SF_EINVAL;
-        return execute_within(&p, q, src, dst, capacity, x, found);
+        return execute_within(p, q, src, dst, capacity, x, found);
     }
-    if (execute_one_call(&p, src, dst, capacity, found))
+    if (execute_one_call(p, src, dst, capacity, found))
         return SF_OK;
     sf_run run, block;
     while (sf_next_run(src, &run)) {
         /* Past the capacity nothing is written (room 0), only counted. */
         size_t written = total < capacity ? total : capacity;
-        if (is_one_call(&p, &run, capacity - written)) {
-            total += sf_scan_kernel(&p, run.data, NULL, run.n, run.base,
-                                dst ? dst + written * p.rsize : NULL);
+        if (is_one_call(p, &run, capacity - written)) {
+            total += sf_scan_kernel(p, run.data, NULL, run.n, run.base,
+                                dst ? dst + written * p->rsize : NULL);
             if (sf_cancel_due(x, &since_cancel, run.n))
-                return cancelled(&p, total, capacity, found);
+                return cancelled(p, total, capacity, found);
             continue;
         }
         const size_t nbytes = run.n * sf_elem_size(q->elem);
@@ -351,23 +341,45 @@ int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                                          : sf_auto_threads(nbytes));
         if (threads > 1) {
             size_t got = 0;
-            const int rc = sf_scan_team(&p, &run, dst ? dst + written * p.rsize : NULL,
+            const int rc = sf_scan_team(p, &run, dst ? dst + written * p->rsize : NULL,
                                        capacity - written, threads, x, &got);
             if (rc != 1) {
                 total += got;
                 if (rc == SF_ECANCELLED)
-                    return cancelled(&p, total, capacity, found);
+                    return cancelled(p, total, capacity, found);
                 continue;
             }
         }
         for (sf_blocks b = SF_BLOCKS(&run, SF_CANCEL_BLOCK); sf_blocks_next(&b, &block);) {
             written = total < capacity ? total : capacity;
-            total += run_block(&p, &block, dst ? dst + written * p.rsize : NULL,
+            total += run_block(p, &block, dst ? dst + written * p->rsize : NULL,
                                capacity - written);
             if (sf_cancel_due(x, &since_cancel, block.n))
-                return cancelled(&p, total, capacity, found);
+                return cancelled(p, total, capacity, found);
         }
     }
     *found = total;
     return SF_OK;
+}
+
+int sf_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
+               const sf_exec *opts, size_t *found) {
+    static const sf_exec defaults = {0, NULL, NULL, 0, 0};
+    sf_plan p = {q->kernel ? q->kernel : sf_active_kernel(), q->op, q->elem, &q->range,
+                 sf_result_size(q->op, q->elem), q->more, q->more_count, q->every, NULL};
+    *found = 0;
+    /* The process default is always one this CPU runs (sf_use_kernel checks). */
+    if (q->kernel && !sf_kernel_supported(p.kernel))
+        return SF_EUNSUPPORTED;
+    if (q->more_count && !q->more)
+        return SF_EINVAL;
+    /* Many ranges: looked up in a set, made once for the call's every thread. */
+    sf_set set;
+    if (q->more_count >= SF_SET_MIN_RANGES - 1 && sf_set_make(&p, &set))
+        p.set = &set;
+    const int rc = execute_plan(&p, q, src, (unsigned char *)out, capacity,
+                                opts ? opts : &defaults, found);
+    if (p.set)
+        sf_set_free(&set);
+    return rc;
 }

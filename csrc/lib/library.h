@@ -71,6 +71,9 @@ typedef struct sf_plan {
     const sf_range *more;
     size_t more_count;
     int every;
+    /* Many ranges as a set (sf_set_make), or NULL: then `more` is compared
+     * range by range. */
+    const struct sf_set *set;
 } sf_plan;
 
 /* Whether values of type t are signed (time64 ticks included). */
@@ -81,6 +84,45 @@ static inline int sf_type_is_signed(sf_type t) {
 /* Whether every value of range a lies below every value of range b, both as
  * sf_resolve_range made them (not inverted), in type t's order (bounds.c). */
 int sf_range_below(sf_type t, const sf_range *a, const sf_range *b);
+
+/* ---- ranges.c: many ranges as a set ---- */
+
+/* From this many ranges on (the plan's range and its `more`) a query looks
+ * each element up in a set instead of comparing it with every range: past
+ * SF_RANGES_AT_ONCE, bits_ranges takes another pass over each block per 8
+ * ranges, while a lookup costs the same whatever their number (isin's sets
+ * of up to 10^6 items). */
+#define SF_SET_MIN_RANGES (SF_RANGES_AT_ONCE + 1)
+/* A binary search costs a scalar step per halving where bits_ranges compares
+ * a vector with 8 ranges a pass: the sorted intervals only from this many
+ * ranges on (a bitmap from SF_SET_MIN_RANGES). */
+#define SF_SET_SEARCH_MIN_RANGES 64
+
+/* The union of a query's ranges, for lookups: integers in a bitmap when their
+ * span is small (at most SF_SET_BITMAP_MIN bits, or 64 per range); else, when
+ * every range is one value (isin's items), those values in a hash table;
+ * else sorted disjoint intervals binary-searched. */
+#define SF_SET_BITMAP_MIN ((uint64_t)1 << 16)
+typedef struct sf_set {
+    int negate;           /* keep what the union does not hold (every = 1, inverted ranges) */
+    uint64_t width;       /* integers: the element width's all-ones */
+    uint64_t base, bits;  /* bitmap: x is in when d = (x - base) & width < bits, bit d set */
+    uint64_t *bitmap;     /* NULL: no bitmap */
+    uint64_t *table;      /* hash: open addressing, `empty` in a free slot; NULL: no table */
+    uint64_t empty;       /* the free slots' mark (a value in the set is had_empty) */
+    int had_empty, shift; /* shift: 64 - log2 of the slots */
+    size_t k;             /* intervals: how many */
+    uint64_t *ends;       /* integers: lo, hi of each, ascending in unsigned order */
+    double *fends;        /* floats: flo, fhi of each, ascending */
+} sf_set;
+
+/* The plan's ranges as a set, when there are at least SF_SET_MIN_RANGES (a
+ * bitmap) or SF_SET_SEARCH_MIN_RANGES (intervals) and they are a union
+ * (every = 0, none inverted) or the outside of one (every = 1, all
+ * inverted): 1 with *s made (sf_set_free it), else 0 (other plans, or no
+ * memory: the ranges are then compared pass after pass). */
+int sf_set_make(const sf_plan *p, sf_set *s);
+void sf_set_free(sf_set *s);
 
 /* sf_scan_kernel of a plan with further ranges (lib/ranges.c). */
 size_t sf_scan_ranges(const sf_plan *p, const void *x, const uint8_t *valid, size_t n,

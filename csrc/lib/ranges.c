@@ -14,16 +14,336 @@
  * filter reads. Every step on the data is a kernel op with its scalar twin.
  *
  * bits_ranges beat one pass per range (the figures, with their CPU:
- * lib/README.md).
+ * lib/README.md). From SF_SET_MIN_RANGES ranges on, a union (or its
+ * outside) is a set instead (sf_set_make): each element looked up once, in a
+ * bitmap over the ranges' span, or (from SF_SET_SEARCH_MIN_RANGES) in a hash
+ * table of single values or by binary search over sorted intervals, whatever
+ * the number of ranges; the rest of the way (validity, positions, values,
+ * masks) is the same.
  */
 #include "library.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/bits.h" /* SF_RANGES_STEP, sf_combine_bytes, sf_popcount_bytes */
 
 /* The uint8 range of a mask's kept bytes: nonzero. */
 static const sf_range NONZERO = {1, 255, 0.0, 0.0, 0};
+
+/* ---- Many ranges as a set ------------------------------------------------------- */
+
+static const sf_range *range_at(const sf_plan *p, size_t j) {
+    return j ? &p->more[j - 1] : p->range;
+}
+
+/* Intervals ascending by their low end (integers: unsigned order). */
+static int by_low_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+static int by_low_f64(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ranges of an integer plan in a bitmap, if their span from `base` (0:
+ * unsigned order, the top bit: signed order) is small enough: 1, 0 when it
+ * is not (or no memory). A range is a stretch mod 2^w, and taking `base` off
+ * keeps it one, which must not wrap. */
+static int bitmap_from(const sf_plan *p, size_t count, uint64_t base, sf_set *s) {
+    const uint64_t w = s->width;
+    uint64_t lo = w, hi = 0;
+    for (size_t j = 0; j < count; j++) {
+        const sf_range *r = range_at(p, j);
+        const uint64_t a = (r->lo - base) & w, b = (r->hi - base) & w;
+        if (a > b)
+            return 0;
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    const uint64_t most = 64 * (uint64_t)count > SF_SET_BITMAP_MIN ? 64 * (uint64_t)count
+                                                                    : SF_SET_BITMAP_MIN;
+    if (hi - lo >= most)
+        return 0;
+    s->base = (base + lo) & w;
+    s->bits = hi - lo + 1;
+    if (!(s->bitmap = (uint64_t *)calloc((size_t)(s->bits + 63) / 64, 8)))
+        return 0;
+    for (size_t j = 0; j < count; j++) {
+        const sf_range *r = range_at(p, j);
+        const uint64_t a = (r->lo - s->base) & w, b = (r->hi - s->base) & w;
+        for (uint64_t d = a; d <= b;) {
+            if (d % 64 == 0 && b - d >= 63) { /* a whole word */
+                s->bitmap[d / 64] = UINT64_MAX;
+                d += 64;
+            } else {
+                s->bitmap[d / 64] |= (uint64_t)1 << (d % 64);
+                d++;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The integer ranges as sorted disjoint intervals (a range that wraps past
+ * the width's top split in two). 1, or 0 for no memory. */
+static int int_intervals(const sf_plan *p, size_t count, sf_set *s) {
+    const uint64_t w = s->width;
+    uint64_t *e = (uint64_t *)malloc(4 * count * sizeof *e);
+    if (!e)
+        return 0;
+    size_t k = 0;
+    int sorted = 1;
+    for (size_t j = 0; j < count; j++) {
+        /* a signed type's bounds may carry its sign past the width */
+        const uint64_t lo = range_at(p, j)->lo & w, hi = range_at(p, j)->hi & w;
+        if (lo <= hi) {
+            e[2 * k] = lo;
+            e[2 * k + 1] = hi;
+            k++;
+        } else {
+            e[2 * k] = 0;
+            e[2 * k + 1] = hi;
+            e[2 * k + 2] = lo;
+            e[2 * k + 3] = w;
+            k += 2;
+        }
+    }
+    for (size_t i = 1; i < k; i++)
+        sorted &= e[2 * (i - 1)] <= e[2 * i];
+    if (!sorted)
+        qsort(e, k, 2 * sizeof *e, by_low_u64);
+    size_t out = 0;
+    for (size_t i = 1; i < k; i++) {
+        uint64_t *last = e + 2 * out;
+        if (last[1] == w || e[2 * i] <= last[1] + 1) { /* overlaps or touches */
+            if (e[2 * i + 1] > last[1])
+                last[1] = e[2 * i + 1];
+        } else {
+            out++;
+            e[2 * out] = e[2 * i];
+            e[2 * out + 1] = e[2 * i + 1];
+        }
+    }
+    s->ends = e;
+    s->k = k ? out + 1 : 0;
+    return 1;
+}
+
+/* The float ranges as sorted disjoint intervals; a range of NaN bounds holds
+ * nothing and is left out. 1, or 0 for no memory. */
+static int float_intervals(const sf_plan *p, size_t count, sf_set *s) {
+    double *e = (double *)malloc(2 * count * sizeof *e);
+    if (!e)
+        return 0;
+    size_t k = 0;
+    int sorted = 1;
+    for (size_t j = 0; j < count; j++) {
+        const sf_range *r = range_at(p, j);
+        if (!(r->flo <= r->fhi))
+            continue;
+        e[2 * k] = r->flo;
+        e[2 * k + 1] = r->fhi;
+        k++;
+        sorted &= k < 2 || e[2 * (k - 2)] <= e[2 * (k - 1)];
+    }
+    if (!sorted)
+        qsort(e, k, 2 * sizeof *e, by_low_f64);
+    size_t out = 0;
+    for (size_t i = 1; i < k; i++) {
+        double *last = e + 2 * out;
+        if (e[2 * i] <= last[1]) {
+            if (e[2 * i + 1] > last[1])
+                last[1] = e[2 * i + 1];
+        } else {
+            out++;
+            e[2 * out] = e[2 * i];
+            e[2 * out + 1] = e[2 * i + 1];
+        }
+    }
+    s->fends = e;
+    s->k = k ? out + 1 : 0;
+    return 1;
+}
+
+/* A value's key in the hash table: integers as they are; floats as the bits of
+ * the double, -0.0 as 0.0 (equal to it). */
+static inline uint64_t float_key(double v) {
+    uint64_t key;
+    v = v == 0 ? 0.0 : v;
+    memcpy(&key, &v, 8);
+    return key;
+}
+
+static inline size_t slot_of(const sf_set *s, uint64_t key) {
+    return (size_t)((key * 0x9E3779B97F4A7C15u) >> s->shift); /* Fibonacci hashing */
+}
+
+/* Ranges that are each one value (isin's items, unmerged) in a hash table:
+ * 1, or 0 when a range holds more than one value (or no memory). A float
+ * range of NaN bounds holds nothing and is left out. */
+static int hash_from(const sf_plan *p, size_t count, int is_float, sf_set *s) {
+    for (size_t j = 0; j < count; j++) {
+        const sf_range *r = range_at(p, j);
+        if (is_float ? r->flo != r->fhi && !(r->flo != r->flo) : ((r->lo ^ r->hi) & s->width))
+            return 0;
+    }
+    int lg = 4;
+    while (((size_t)1 << lg) < 2 * count) /* at most half full */
+        lg++;
+    const size_t slots = (size_t)1 << lg;
+    if (!(s->table = (uint64_t *)malloc(slots * sizeof *s->table)))
+        return 0;
+    s->shift = 64 - lg;
+    s->empty = 0x7FF4DEADBEEF1234u; /* a NaN's bits: never a float key */
+    for (size_t i = 0; i < slots; i++)
+        s->table[i] = s->empty;
+    for (size_t j = 0; j < count; j++) {
+        const sf_range *r = range_at(p, j);
+        if (is_float && r->flo != r->flo)
+            continue;
+        const uint64_t key = is_float ? float_key(r->flo) : r->lo & s->width;
+        if (key == s->empty) {
+            s->had_empty = 1;
+            continue;
+        }
+        size_t i = slot_of(s, key);
+        while (s->table[i] != s->empty && s->table[i] != key)
+            i = (i + 1) & (slots - 1);
+        s->table[i] = key;
+    }
+    return 1;
+}
+
+/* Whether key is in the hash table. */
+static inline unsigned in_table(const sf_set *s, uint64_t key) {
+    const size_t last = ((size_t)1 << (64 - s->shift)) - 1;
+    for (size_t i = slot_of(s, key);; i = (i + 1) & last) {
+        const uint64_t t = s->table[i];
+        if (t == key)
+            return key != s->empty || (unsigned)s->had_empty;
+        if (t == s->empty)
+            return 0;
+    }
+}
+
+int sf_set_make(const sf_plan *p, sf_set *s) {
+    const size_t count = 1 + p->more_count;
+    if (count < SF_SET_MIN_RANGES || !p->more) /* the common case, and no cost to it */
+        return 0;
+    memset(s, 0, sizeof *s);
+    const int every = p->every != 0;
+    for (size_t j = 0; j < count; j++)
+        if ((range_at(p, j)->invert != 0) != every)
+            return 0;
+    s->negate = every;
+    const int is_float = p->elem == SF_F32 || p->elem == SF_F64;
+    if (!is_float) {
+        const size_t size = sf_elem_size(p->elem);
+        s->width = size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * size)) - 1u;
+        const uint64_t top = (s->width >> 1) + 1; /* signed order: the top bit's value off */
+        if (bitmap_from(p, count, 0, s) || bitmap_from(p, count, top, s))
+            return 1;
+    }
+    if (count < SF_SET_SEARCH_MIN_RANGES)
+        return 0;
+    if (hash_from(p, count, is_float, s))
+        return 1;
+    return is_float ? float_intervals(p, count, s) : int_intervals(p, count, s);
+}
+
+void sf_set_free(sf_set *s) {
+    free(s->bitmap);
+    free(s->table);
+    free(s->ends);
+    free(s->fends);
+    memset(s, 0, sizeof *s);
+}
+
+/* Whether x is in the intervals e[0, 2k) (the last one whose low end is at or
+ * below x, found without a branch per step, holds it). NaN is in none: every
+ * compare with it is false. */
+#define SF_SET_SEARCH(name, T)                                                           \
+    static inline int name(const T *e, size_t k, T x) {                                  \
+        size_t at = 0, n = k;                                                            \
+        while (n > 1) {                                                                  \
+            const size_t half = n / 2;                                                   \
+            at = e[2 * (at + half)] <= x ? at + half : at;                               \
+            n -= half;                                                                   \
+        }                                                                                \
+        return k && e[2 * at] <= x && x <= e[2 * at + 1];                                \
+    }
+SF_SET_SEARCH(in_ints, uint64_t)
+SF_SET_SEARCH(in_floats, double)
+
+/* Bit i of out[0, ceil(n / 8)) = TEST on the element v = x[i] of type T; the
+ * bits past n 0. */
+#define SF_SET_BITS(T, TEST)                                                             \
+    do {                                                                                 \
+        const T *xs = (const T *)x;                                                      \
+        for (size_t i = 0; i < n; i += 8) {                                              \
+            const size_t m = n - i < 8 ? n - i : 8;                                      \
+            unsigned byte = 0;                                                           \
+            for (size_t j = 0; j < m; j++) {                                             \
+                const T v = xs[i + j];                                                   \
+                byte |= (unsigned)(TEST) << j;                                           \
+            }                                                                            \
+            out[i / 8] = (uint8_t)byte;                                                  \
+        }                                                                                \
+    } while (0)
+
+/* A bitmap lookup: no branch on whether x lies in the span (an index past it
+ * reads word 0 and is masked off). */
+static inline unsigned in_bitmap(const sf_set *s, uint64_t x) {
+    const uint64_t d = (x - s->base) & s->width;
+    const int inside = d < s->bits;
+    const uint64_t at = inside ? d : 0;
+    return (unsigned)(inside & (int)((s->bitmap[at / 64] >> (at % 64)) & 1u));
+}
+
+/* The set's bits of n elements of kind e at x (aligned, native), as
+ * bits_ranges writes them. */
+static void set_bits(const sf_set *s, sf_elem e, const void *x, size_t n, uint8_t *out) {
+    const uint64_t *ends = s->ends;
+    const size_t k = s->k;
+    switch (e) {
+    case SF_F32:
+        if (s->table) SF_SET_BITS(float, v == v && in_table(s, float_key((double)v)));
+        else SF_SET_BITS(float, in_floats(s->fends, k, (double)v));
+        break;
+    case SF_F64:
+        if (s->table) SF_SET_BITS(double, v == v && in_table(s, float_key(v)));
+        else SF_SET_BITS(double, in_floats(s->fends, k, v));
+        break;
+    case SF_U8:
+        if (s->bitmap) SF_SET_BITS(uint8_t, in_bitmap(s, v));
+        else if (s->table) SF_SET_BITS(uint8_t, in_table(s, v));
+        else SF_SET_BITS(uint8_t, in_ints(ends, k, v));
+        break;
+    case SF_U16:
+        if (s->bitmap) SF_SET_BITS(uint16_t, in_bitmap(s, v));
+        else if (s->table) SF_SET_BITS(uint16_t, in_table(s, v));
+        else SF_SET_BITS(uint16_t, in_ints(ends, k, v));
+        break;
+    case SF_U32:
+        if (s->bitmap) SF_SET_BITS(uint32_t, in_bitmap(s, v));
+        else if (s->table) SF_SET_BITS(uint32_t, in_table(s, v));
+        else SF_SET_BITS(uint32_t, in_ints(ends, k, v));
+        break;
+    default:
+        if (s->bitmap) SF_SET_BITS(uint64_t, in_bitmap(s, v));
+        else if (s->table) SF_SET_BITS(uint64_t, in_table(s, v));
+        else SF_SET_BITS(uint64_t, in_ints(ends, k, v));
+    }
+    if (s->negate) {
+        const size_t bytes = (n + 7) / 8;
+        for (size_t i = 0; i < bytes; i++)
+            out[i] = (uint8_t)~out[i];
+        if (n % 8) /* the bits past n stay 0 */
+            out[bytes - 1] &= (uint8_t)((1u << (n % 8)) - 1u);
+    }
+}
 
 /* The bits of the block for the ranges first[0, nfirst) and rest[0, nrest):
  * the kernel's bits_ranges, SF_RANGES_AT_ONCE ranges a pass, the passes
@@ -33,6 +353,12 @@ static void bits_of(const sf_plan *p, const sf_range *first, size_t nfirst, cons
                     uint8_t *part) {
     const sf_bits_ranges_fn ranges = p->kernel->bits_ranges[p->elem];
     const size_t bytes = (n + 7) / 8;
+    if (p->set) {
+        set_bits(p->set, p->elem, x, n, m);
+        if (valid)
+            sf_combine_bytes(m, valid, bytes, 1);
+        return;
+    }
     ranges(x, n, first, nfirst, p->every, m);
     for (size_t done = 0; done < nrest; done += SF_RANGES_AT_ONCE) {
         const size_t k = nrest - done < SF_RANGES_AT_ONCE ? nrest - done : SF_RANGES_AT_ONCE;

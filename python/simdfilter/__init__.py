@@ -14,6 +14,7 @@ filter_indexes      positions of the values in [lo, hi]
 filter_values       the values in [lo, hi] themselves
 count_in_range      how many values are in [lo, hi]
 in_range            a bool array: True where the value is in [lo, hi]
+isin                a bool array: True where the value equals one of some items (np.isin)
 ZoneMap             min and max per block: repeated queries skip the blocks out of range
 available_kernels   kernels this machine can run, slowest first
 compiled_kernels    kernels compiled into this build, slowest first
@@ -43,6 +44,7 @@ from ._core import (
     filter_indexes,
     filter_values,
     in_range,
+    isin,
     set_result_pool_limit,
 )
 from ._zonemap import ZoneMap
@@ -55,6 +57,7 @@ __all__ = [
     "filter_values",
     "count_in_range",
     "in_range",
+    "isin",
     "ZoneMap",
     "available_kernels",
     "compiled_kernels",

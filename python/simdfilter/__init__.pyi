@@ -16,8 +16,8 @@ __version__: str
 
 def filter_indexes(
     values: npt.ArrayLike,
-    lo: _Bound,
-    hi: _Bound,
+    lo: _Bound = None,
+    hi: _Bound = None,
     *,
     inclusive: _Inclusive = "both",
     out: Optional[npt.NDArray[Any]] = None,
@@ -26,6 +26,7 @@ def filter_indexes(
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
+    isin: Optional[npt.ArrayLike] = None,
 ) -> _Positions: ...
 
 # filter_values: a NumPy array of the input's dtype (a MaskedArray's data, the
@@ -36,49 +37,53 @@ def filter_indexes(
 @overload
 def filter_values(
     values: np.ndarray[Any, np.dtype[_ScalarT]],
-    lo: _Bound,
-    hi: _Bound,
+    lo: _Bound = None,
+    hi: _Bound = None,
     *,
     inclusive: _Inclusive = "both",
     out: Optional[npt.NDArray[_ScalarT]] = None,
     threads: Optional[int] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
+    isin: Optional[npt.ArrayLike] = None,
 ) -> npt.NDArray[_ScalarT]: ...
 @overload
 def filter_values(
     values: Sequence[Any],
-    lo: _Bound,
-    hi: _Bound,
+    lo: _Bound = None,
+    hi: _Bound = None,
     *,
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray[Any, np.dtype[Any]]] = None,
     threads: Optional[int] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
+    isin: Optional[npt.ArrayLike] = None,
 ) -> npt.NDArray[Any]: ...
 @overload
 def filter_values(
     values: object,
-    lo: _Bound,
-    hi: _Bound,
+    lo: _Bound = None,
+    hi: _Bound = None,
     *,
     inclusive: _Inclusive = "both",
     out: Optional[np.ndarray[Any, np.dtype[Any]]] = None,
     threads: Optional[int] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
+    isin: Optional[npt.ArrayLike] = None,
 ) -> Any: ...
 def count_in_range(
     values: npt.ArrayLike,
-    lo: _Bound,
-    hi: _Bound,
+    lo: _Bound = None,
+    hi: _Bound = None,
     *,
     inclusive: _Inclusive = "both",
     threads: Optional[int] = None,
     within: Optional[npt.ArrayLike] = None,
     assume_sorted: bool = False,
     invert: Optional[bool] = False,
+    isin: Optional[npt.ArrayLike] = None,
 ) -> int: ...
 def in_range(
     values: npt.ArrayLike,
@@ -86,6 +91,14 @@ def in_range(
     hi: _Bound,
     *,
     inclusive: _Inclusive = "both",
+    out: Optional[npt.NDArray[Any]] = None,
+    threads: Optional[int] = None,
+    invert: Optional[bool] = False,
+) -> npt.NDArray[np.bool_]: ...
+def isin(
+    values: npt.ArrayLike,
+    items: Any,
+    *,
     out: Optional[npt.NDArray[Any]] = None,
     threads: Optional[int] = None,
     invert: Optional[bool] = False,

@@ -44,6 +44,10 @@ def _partition_between(s, lo, hi, inclusive, invert=False):
     return _pandas_face().SeriesAccessor(s).between(lo, hi, inclusive, invert=invert)
 
 
+def _partition_isin(s, values, invert=False):
+    return _pandas_face().SeriesAccessor(s).isin(values, invert=invert)
+
+
 def _partition_filter(s, lo, hi, inclusive, invert=False):
     return _pandas_face().SeriesAccessor(s).filter(lo, hi, inclusive, invert=invert)
 
@@ -120,6 +124,13 @@ class SeriesAccessor:
         s, lo, hi = self._s, left, right
         meta = _partition_between(s._meta, lo, hi, inclusive, invert)  # raises what pandas raises
         return s.map_partitions(_partition_between, lo, hi, inclusive, invert, meta=meta)
+
+    def isin(self, values: Any, *, invert: Optional[bool] = False) -> dd.Series:
+        """Drop-in for ``ds.isin(values)`` (``invert``: ``~ds.isin(values)``), each
+        partition answered as the pandas accessor's ``isin`` answers it."""
+        s = self._s
+        meta = _partition_isin(s._meta, values, invert)  # raises what pandas raises
+        return s.map_partitions(_partition_isin, values, invert, meta=meta)
 
     def filter(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False

@@ -23,7 +23,15 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["ArrowBools", "arrow_in_range", "pandas_between", "polars_between"]
+__all__ = [
+    "ArrowBools",
+    "arrow_in_range",
+    "items_array",
+    "pandas_between",
+    "pandas_isin",
+    "polars_between",
+    "polars_is_in",
+]
 
 
 class ArrowBools:
@@ -77,3 +85,38 @@ def polars_between(s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
     import polars as pl
 
     return pl.Series(arrow_in_range(s, lo, hi, inclusive)).alias(s.name)
+
+
+def items_array(items: Any) -> np.ndarray:
+    """The items of an ``isin`` as ``simdfilter.isin`` reads them: ``np.asarray(items)``,
+    but a set (or any iterable that is neither a sequence nor array-like) by its
+    elements, where ``np.asarray`` would make one object of it. For the faces'
+    checks of what their host compares its own way."""
+    if isinstance(items, (set, frozenset)) or (
+        not hasattr(items, "__len__") and hasattr(items, "__iter__") and not hasattr(items, "__array__")
+    ):
+        items = list(items)
+    return np.asarray(items)
+
+
+def pandas_isin(s: Any, items: Any, invert: bool = False) -> Any:
+    """The array ``s.isin(items)`` holds, in the dtype pandas gives: bool, or
+    ``boolean`` without NA for a nullable column (pandas puts False at its NA: no
+    item is NA here). `invert`: ``~s.isin(items)``'s, True at NA and NaN."""
+    import pandas as pd
+
+    values = _core.isin(s, items, invert=invert)
+    array = s.array
+    if isinstance(array, (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)):
+        if invert:
+            values |= np.asarray(s.isna().to_numpy(), dtype=bool)
+        return pd.arrays.BooleanArray(values, np.zeros(len(values), dtype=bool), copy=False)
+    return values
+
+
+def polars_is_in(s: Any, items: Any) -> Any:
+    """``s.is_in(items)`` as a Boolean Series named as `s`, null where `s` is, from
+    the kernels' bitmaps without a copy."""
+    import polars as pl
+
+    return pl.Series(ArrowBools(_core._in_range_arrow(s, isin=items))).alias(s.name)

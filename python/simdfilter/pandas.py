@@ -17,8 +17,9 @@ array([0, 5], dtype=uint32)
 2  1934    NaN
 5  1998    9.5
 
-``between``, ``filter`` and ``count`` are drop-ins for pandas' own
-expressions (``s.between``, ``s[s.between(...)]``, ``s.between(...).sum()``):
+``between``, ``filter``, ``count`` and ``isin`` are drop-ins for pandas' own
+expressions (``s.between``, ``s[s.between(...)]``, ``s.between(...).sum()``,
+``s.isin(values)``):
 the same values, dtype, index and name. Accelerated columns (read in place by
 the SIMD kernels): bool, int8..uint64, float32, float64, datetime64 (naive or
 tz-aware) and timedelta64, NumPy-backed, nullable (``Int64``, ``Float64``,
@@ -437,6 +438,57 @@ class SeriesAccessor:
             )
         except (TypeError, ValueError):
             return int(np.count_nonzero(_host_bool(s, lo, hi, inclusive, invert)))
+
+    def isin(self, values: Any, *, invert: Optional[bool] = False) -> "pd.Series[bool]":
+        """A drop-in for ``s.isin(values)``: whether each element equals one of `values`.
+
+        Parameters
+        ----------
+        values : set or list-like
+            The items, as pandas takes them. Numbers on number columns and
+            times of the column's kind on datetime64/timedelta64 columns are
+            looked up by the kernels (``simdfilter.isin``); anything else
+            (missing values among them, strings, Arrow-backed or tz-aware
+            columns, a column no kernel reads) pandas answers itself.
+        invert : bool or None, default False (None: False)
+            True: ``~s.isin(values)``, in the same pass (True at NaN, and at the
+            NA of a nullable column, whose ``isin`` is False there).
+
+        Returns
+        -------
+        pandas.Series
+            Same index and name as ``s``; dtype bool, or ``boolean`` for a
+            nullable column, as pandas gives it.
+        """
+        s, invert = self._s, _face.checked_invert(invert)
+        try:
+            result = _kernel_isin(s, values, invert)
+        except (TypeError, ValueError):
+            host = s.isin(values)  # pandas' answer, or its error
+            return ~host if invert else host
+        return _series_like(result, s)
+
+
+def _kernel_isin(s: "pd.Series", values: Any, invert: bool) -> Any:
+    """`isin`'s result array through the kernels, in the dtype pandas gives; a
+    TypeError (pandas answers) where pandas compares its own way: missing values
+    among the items (pandas matches NaN with NaN, NA and NaT with theirs), items
+    of another kind than the column's, Arrow-backed and tz-aware columns (pandas
+    casts the items to the column's Arrow type, or refuses them)."""
+    dtype = s.dtype
+    if isinstance(dtype, pd.ArrowDtype) or getattr(dtype, "tz", None) is not None:
+        raise _AskPandas("pandas compares these items")
+    items = _masks.items_array(values)
+    kind = getattr(dtype, "kind", "O")
+    if kind in "biuf":
+        ok = items.dtype.kind in "biuf" and not (
+            items.dtype.kind == "f" and bool(np.isnan(items).any())
+        )
+    else:
+        ok = kind in "mM" and items.dtype.kind == kind and not bool(np.isnat(items).any())
+    if not ok:
+        raise _AskPandas("pandas compares these items")
+    return _masks.pandas_isin(s, items, invert)
 
 
 def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":

@@ -195,6 +195,48 @@ def _count(
     return polars_count()
 
 
+def _kernels_is_in(s: "pl.Series", other: Any) -> bool:
+    """Whether the kernels answer ``s.is_in(other)`` as Polars does: a number
+    Series and items Polars takes for its dtype as they are (integers within the
+    dtype's range on integer Series; floats on float Series, float32 values on
+    Float32), no NaN among them (Polars' is_in matches NaN with NaN) and no
+    nulls. Anything else (temporal and Boolean Series, expressions, strings,
+    the items Polars 2 refuses) Polars answers, or refuses, itself."""
+    dtype = s.dtype
+    if isinstance(other, (pl.Expr, str)) or not (dtype.is_integer() or dtype.is_float()):
+        return False
+    try:
+        items = _masks.items_array(other.to_numpy() if isinstance(other, pl.Series) else other)
+    except (TypeError, ValueError):
+        return False
+    kind = items.dtype.kind
+    if dtype.is_float():
+        if kind != "f" or bool(np.isnan(items).any()):  # Polars refuses ints here
+            return False
+        # Polars casts the items to the Series' dtype: on Float32 only items
+        # that are float32 values compare alike (0.1 would become float32's).
+        return dtype != pl.Float32 or bool(
+            np.array_equal(items.astype(np.float32).astype(np.float64), items.astype(np.float64))
+        )
+    if kind not in "iu" or items.size == 0:
+        return kind in "iu"
+    try:
+        info = np.iinfo(str(dtype).lower())  # Int8 .. UInt64
+    except TypeError:  # Int128 and the like: no kernel reads them
+        return False
+    return info.min <= int(items.min()) and int(items.max()) <= info.max
+
+
+def _is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
+    """``sf.is_in`` on a Series: the kernels' answer, or Polars' own."""
+    if not nulls_equal and _kernels_is_in(s, other):
+        try:
+            return _masks.polars_is_in(s, other)
+        except (TypeError, ValueError):
+            pass
+    return s.is_in(other, nulls_equal=nulls_equal)
+
+
 class SeriesNamespace:
     """``s.sf``: range queries on one Polars Series through simdfilter's kernels.
 
@@ -302,6 +344,20 @@ class SeriesNamespace:
         return _count(self._s, lower_bound, upper_bound, inclusive, expr=False, invert=invert)
 
 
+    def is_in(
+        self, other: Any, *, nulls_equal: bool = False, invert: Optional[bool] = False
+    ) -> "pl.Series":
+        """A drop-in for ``s.is_in(other, nulls_equal=...)``: Boolean, whether each
+        value equals one of `other`, null at the nulls (``nulls_equal=True``:
+        Polars answers, nulls then compared as values). Number items on number
+        Series are looked up by the kernels (``simdfilter.isin``); Polars answers
+        anything else itself. `invert` True: ``~s.is_in(other)`` (NaN True; null
+        stays null)."""
+        invert = _face.checked_invert(invert)
+        m = _is_in(self._s, other, nulls_equal)
+        return ~m if invert else m
+
+
 # ---- expressions ------------------------------------------------------------------
 
 
@@ -313,6 +369,10 @@ def _is_expression(bound: Any) -> bool:
 
 def _batch_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
     return _between(s, lo, hi, inclusive, expr=True)
+
+
+def _batch_is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
+    return _is_in(s, other, nulls_equal)
 
 
 def _batch_count(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
@@ -452,6 +512,28 @@ class ExprNamespace:
             functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
             return_dtype=pl.get_index_type(),
             returns_scalar=True,
+        )
+
+    @_inverted_by_not
+    def is_in(
+        self,
+        other: Any,
+        *,
+        nulls_equal: bool = False,
+        invert: Optional[bool] = False,  # applied by the decorator
+    ) -> "pl.Expr":
+        """Whether each value equals one of `other`: ``is_in(other, nulls_equal=...)``.
+
+        Boolean, null where the value is null (``nulls_equal=False``). Number
+        items on number columns are looked up by the kernels, batch by batch (an
+        elementwise ``map_batches``); an expression, or items Polars compares
+        its own way, is Polars' own ``is_in``. `invert` True: ``~is_in(...)``."""
+        if isinstance(other, (pl.Expr, str)):
+            return self._e.is_in(other, nulls_equal=nulls_equal)
+        return self._e.map_batches(
+            functools.partial(_batch_is_in, other=other, nulls_equal=nulls_equal),
+            return_dtype=pl.Boolean,
+            is_elementwise=True,
         )
 
     def filter(

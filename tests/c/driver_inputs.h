@@ -244,8 +244,9 @@ typedef struct {
     int swap, misalign;
     sf_elem kind;
     /* The query's ranges: ranges[0] is sf_query's range, the others its
-     * `more` (one input in three has 2 to 4), combined by `every`. */
-    sf_range ranges[4];
+     * `more` (one input in three has 2 to 4, one in nine 9 to 80: a set),
+     * combined by `every`. */
+    sf_range ranges[80];
     size_t nranges;
     int every;
     const char *layout;
@@ -292,7 +293,7 @@ static void nulls_make(nulls_desc *z, size_t n, int allow) {
 
 
 /* One input: with_nulls as nulls_make's allow; nranges ranges (0: one input
- * in three has 2 to 4, the others 1). */
+ * in three has 2 to 4, one in nine 9 to 80, the others 1). */
 static void input_make_ranges(input *in, sf_elem kind, const layout *l, size_t n, int swap,
                               int with_nulls, size_t nranges) {
     size_t size = sf_elem_size(kind);
@@ -314,10 +315,18 @@ static void input_make_ranges(input *in, sf_elem kind, const layout *l, size_t n
         low = body + mis;
     }
     unsigned char *data = stride < 0 && n ? low + (n - 1) * astride : low;
-    in->nranges = nranges ? nranges : below(3) == 0 ? 2 + below(3) : 1;
+    in->nranges = nranges       ? nranges
+                  : below(3) == 0 ? 2 + below(3)
+                  : below(6) == 0 ? 9 + below(72)
+                                  : 1;
     in->every = (int)below(2);
-    for (size_t j = 0; j < in->nranges; j++)
+    for (size_t j = 0; j < in->nranges; j++) {
         in->ranges[j] = pick_range(kind);
+        /* From 9 ranges on the library looks elements up in a set (lib/ranges.c)
+         * when they are a union (none inverted) or its outside (all inverted). */
+        if (in->nranges >= 9)
+            in->ranges[j].invert = in->every && !spec_full(kind, &in->ranges[j]);
+    }
     for (size_t i = 0; i < n; i++) /* near the bounds of one of the ranges */
         store_elem(data + (ptrdiff_t)i * stride, size, swap,
                    pick_value(kind, &in->ranges[below(in->nranges)]));

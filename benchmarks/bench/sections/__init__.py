@@ -35,6 +35,7 @@ SECTIONS = [
     "ranges",
     "fresh_ratio",
     "dtype_bandwidth",
+    "isin",
 ]
 
 
