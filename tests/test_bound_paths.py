@@ -528,6 +528,23 @@ def test_aware_bounds_at_clock_changes():
     assert simdfilter.filter_indexes(s, first, first).tolist() == [3]
 
 
+def test_aware_wall_times_past_the_zone_rules_every_precision():
+    """A wall time in a named zone from before year 1 or after 9999, at a year's or
+    a month's precision too, is refused as the Python rule refused it (bounds_time_rest.c
+    once let '0000' and '0000-01' through: its out-of-range stand-in was inside the
+    years in attoseconds), a NaT other bound included."""
+    s = pd.Series(np.array([0, 1], dtype="M8[s]")).dt.tz_localize("UTC").dt.tz_convert(
+        "America/New_York"
+    )
+    for text in ["0000", "0000-01", "-0001", "-0001-12", "10000", "10000-01", "0000-12-31"]:
+        for lo, hi in [(None, text), (text, None), (pd.NaT, text), (text, pd.NaT)]:
+            for mode in MODES:
+                check(s, lo, hi, mode)
+        with pytest.raises(ValueError, match="lies outside years 1-9999"):
+            simdfilter.filter_indexes(s, None, text)
+    check(s, None, "0001", "both")  # the first year with rules: read
+
+
 class _FixedOffset(dt.tzinfo):
     """A tzinfo of our own, whose utcoffset() answers whatever it was given."""
 

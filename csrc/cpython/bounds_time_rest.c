@@ -361,7 +361,7 @@ static int wall_offset(const sf_time *wall, PyObject *tz, PyObject *text, int64_
      * time has the offset of the wall time itself. */
     sf_time v = *wall;
     if (v.calendar && (v.ticks < (1 - 1970) * 12 || v.ticks > (9999 - 1970) * 12 + 11))
-        v.ticks = v.ticks < 0 ? -((__int128)1 << 80) : (__int128)1 << 80; /* out of range below */
+        v.ticks = v.ticks < 0 ? -((__int128)1 << 100) : (__int128)1 << 100; /* out of range below */
     else
         in_attoseconds(&v);
     __int128 us = v.ticks / AS_PER_US;
