@@ -1,5 +1,6 @@
 """csrc/'s includes and calls go the way csrc/README.md's layers block says
-(.ci/layers.py), and the check itself catches a wrong-way include and call."""
+(.ci/layers.py), and the check itself catches a wrong-way include and call, and
+a circle of calls in the CPython binding."""
 
 import os
 import shutil
@@ -56,7 +57,17 @@ def test_the_check_fails_on_a_wrong_way_include_and_call(tmp_path):
         serial.read_text() + "\nint sf_probe(void);\n"
         "int sf_probe(void) { return sf_execute_mask(0, 0, 0, 0, 0, 0); }\n"
     )
+    arrays = copy / "csrc" / "cpython" / "arrays.c"
+    arrays.write_text(
+        arrays.read_text() + "\nPyObject *sfpy_probe(const sf_query *q, const column *c);\n"
+        "PyObject *sfpy_probe(const sf_query *q, const column *c) "
+        "{ return sfpy_bits_result(q, 1, c, 1); }\n"
+    )
     done = run_check(copy)
     assert done.returncode == 1
     assert 'lib/ranges.c includes "../kernels/kernel_common.h"' in done.stdout
     assert "lib/serial.c calls sf_execute_mask of lib/masks.c, a layer above it" in done.stdout
+    assert (
+        "cpython/ goes round a circle: arrays.c -> masks_py.c -> arrays.c "
+        "(masks_py.c calls sfpy_first, sfpy_new_array)" in done.stdout
+    ), done.stdout
