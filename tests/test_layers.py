@@ -71,3 +71,41 @@ def test_the_check_fails_on_a_wrong_way_include_and_call(tmp_path):
         "cpython/ goes round a circle: arrays.c -> masks_py.c -> arrays.c "
         "(masks_py.c calls sfpy_first, sfpy_new_array)" in done.stdout
     ), done.stdout
+
+
+def test_what_import_simdfilter_loads_never_imports_the_package_back():
+    """The package's own circle (issue 44): __init__ -> _zonemap -> _face ->
+    _conjunction -> `import simdfilter`. A module that `import simdfilter`
+    loads reaches its siblings relatively (`from . import _core`), never
+    through the package it is part of, which is half-built while it loads."""
+    import ast
+
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, simdfilter; print(' '.join(m.__file__ for n, m in sys.modules.items()"
+            " if n.split('.')[0] == 'simdfilter' and getattr(m, '__file__', '')"
+            " and m.__file__.endswith('.py')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert any(f.endswith("_zonemap.py") for f in loaded), loaded
+    wrong = []
+    for path in loaded:
+        for node in ast.walk(ast.parse(Path(path).read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
+            wrong += [
+                "%s:%d imports %s" % (Path(path).name, node.lineno, n)
+                for n in names
+                if n.split(".")[0] == "simdfilter"
+            ]
+    assert not wrong, wrong
