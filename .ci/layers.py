@@ -12,9 +12,14 @@ section), one per line:
                                   csrc/lib's files, top layer first: a file
                                   calls only functions of files in layers
                                   below its own (nm on each file's object)
+    calls cpython: acyclic        no two files of csrc/cpython call each
+                                  other's functions, directly or round a
+                                  circle (data, such as NumPy's API table,
+                                  aside)
 
-Exit status 1, with one line per broken rule, when any is broken. Needs only a
-C compiler (CC, default cc) and nm; no Python package.
+Exit status 1, with one line per broken rule, when any is broken. Needs a C
+compiler (CC, default cc) and nm; for csrc/cpython, Python's headers and
+NumPy's (found from the interpreter that runs this).
 """
 
 import os
@@ -33,11 +38,12 @@ BINDING_ONLY = ("Python.h", "numpy/")
 
 
 def rules(readme):
-    """({folder: [allowed prefixes]}, [[files of a layer], ...] top first)."""
+    """({folder: [allowed prefixes]}, [[files of lib's layer], ...] top first,
+    [folders whose calls go round no circle])."""
     m = re.search(r"```layers\n(.*?)```", readme.read_text(), re.S)
     if not m:
         sys.exit("%s has no ```layers block" % readme)
-    includes, calls = {}, []
+    includes, calls, acyclic = {}, [], []
     for line in m.group(1).splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
@@ -48,9 +54,11 @@ def rules(readme):
             includes[kind[1]] = rest.split()
         elif kind == ["calls", "lib"]:
             calls = [layer.split() for layer in rest.split(">")]
+        elif kind[0] == "calls" and len(kind) == 2 and rest.split() == ["acyclic"]:
+            acyclic.append(kind[1])
         else:
             sys.exit("csrc/README.md's layers block: cannot read %r" % line)
-    return includes, calls
+    return includes, calls, acyclic
 
 
 def include_errors(csrc, includes):
@@ -99,14 +107,16 @@ def symbols(cc, source, tmp):
         check=True,
     )
     out = subprocess.run(["nm", str(obj)], check=True, capture_output=True, text=True).stdout
-    defined, used = set(), set()
+    defined, used, functions = set(), set(), set()
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[0] == "U":
             used.add(parts[1])
         elif len(parts) == 3 and parts[1] in "TDRBC":
             defined.add(parts[2])
-    return defined, used
+            if parts[1] == "T":
+                functions.add(parts[2])
+    return defined, used, functions
 
 
 def call_errors(csrc, layers):
@@ -124,8 +134,8 @@ def call_errors(csrc, layers):
     cc = shlex.split(os.environ.get("CC", "cc"))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
         found = dict(zip(present, pool.map(lambda f: symbols(cc, csrc / "lib" / f, tmp), present)))
-    owner = {s: f for f, (defined, _) in found.items() for s in defined}
-    for f, (_, used) in found.items():
+    owner = {s: f for f, (defined, _, _) in found.items() for s in defined}
+    for f, (_, used, _) in found.items():
         for s in sorted(used):
             g = owner.get(s)
             if g and f in rank and g in rank and rank[g] <= rank[f]:
@@ -136,9 +146,78 @@ def call_errors(csrc, layers):
     return errors
 
 
+def binding_flags():
+    """The C flags a csrc/cpython file compiles with here: Python's headers and
+    NumPy's, as setup.py gives them."""
+    import sysconfig
+
+    try:
+        import numpy
+    except ImportError:
+        sys.exit(
+            "layers: csrc/cpython's calls are read from objects built with NumPy's headers: "
+            "install numpy"
+        )
+    return [
+        "-I%s" % sysconfig.get_paths()["include"],
+        "-I%s" % numpy.get_include(),
+        "-DNPY_NO_DEPRECATED_API=NPY_1_23_API_VERSION",
+        "-DNPY_TARGET_VERSION=NPY_1_23_API_VERSION",
+    ]
+
+
+def circle(edges):
+    """A circle of the graph {file: {files it calls}} as a list of files, or None."""
+    state = {}
+
+    def visit(f, path):
+        state[f] = 1
+        for g in sorted(edges[f]):
+            if state.get(g) == 1:
+                return path[path.index(g) :] + [g]
+            if g not in state:
+                found = visit(g, path + [g])
+                if found:
+                    return found
+        state[f] = 2
+        return None
+
+    for f in sorted(edges):
+        if f not in state:
+            found = visit(f, [f])
+            if found:
+                return found
+    return None
+
+
+def circle_errors(csrc, folder):
+    cc = shlex.split(os.environ.get("CC", "cc")) + binding_flags()
+    present = sorted((csrc / folder).glob("*.c"))
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
+        found = dict(
+            zip((p.name for p in present), pool.map(lambda f: symbols(cc, f, tmp), present))
+        )
+    owner = {s: f for f, (_, _, functions) in found.items() for s in functions}
+    edges = {f: {owner[s] for s in used if s in owner} - {f} for f, (_, used, _) in found.items()}
+    errors = []
+    while True:
+        found_circle = circle(edges)
+        if not found_circle:
+            return errors
+        a, b = found_circle[-2], found_circle[-1]
+        calls = sorted(s for s in found[a][1] if owner.get(s) == b)
+        errors.append(
+            "%s/ goes round a circle: %s (%s calls %s)"
+            % (folder, " -> ".join(found_circle), a, ", ".join(calls))
+        )
+        edges[a].discard(b)  # report each circle once
+
+
 def main():
-    includes, layers = rules(CSRC / "README.md")
+    includes, layers, acyclic = rules(CSRC / "README.md")
     errors = include_errors(CSRC, includes) + call_errors(CSRC, layers)
+    for folder in acyclic:
+        errors += circle_errors(CSRC, folder)
     for e in errors:
         print(e)
     if not errors:

@@ -1,5 +1,6 @@
 """csrc/'s includes and calls go the way csrc/README.md's layers block says
-(.ci/layers.py), and the check itself catches a wrong-way include and call."""
+(.ci/layers.py), and the check itself catches a wrong-way include and call, and
+a circle of calls in the CPython binding."""
 
 import os
 import shutil
@@ -56,7 +57,55 @@ def test_the_check_fails_on_a_wrong_way_include_and_call(tmp_path):
         serial.read_text() + "\nint sf_probe(void);\n"
         "int sf_probe(void) { return sf_execute_mask(0, 0, 0, 0, 0, 0); }\n"
     )
+    arrays = copy / "csrc" / "cpython" / "arrays.c"
+    arrays.write_text(
+        arrays.read_text() + "\nPyObject *sfpy_probe(const sf_query *q, const column *c);\n"
+        "PyObject *sfpy_probe(const sf_query *q, const column *c) "
+        "{ return sfpy_bits_result(q, 1, c, 1); }\n"
+    )
     done = run_check(copy)
     assert done.returncode == 1
     assert 'lib/ranges.c includes "../kernels/kernel_common.h"' in done.stdout
     assert "lib/serial.c calls sf_execute_mask of lib/masks.c, a layer above it" in done.stdout
+    assert (
+        "cpython/ goes round a circle: arrays.c -> masks_py.c -> arrays.c "
+        "(masks_py.c calls sfpy_first, sfpy_new_array)" in done.stdout
+    ), done.stdout
+
+
+def test_what_import_simdfilter_loads_never_imports_the_package_back():
+    """The package's own circle (issue 44): __init__ -> _zonemap -> _face ->
+    _conjunction -> `import simdfilter`. A module that `import simdfilter`
+    loads reaches its siblings relatively (`from . import _core`), never
+    through the package it is part of, which is half-built while it loads."""
+    import ast
+
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, simdfilter; print(' '.join(m.__file__ for n, m in sys.modules.items()"
+            " if n.split('.')[0] == 'simdfilter' and getattr(m, '__file__', '')"
+            " and m.__file__.endswith('.py')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert any(f.endswith("_zonemap.py") for f in loaded), loaded
+    wrong = []
+    for path in loaded:
+        for node in ast.walk(ast.parse(Path(path).read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
+            wrong += [
+                "%s:%d imports %s" % (Path(path).name, node.lineno, n)
+                for n in names
+                if n.split(".")[0] == "simdfilter"
+            ]
+    assert not wrong, wrong

@@ -190,6 +190,12 @@ struct column {
 
 /* ---- column_hosts.c: the buffers behind pandas columns and numpy.ma arrays ---- */
 
+/* Whether values' type comes from `package` (its module is package or
+ * package.*), read from the type: no Python call. */
+int sfpy_from_package(const sfpy_state *st, PyObject *values, const char *package);
+/* The host ("pandas", "polars", "dask") of a frame (a DataFrame, a Polars
+ * LazyFrame, or a subclass of one), *lazy set for a LazyFrame; or NULL. */
+const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy);
 /* A NumPy array of the values (`data`), a bool array of the same shape True at
  * nulls (`mask`, or None) and the zone of tz-aware instants (`tz`, a str, or
  * None); or, for an Arrow-backed pandas column, its pyarrow data (`arrow`,
@@ -214,12 +220,6 @@ extern PyMethodDef sfpy_column_methods[];
 /* 0, or -1 with an exception (a TypeError naming what is supported; a frame,
  * pandas, Polars or Dask, is refused before anything is read). */
 int sfpy_column_from(sfpy_state *st, PyObject *values, column *c);
-/* Whether values' type comes from `package` (its module is package or
- * package.*), read from the type: no Python call. */
-int sfpy_from_package(const sfpy_state *st, PyObject *values, const char *package);
-/* The host ("pandas", "polars", "dask") of a frame (a DataFrame, a Polars
- * LazyFrame, or a subclass of one), *lazy set for a LazyFrame; or NULL. */
-const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy);
 /* At module init: the names column.c looks up, interned. 0 or -1. */
 int sfpy_column_init(sfpy_state *st);
 /* Whether the column holds times of day (Arrow time32/time64, Polars Time):
@@ -275,10 +275,6 @@ typedef struct column_source {
     const uint8_t *where;
 } column_source;
 sf_source *sfpy_column_source(const column *c, column_source *s);
-/* The source a query `q` reads: the column's, narrowed by binary search
- * (`sorted`, with its room) when the column is marked sorted. */
-sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
-                             sf_sorted_source *sorted);
 void sfpy_column_source_free(const column *c, column_source *s);
 /* After a run over s (source_arrow.c): -1 with a ValueError if an Arrow chunk
  * was refused (its producer changed it after it was checked), so that nothing
@@ -302,6 +298,14 @@ extern PyMethodDef sfpy_refusal_methods[];
  * (KeyboardInterrupt from Ctrl-C, or another a signal handler raised). */
 Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t capacity,
                         int threads, int fresh_out, size_t out_resident, size_t n);
+/* The source a query `q` reads: the column's, narrowed by binary search
+ * (`sorted`, with its room) when the column is marked sorted. */
+sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
+                             sf_sorted_source *sorted);
+/* The query over the column into out (room for `capacity` results), the GIL
+ * released: the number found, or -1 with an exception. */
+Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
+                           int threads, int fresh_out, size_t out_resident);
 
 /* ---- kernels_py.c: the kernel a call runs ---- */
 
@@ -341,6 +345,21 @@ PyObject *sfpy_pool_release(PyObject *module, PyObject *unused);
 /* _core.set_result_pool_limit(nbytes): the arena's idle limit; the previous. */
 PyObject *sfpy_pool_set_limit(PyObject *module, PyObject *nbytes);
 
+/* ---- arrays.c: the arrays results are made of ---- */
+
+/* A new 1-d array of n elements of descr, from NumPy's allocator. */
+static inline PyObject *sfpy_new_1d(PyArray_Descr *descr, npy_intp n) {
+    Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
+    return PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
+}
+/* A new 1-d array of k elements of descr: over a pool buffer when large
+ * (sfpy_poolable; *fresh 0 when its pages are mapped already), else NumPy's. */
+PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *fresh);
+/* out[:k], a view (new even when k is out's length). */
+PyObject *sfpy_view_of_first(PyObject *out, Py_ssize_t k);
+/* out (a 1-d array) itself when it has k elements, else out[:k]. */
+PyObject *sfpy_first(PyObject *out, Py_ssize_t k);
+
 /* ---- rows.c: the rows of a frame's columns at positions ---- */
 
 /* _core._take_rows(columns, positions): a list of new arrays, column c's
@@ -366,11 +385,6 @@ int sfpy_result_type(sf_op *op, const call_args *a, const column *c, const sf_qu
  * nothing; `nonempty` 0 answers without running. */
 PyObject *sfpy_result(sfpy_state *st, const sf_query *q, int nonempty, const column *c,
                       PyObject *out, PyArray_Descr *descr, int threads);
-/* A new 1-d array of k elements of descr: over a pool buffer when large
- * (sfpy_poolable; *fresh 0 when its pages are mapped already), else NumPy's. */
-PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *fresh);
-/* out (a 1-d array) itself when it has k elements, else out[:k]. */
-PyObject *sfpy_first(PyObject *out, Py_ssize_t k);
 /* At most how many results the query can give: the column's length, or
  * within's. */
 size_t sfpy_most_results(const sf_query *q, const column *c);
@@ -378,10 +392,6 @@ size_t sfpy_most_results(const sf_query *q, const column *c);
  * cases (bytes) a fresh result takes a pool buffer for (result.c), for the
  * tests of those edges. */
 int sfpy_add_result_constants(PyObject *m);
-/* The query over the column into out (room for `capacity` results), the GIL
- * released: the number found, or -1 with an exception. */
-Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
-                           int threads, int fresh_out, size_t out_resident);
 
 /* ---- masks_py.c: in_range's results ---- */
 

@@ -21,11 +21,62 @@
  * is kept in the module's state.
  *
  * The way back too: filter_values on a tz-aware column returns the values in
- * the column's own kind, with its zone (sfpy_zoned_values, below).
+ * the column's own kind, with its zone (sfpy_zoned_values, below). And whose a
+ * type is (a package's, a host's frame), read from the type: column.c and
+ * refusals.c ask here.
  */
 #include "binding.h"
 
 #include <string.h>
+
+/* ---- Whose a type is ---- */
+
+/* Whether type t comes from `package` (its module is package or package.*): a
+ * class's __module__ from its own dict, a static type's from its dotted tp_name
+ * ("pyarrow.lib.ChunkedArray"), without building a string. */
+static int type_from_package(const sfpy_state *st, PyTypeObject *t, const char *package) {
+    const char *name = t->tp_name;
+    if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        PyObject *module = t->tp_dict ? PyDict_GetItemWithError(t->tp_dict, st->name_module) : NULL;
+        name = module && PyUnicode_Check(module) ? PyUnicode_AsUTF8(module) : NULL;
+        PyErr_Clear(); /* no module name, or one that is no str: no package's */
+        if (!name)
+            return 0;
+    }
+    const size_t len = strlen(package);
+    return strncmp(name, package, len) == 0 && (name[len] == '.' || !name[len]);
+}
+
+int sfpy_from_package(const sfpy_state *st, PyObject *values, const char *package) {
+    return type_from_package(st, Py_TYPE(values), package);
+}
+
+/* The host of a frame (a pandas, Polars or Dask DataFrame, a Polars LazyFrame,
+ * or a subclass of one), or NULL: a frame is several columns, which np.asarray
+ * would flatten into one (a pandas or Dask DataFrame) and the Arrow C stream
+ * gives as a struct (Polars). A walk over the type's bases comparing names: no
+ * Python call, no import. Dask's DataFrame lived in the dask-expr package
+ * (module dask_expr) from Dask 2024.3 until 2025.1 moved it into dask itself. */
+const char *sfpy_frame_host(const sfpy_state *st, PyObject *values, int *lazy) {
+    static const char *const hosts[][2] = {
+        {"pandas", "pandas"}, {"polars", "polars"}, {"dask", "dask"}, {"dask_expr", "dask"}};
+    PyObject *mro = Py_TYPE(values)->tp_mro;
+    if (!mro || !PyTuple_Check(mro))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        const char *dot = strrchr(t->tp_name, '.'), *name = dot ? dot + 1 : t->tp_name;
+        if (strcmp(name, "DataFrame") != 0 && strcmp(name, "LazyFrame") != 0)
+            continue;
+        for (size_t h = 0; h < sizeof hosts / sizeof hosts[0]; h++) {
+            if (type_from_package(st, t, hosts[h][0])) {
+                *lazy = name[0] == 'L';
+                return hosts[h][1];
+            }
+        }
+    }
+    return NULL;
+}
 
 /* Py_NewRef, which Python 3.9 lacks. */
 static PyObject *new_ref(PyObject *o) {

@@ -1,7 +1,8 @@
 /*
  * The GIL and Ctrl-C: a long call runs without the GIL, and the driver's
  * cancel callback takes it back between blocks to let Python's signal
- * handlers run (KeyboardInterrupt stops the call).
+ * handlers run (KeyboardInterrupt stops the call). A column's query is run
+ * here too (sfpy_run_column), for result.c and masks_py.c alike.
  */
 #include "binding.h"
 
@@ -49,4 +50,29 @@ Py_ssize_t sfpy_execute(const sf_query *q, sf_source *src, void *out, size_t cap
                      q->kernel ? q->kernel->name : "active");
     }
     return -1;
+}
+
+/* ---- A column's query, run ---- */
+
+sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
+                             sf_sorted_source *sorted) {
+    sf_source *src = sfpy_column_source(c, s);
+    /* A mask has a result for every element: never narrowed. */
+    return c->sorted && src && !sf_op_is_mask(q->op)
+               ? sf_sorted_source_ranges(sorted, src, c->type, &q->range, q->more, q->more_count,
+                                         q->every)
+               : src;
+}
+
+Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
+                           int threads, int fresh_out, size_t out_resident) {
+    column_source storage;
+    sf_sorted_source sorted;
+    sf_source *src = sfpy_query_source(col, q, &storage, &sorted);
+    const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, out_resident, col->n);
+    sfpy_column_source_free(col, &storage);
+    /* A refused chunk ended the source: its elements were never written, and
+     * a fresh result's memory (the arena's, reused unzeroed) would keep what
+     * it held there. */
+    return k >= 0 && sfpy_column_source_refused(col, &storage) < 0 ? -1 : k;
 }

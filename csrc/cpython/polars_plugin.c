@@ -34,10 +34,11 @@
  * GIL taken, the batch imported and the answer exported through the Arrow
  * PyCapsule interface); a Python exception there becomes the plugin's error.
  *
- * This file holds the ABI: the exported functions, the thread's error, the
- * inputs and the bounds literal read, the result export. The kernels' path is
- * polars_plugin_kernels.c, Python's polars_plugin_python.c; what the three
- * share is declared in polars_plugin.h.
+ * This file holds what the paths share: the ABI's version, the thread's
+ * error, the inputs and the bounds literal read, the result export. The
+ * functions Polars calls are in polars_plugin_calls.c, which hands a batch to
+ * the kernels' path (polars_plugin_kernels.c) or to Python's
+ * (polars_plugin_python.c); what they share is declared in polars_plugin.h.
  */
 #include "polars_plugin.h"
 
@@ -45,12 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__) || defined(__clang__)
-#define SF_PLUGIN_EXPORT __attribute__((visibility("default")))
-#else
-#define SF_PLUGIN_EXPORT
-#endif
 
 #define SF_PLUGIN_ABI_MAJOR 0u
 #define SF_PLUGIN_ABI_MINOR 1u
@@ -62,8 +57,7 @@ SF_PLUGIN_EXPORT const char *_polars_plugin_get_last_error_message(void);
 
 static _Thread_local char last_error[512];
 
-/* strdup, which C11 lacks. */
-static char *copy_string(const char *s) {
+char *sfpy_plugin_copy_string(const char *s) {
     const size_t n = strlen(s) + 1;
     char *c = (char *)malloc(n);
     if (c)
@@ -83,8 +77,7 @@ const char *_polars_plugin_get_last_error_message(void) { return last_error; }
 
 /* ---- The inputs ------------------------------------------------------------ */
 
-/* Polars' inputs released: every chunk still owned, then the export itself. */
-static void release_inputs(sf_series_export *in, size_t n) {
+void sfpy_plugin_release_inputs(sf_series_export *in, size_t n) {
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < in[i].len; j++) {
             struct ArrowArray *a = in[i].arrays ? in[i].arrays[j] : NULL;
@@ -96,9 +89,7 @@ static void release_inputs(sf_series_export *in, size_t n) {
     }
 }
 
-/* The spec literal's bytes (input 1: a Binary, BinaryView or LargeBinary
- * Series of one value): 0 with *p, *len, or -1. */
-static int literal_bytes(const sf_series_export *e, const uint8_t **p, size_t *len) {
+int sfpy_plugin_literal(const sf_series_export *e, const uint8_t **p, size_t *len) {
     if (!e->field || !e->field->format || e->len < 1 || !e->arrays[0])
         return -1;
     const struct ArrowArray *a = e->arrays[0];
@@ -208,7 +199,7 @@ out_private *sfpy_plugin_out_new(size_t n, const char *name) {
     p->n = n;
     p->ptrs = (struct ArrowArray **)calloc(n ? n : 1, sizeof *p->ptrs);
     p->arrays = (struct ArrowArray *)calloc(n ? n : 1, sizeof *p->arrays);
-    p->name = copy_string(name ? name : "");
+    p->name = sfpy_plugin_copy_string(name ? name : "");
     if (!p->ptrs || !p->arrays || !p->name) {
         sfpy_plugin_out_free(p);
         return NULL;
@@ -232,75 +223,3 @@ void sfpy_plugin_out_publish_one(sf_series_export *out, out_private *p, const vo
                                      .release = sfpy_schema_release_nothing};
     sfpy_plugin_out_publish(out, p);
 }
-
-/* ---- The functions Polars calls --------------------------------------------- */
-
-static void call(plugin_op op, sf_series_export *in, size_t n_in, sf_series_export *out) {
-    spec sp = {0};
-    if (n_in != 2 || literal_bytes(&in[1], &sp.p, &sp.len) < 0) {
-        sfpy_plugin_error("simdfilter's plugin takes the column and its bounds literal");
-    } else {
-        const int got = sfpy_plugin_kernel_answer(op, &in[0], &sp, out);
-        if (got == 0) {
-            if (sfpy_plugin_spec_read(&sp, NULL) < 0)
-                sfpy_plugin_error("simdfilter's plugin: malformed bounds literal");
-            else if (!Py_IsInitialized())
-                sfpy_plugin_error("simdfilter's plugin: no Python to answer this dtype");
-            else
-                sfpy_plugin_python_answer(op, &in[0], &sp, out);
-        }
-    }
-    release_inputs(in, n_in);
-}
-
-#define PLUGIN_FUNCTION(NAME, OP)                                                          \
-    SF_PLUGIN_EXPORT void _polars_plugin_##NAME(sf_series_export *in, size_t n_in,        \
-                                                const uint8_t *kwargs, size_t kwargs_len,  \
-                                                sf_series_export *out,                     \
-                                                const sf_caller_context *ctx);             \
-    void _polars_plugin_##NAME(sf_series_export *in, size_t n_in, const uint8_t *kwargs,   \
-                               size_t kwargs_len, sf_series_export *out,                   \
-                               const sf_caller_context *ctx) {                             \
-        (void)kwargs, (void)kwargs_len, (void)ctx;                                         \
-        call(OP, in, n_in, out);                                                           \
-    }
-
-PLUGIN_FUNCTION(sf_between, PLUGIN_BETWEEN)
-PLUGIN_FUNCTION(sf_count32, PLUGIN_COUNT32)
-PLUGIN_FUNCTION(sf_count64, PLUGIN_COUNT64)
-
-/* ---- Output fields --------------------------------------------------------- */
-
-static void release_field(struct ArrowSchema *s) {
-    free(s->private_data); /* the name */
-    s->private_data = NULL;
-    s->release = NULL;
-}
-
-static void field(const char *format, const struct ArrowSchema *fields, size_t n,
-                  struct ArrowSchema *out) {
-    const char *name = n && fields[0].name ? fields[0].name : "";
-    char *copy = copy_string(name);
-    if (!copy) {
-        sfpy_plugin_error("out of memory");
-        return;
-    }
-    *out = (struct ArrowSchema){.format = format, .name = copy, .flags = ARROW_FLAG_NULLABLE,
-                                .release = release_field, .private_data = copy};
-}
-
-#define FIELD_FUNCTION(NAME, FORMAT)                                                       \
-    SF_PLUGIN_EXPORT void _polars_plugin_field_##NAME(const struct ArrowSchema *fields,    \
-                                                      size_t n, struct ArrowSchema *out,   \
-                                                      const uint8_t *kwargs,               \
-                                                      size_t kwargs_len);                  \
-    void _polars_plugin_field_##NAME(const struct ArrowSchema *fields, size_t n,           \
-                                     struct ArrowSchema *out, const uint8_t *kwargs,       \
-                                     size_t kwargs_len) {                                  \
-        (void)kwargs, (void)kwargs_len;                                                    \
-        field(FORMAT, fields, n, out);                                                     \
-    }
-
-FIELD_FUNCTION(sf_between, "b")
-FIELD_FUNCTION(sf_count32, "I")
-FIELD_FUNCTION(sf_count64, "L")

@@ -1,7 +1,8 @@
 /*
- * Internal to the Polars plugin (polars_plugin.c, polars_plugin_kernels.c,
- * polars_plugin_python.c): the ABI's structs as polars-ffi lays them out, the
- * bounds literal, the result export, and the calls between the three files.
+ * Internal to the Polars plugin (polars_plugin_calls.c above
+ * polars_plugin_kernels.c and polars_plugin_python.c, all three above
+ * polars_plugin.c): the ABI's structs as polars-ffi lays them out, the
+ * bounds literal, the result export, and the calls between the files.
  * What the ABI is and who owns what: polars_plugin.c's opening comment.
  */
 #ifndef SIMDFILTER_POLARS_PLUGIN_H
@@ -28,9 +29,25 @@ typedef struct sf_caller_context {
 
 typedef enum plugin_op { PLUGIN_BETWEEN, PLUGIN_COUNT32, PLUGIN_COUNT64 } plugin_op;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SF_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define SF_PLUGIN_EXPORT
+#endif
+
 /* The thread's error message (what _polars_plugin_get_last_error_message
  * returns): `msg` copied, cut to its room. */
 void sfpy_plugin_error(const char *msg);
+/* strdup, which C11 lacks. */
+char *sfpy_plugin_copy_string(const char *s);
+
+/* ---- polars_plugin.c: the inputs ---- */
+
+/* Polars' inputs released: every chunk still owned, then the export itself. */
+void sfpy_plugin_release_inputs(sf_series_export *in, size_t n);
+/* The spec literal's bytes (input 1: a Binary, BinaryView or LargeBinary
+ * Series of one value): 0 with *p, *len, or -1. */
+int sfpy_plugin_literal(const sf_series_export *e, const uint8_t **p, size_t *len);
 
 /* ---- polars_plugin.c: the bounds literal ---- */
 

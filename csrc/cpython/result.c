@@ -185,29 +185,6 @@ typedef struct call_run {
     size_t out_resident; /* its first bytes written before (a recycled chunk's) */
 } call_run;
 
-sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *s,
-                             sf_sorted_source *sorted) {
-    sf_source *src = sfpy_column_source(c, s);
-    /* A mask has a result for every element: never narrowed. */
-    return c->sorted && src && !sf_op_is_mask(q->op)
-               ? sf_sorted_source_ranges(sorted, src, c->type, &q->range, q->more, q->more_count,
-                                         q->every)
-               : src;
-}
-
-Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
-                           int threads, int fresh_out, size_t out_resident) {
-    column_source storage;
-    sf_sorted_source sorted;
-    sf_source *src = sfpy_query_source(col, q, &storage, &sorted);
-    const Py_ssize_t k = sfpy_execute(q, src, out, capacity, threads, fresh_out, out_resident, col->n);
-    sfpy_column_source_free(col, &storage);
-    /* A refused chunk ended the source: its elements were never written, and
-     * a fresh result's memory (the arena's, reused unzeroed) would keep what
-     * it held there. */
-    return k >= 0 && sfpy_column_source_refused(col, &storage) < 0 ? -1 : k;
-}
-
 static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
     return sfpy_run_column(c->q, c->column, out, capacity, c->threads, c->fresh_out,
                            c->out_resident);
@@ -218,11 +195,6 @@ static Py_ssize_t run_into(const call_run *c, void *out, size_t capacity) {
  * array the caller never made. */
 static int addressable(PyArray_Descr *descr, size_t n) {
     return n <= (size_t)NPY_MAX_INTP / (size_t)PyDataType_ELSIZE(descr);
-}
-
-static PyObject *new_1d(PyArray_Descr *descr, npy_intp n) {
-    Py_INCREF(descr); /* PyArray_NewFromDescr steals it */
-    return PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
 }
 
 /* res cut to its first k elements in place (realloc: no copy); NULL with
@@ -256,7 +228,7 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
                      sfpy_function_name(c->q->op), need, (Py_ssize_t)PyDataType_ELSIZE(descr));
         return NULL;
     }
-    PyObject *res = new_1d(descr, need);
+    PyObject *res = sfpy_new_1d(descr, need);
     const call_run filling = {c->st, c->q, c->column, c->threads, 1, 0};
     const Py_ssize_t k =
         res && need ? run_into(&filling, PyArray_BYTES((PyArrayObject *)res), (size_t)need) : 0;
@@ -265,41 +237,6 @@ static PyObject *count_then_fill(const call_run *c, PyArray_Descr *descr) {
     else if (k < need) /* the data changed between the passes (another thread's race) */
         return shrunk((PyArrayObject *)res, k);
     return res;
-}
-
-PyObject *sfpy_new_array(sfpy_state *st, PyArray_Descr *descr, npy_intp k, int *fresh) {
-    const size_t bytes = (size_t)k * (size_t)PyDataType_ELSIZE(descr);
-    *fresh = 1;
-    if (sfpy_poolable(bytes)) {
-        sf_chunk *chunk;
-        size_t warm;
-        void *mem = sfpy_pool_take(st, bytes, &chunk, &warm);
-        if (mem) {
-            *fresh = warm < bytes;
-            return sfpy_pool_array(st, descr, k, chunk, mem);
-        }
-    }
-    return new_1d(descr, k);
-}
-
-/* out[:k], a view (new even when k is out's length). */
-static PyObject *view_of_first(PyObject *out, Py_ssize_t k) {
-    PyObject *stop = PyLong_FromSsize_t(k), *result = NULL;
-    PyObject *slice = stop ? PySlice_New(NULL, stop, NULL) : NULL;
-    Py_XDECREF(stop);
-    if (slice) {
-        result = PyObject_GetItem(out, slice);
-        Py_DECREF(slice);
-    }
-    return result;
-}
-
-PyObject *sfpy_first(PyObject *out, Py_ssize_t k) {
-    if (PyArray_SIZE((PyArrayObject *)out) == k) {
-        Py_INCREF(out);
-        return out;
-    }
-    return view_of_first(out, k);
 }
 
 PyObject *sfpy_positions_of_bits(sfpy_state *st, PyObject *bits, Py_ssize_t n, PyObject *dtype) {
@@ -398,7 +335,7 @@ static PyObject *staged_result(const call_run *c, PyArray_Descr *descr, size_t n
     const Py_ssize_t k = run_into(&filling, stage, n);
     if (k < 0)
         return NULL;
-    PyObject *res = new_1d(descr, k);
+    PyObject *res = sfpy_new_1d(descr, k);
     if (res && k)
         memcpy(PyArray_BYTES((PyArrayObject *)res), stage,
                (size_t)k * (size_t)PyDataType_ELSIZE(descr));
@@ -425,7 +362,7 @@ static PyObject *fresh_result(const call_run *c, PyArray_Descr *descr) {
         if (res || tried)
             return res;
     }
-    PyArrayObject *res = (PyArrayObject *)new_1d(descr, (npy_intp)n);
+    PyArrayObject *res = (PyArrayObject *)sfpy_new_1d(descr, (npy_intp)n);
     if (!res) {
         if (!PyErr_ExceptionMatches(PyExc_MemoryError))
             return NULL;
@@ -451,7 +388,7 @@ int sfpy_add_result_constants(PyObject *m) {
 static PyObject *into_out(const call_run *c, int nonempty, PyObject *out) {
     const size_t n = sfpy_most_results(c->q, c->column);
     const Py_ssize_t k = nonempty ? run_into(c, PyArray_BYTES((PyArrayObject *)out), n) : 0;
-    return k < 0 ? NULL : view_of_first(out, k);
+    return k < 0 ? NULL : sfpy_view_of_first(out, k);
 }
 
 /* The values of a 32-bit Arrow date or time as the NumPy unit they mean. */
@@ -477,7 +414,7 @@ PyObject *sfpy_result(sfpy_state *st, const sf_query *q, int nonempty, const col
     }
     if (out)
         return into_out(&c, nonempty, out);
-    PyObject *res = !nonempty || sfpy_most_results(q, col) == 0 ? new_1d(descr, 0)
+    PyObject *res = !nonempty || sfpy_most_results(q, col) == 0 ? sfpy_new_1d(descr, 0)
                                                                  : fresh_result(&c, descr);
     return q->op == SF_OP_VALUES ? widened(res, col) : res;
 }

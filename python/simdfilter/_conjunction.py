@@ -18,8 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-import simdfilter as _sf
-from simdfilter import _core
+from . import _core
 
 # Ordering by selectivity pays from this many rows; below it one sample costs
 # about what it saves. The sample: evenly spaced rows, about this many.
@@ -82,7 +81,7 @@ def _estimate(col: Any, lo: Any, hi: Any, inclusive: str, n: int) -> Optional[fl
     else:
         sample = np.arange(0, n, max(1, n // SAMPLE), dtype=np.intp)
     try:
-        hits = _sf.count_in_range(col, lo, hi, inclusive=inclusive, within=sample)
+        hits = _core.count_in_range(col, lo, hi, inclusive=inclusive, within=sample)
     except (TypeError, ValueError):
         return None
     return hits / len(sample) if len(sample) else float("nan")

@@ -34,9 +34,8 @@ from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional
 
 import numpy as np
 
-import simdfilter as _sf
-from simdfilter import _conjunction as _conj
-from simdfilter import _core
+from . import _conjunction as _conj
+from . import _core
 
 # The kernels' names for the closed ends; each host's names map onto them.
 KERNEL_NAMES = ("both", "left", "right", "neither")
@@ -154,7 +153,7 @@ def positions(
         kw["within"] = within
     if assume_sorted:
         kw["assume_sorted"] = True
-    return _sf.filter_indexes(col, lo, hi, **kw)
+    return _core.filter_indexes(col, lo, hi, **kw)
 
 
 def host_mask(
