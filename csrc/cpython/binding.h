@@ -103,6 +103,25 @@ int sfpy_resolve_items(const column *c, PyObject *items, sf_range **ranges, size
 /* _resolve_bounds, the test-only view of which path resolved a call's bounds. */
 extern PyMethodDef sfpy_bounds_methods[];
 
+/* ---- bound_objects.c: what a bound object is, below every bound reader ---- */
+
+/* The datetime C API of bound_objects.c; 0 or -1. */
+int sfpy_bound_objects_init(void);
+typedef enum sfpy_pandas_kind_t { PD_NONE, PD_TIMESTAMP, PD_TIMEDELTA, PD_NAT } sfpy_pandas_kind_t;
+/* Which of pandas' Timestamp, Timedelta and NaT obj is (by its class, kept in
+ * st once seen; subclasses of theirs are none of them), or PD_NONE. */
+sfpy_pandas_kind_t sfpy_pandas_kind(sfpy_state *st, PyObject *obj);
+/* pandas' NaT; a datetime.date, datetime or timedelta (subclasses too). */
+int sfpy_is_pandas_nat(sfpy_state *st, PyObject *obj);
+int sfpy_is_date_or_delta(PyObject *obj);
+/* A bound's type's __name__ for a message (tp_name holds the module too): new. */
+PyObject *sfpy_type_name(PyObject *obj);
+/* Whether obj is an instance of module.name, the module imported already
+ * (nothing of it can exist before): 1, 0, or -1 with an exception. */
+int sfpy_instance_of(PyObject *obj, const char *module, const char *name);
+/* A Python int as a bound: INT, UINT, or HUGE with its sign. */
+void sfpy_int_bound(PyObject *as_int, sf_bound *b);
+
 /* ---- bounds_time.c: bounds on datetime64/timedelta64 data, read in C ---- */
 
 /* The datetime C API and the names the readers look up; 0 or -1. */
@@ -114,15 +133,8 @@ int sfpy_bounds_time_init(sfpy_state *st);
 int sfpy_time_bound(PyObject *obj, const column *c, int lower, sf_bound *b, int *closed,
                     int *nat);
 
-/* pandas' NaT (by its class, as the time readers know it); a datetime.date,
- * datetime or timedelta (subclasses too). */
-int sfpy_is_pandas_nat(sfpy_state *st, PyObject *obj);
-int sfpy_is_date_or_delta(PyObject *obj);
-
 /* ---- bounds_exact.c: number bounds no machine type holds ---- */
 
-/* A Python int as a bound: INT, UINT, or HUGE with its sign (bounds_py.c). */
-void sfpy_int_bound(PyObject *as_int, sf_bound *b);
 /* The double d standing for a number q that is d (cmp 0), just above it (cmp
  * 1) or just below it (cmp -1), as a FLOAT bound with the same answer on float
  * data: closed, and stepped inward past d when q is not d. */
@@ -133,11 +145,6 @@ void sfpy_float_near(double d, int cmp, int lower, sf_bound *b, int *closed);
  * refused, -1 with the exception. */
 int sfpy_exact_number(sfpy_state *st, PyObject *obj, sf_type t, int lower, sf_bound *b,
                       int *closed);
-/* A bound's type's __name__ for a message (tp_name holds the module too): new. */
-PyObject *sfpy_type_name(PyObject *obj);
-/* Whether obj is an instance of module.name, the module imported already
- * (nothing of it can exist before): 1, 0, or -1 with an exception. */
-int sfpy_instance_of(PyObject *obj, const char *module, const char *name);
 
 /* ---- bounds_time_rest.c: the time bounds bounds_time.c's readers leave ---- */
 

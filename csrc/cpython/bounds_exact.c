@@ -45,15 +45,6 @@ void sfpy_float_near(double d, int cmp, int lower, sf_bound *b, int *closed) {
     b->f = d;
 }
 
-PyObject *sfpy_type_name(PyObject *obj) {
-    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
-    if (!name) {
-        PyErr_Clear();
-        name = PyUnicode_FromString(Py_TYPE(obj)->tp_name);
-    }
-    return name;
-}
-
 static int refuse(PyObject *exc, const char *format, PyObject *obj) {
     PyObject *name = sfpy_type_name(obj);
     if (name) {
@@ -408,25 +399,6 @@ static int long_double_object(PyObject *obj, sf_type t, int lower, sf_bound *b, 
     Py_XDECREF(num);
     Py_XDECREF(den);
     return got;
-}
-
-/* Whether obj is an instance of module.name, the module already imported
- * (nothing of it can exist before it is): 1, 0, or -1. */
-int sfpy_instance_of(PyObject *obj, const char *module, const char *name) {
-    PyObject *modname = PyUnicode_FromString(module);
-    PyObject *mod = modname ? PyImport_GetModule(modname) : NULL;
-    Py_XDECREF(modname);
-    if (!mod)
-        return PyErr_Occurred() ? -1 : 0;
-    PyObject *cls = PyObject_GetAttrString(mod, name);
-    Py_DECREF(mod);
-    if (!cls) {
-        PyErr_Clear();
-        return 0;
-    }
-    const int is = PyObject_IsInstance(obj, cls);
-    Py_DECREF(cls);
-    return is;
 }
 
 int sfpy_exact_number(sfpy_state *st, PyObject *obj, sf_type t, int lower, sf_bound *b,

@@ -22,27 +22,6 @@
 
 #include "simdfilter_time.h"
 
-/* An int (a PyLong) as a bound: INT, UINT, or HUGE with its sign. */
-void sfpy_int_bound(PyObject *as_int, sf_bound *b) {
-    int overflow = 0;
-    b->kind = SF_BOUND_INT;
-    b->i = PyLong_AsLongLongAndOverflow(as_int, &overflow);
-    if (overflow < 0) {
-        b->kind = SF_BOUND_HUGE;
-        b->i = -1;
-    } else if (overflow > 0) {
-        const unsigned long long u = PyLong_AsUnsignedLongLong(as_int);
-        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            b->kind = SF_BOUND_HUGE;
-            b->i = 1;
-        } else {
-            b->kind = SF_BOUND_UINT;
-            b->u = u;
-        }
-    }
-}
-
 /* An IEEE half as a double (exact: every half is a double). */
 static double half_to_double(npy_half h) {
     const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;

@@ -34,8 +34,6 @@ _Static_assert(SAME_UNIT(Y) && SAME_UNIT(M) && SAME_UNIT(W) && SAME_UNIT(D) &&
 
 /* ---- Reading the bound objects --------------------------------------------------------- */
 
-typedef enum pandas_kind { PD_NONE, PD_TIMESTAMP, PD_TIMEDELTA, PD_NAT } pandas_kind;
-
 /* At module init: the datetime C API and the names the readers look up, in
  * the module's state. 0 or -1. */
 int sfpy_bounds_time_init(sfpy_state *st) {
@@ -51,51 +49,6 @@ int sfpy_bounds_time_init(sfpy_state *st) {
                    st->str_reso_1x
                ? 0
                : -1;
-}
-
-/* What _bounds._is_pandas and _is_pandas_nat see: the class's __name__, and a
- * __module__ that starts with "pandas". */
-static pandas_kind classify_pandas(PyTypeObject *t) {
-    static const char *const names[] = {"Timestamp", "Timedelta", "NaTType"};
-    PyObject *name = PyObject_GetAttrString((PyObject *)t, "__name__");
-    PyObject *module = name ? PyObject_GetAttrString((PyObject *)t, "__module__") : NULL;
-    pandas_kind kind = PD_NONE;
-    if (module && PyUnicode_Check(name) && PyUnicode_Check(module)) {
-        const char *m = PyUnicode_AsUTF8(module);
-        for (int i = 0; m && i < 3 && strncmp(m, "pandas", 6) == 0; i++)
-            if (PyUnicode_CompareWithASCIIString(name, names[i]) == 0)
-                kind = (pandas_kind)(i + 1);
-    }
-    PyErr_Clear();
-    Py_XDECREF(name);
-    Py_XDECREF(module);
-    return kind;
-}
-
-/* pandas' Timestamp, Timedelta and NaT subclass datetime and timedelta. */
-/* The module's state keeps each of pandas' three types once seen. */
-static pandas_kind pandas_type(sfpy_state *st, PyObject *obj) {
-    PyTypeObject *t = Py_TYPE(obj);
-    for (int i = 0; i < 3; i++)
-        if ((PyObject *)t == st->pandas_types[i])
-            return (pandas_kind)(i + 1);
-    if (PyDateTime_CheckExact(obj) || PyDelta_CheckExact(obj) ||
-        !(PyDateTime_Check(obj) || PyDelta_Check(obj)))
-        return PD_NONE;
-    const pandas_kind kind = classify_pandas(t);
-    if (kind != PD_NONE && !st->pandas_types[kind - 1]) {
-        Py_INCREF(t);
-        st->pandas_types[kind - 1] = (PyObject *)t;
-    }
-    return kind;
-}
-
-int sfpy_is_pandas_nat(sfpy_state *st, PyObject *obj) {
-    return pandas_type(st, obj) == PD_NAT;
-}
-
-int sfpy_is_date_or_delta(PyObject *obj) {
-    return PyDate_Check(obj) || PyDelta_Check(obj);
 }
 
 /* An int64 attribute; 0 if it is missing or no int64 (then the slow reader decides).
@@ -233,7 +186,7 @@ static int datetime_bound(sfpy_state *st, PyObject *obj, int aware, sf_time *v) 
                           PyDateTime_GET_DAY(obj), v);
         return 1;
     }
-    switch (pandas_type(st, obj)) {
+    switch (sfpy_pandas_kind(st, obj)) {
     case PD_NAT: return 2;
     case PD_TIMESTAMP: { /* tzinfo set or not as the rule wants it */
         const int has_tz = _PyDateTime_HAS_TZINFO(obj) && ((PyDateTime_DateTime *)obj)->tzinfo != Py_None;
@@ -276,7 +229,7 @@ static int timedelta_bound(sfpy_state *st, PyObject *obj, sf_time *v, sf_bound *
         ticks->i = overflow ? overflow : i; /* HUGE: the sign */
         return 3;
     }
-    switch (pandas_type(st, obj)) {
+    switch (sfpy_pandas_kind(st, obj)) {
     case PD_NAT: return 2;
     case PD_TIMEDELTA: return pandas_value(st, obj, v);
     default: return 0;

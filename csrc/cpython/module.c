@@ -353,7 +353,8 @@ static PyMethodDef filter_methods[] = {
 
 static int exec_module(PyObject *m) {
     sfpy_state *st = sfpy_state_of(m);
-    if (sfpy_args_init(st) < 0 || sfpy_column_init(st) < 0 || sfpy_bounds_time_init(st) < 0 ||
+    if (sfpy_args_init(st) < 0 || sfpy_column_init(st) < 0 || sfpy_bound_objects_init() < 0 ||
+        sfpy_bounds_time_init(st) < 0 ||
         PyModule_AddStringConstant(m, "__version__", SIMDFILTER_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "cpu_count", sf_available_cpus()) < 0 ||
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
