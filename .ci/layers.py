@@ -19,9 +19,15 @@ section), one per line:
 
 Exit status 1, with one line per broken rule, when any is broken. Needs a C
 compiler (CC, default cc) and nm; for csrc/cpython, Python's headers and
-NumPy's (found from the interpreter that runs this).
+NumPy's (found from the interpreter that runs this). Each file's symbols are
+kept in ~/.cache/simdfilter-layers (a layers/ folder in SIMDFILTER_CBUILD_CACHE
+when set, as tests/cbuild.py's; set empty: nothing kept), named by a hash of
+the compiler command (Python's and NumPy's versions in it), the file and every
+header under csrc/, so a check where no C file changed compiles nothing.
 """
 
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -90,7 +96,43 @@ def include_errors(csrc, includes):
     return errors
 
 
-def symbols(cc, source, tmp):
+def _cache_dir():
+    chosen = os.environ.get("SIMDFILTER_CBUILD_CACHE")
+    if chosen is None:
+        return Path.home() / ".cache" / "simdfilter-layers"
+    return Path(chosen) / "layers" if chosen else None
+
+
+def _headers_digest(csrc):
+    h = hashlib.sha256()
+    for p in sorted(csrc.rglob("*.h")) + sorted(csrc.rglob("*.def")):
+        h.update(str(p.relative_to(csrc)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def symbols(cc, source, tmp, headers=""):
+    """(defined, used, functions) of a C file's object, from the cache when kept."""
+    key = hashlib.sha256(
+        json.dumps([cc, headers, str(source.name)]).encode() + source.read_bytes()
+    ).hexdigest()
+    cache = _cache_dir()
+    kept = cache / (key + ".json") if cache else None
+    if kept and kept.exists():
+        defined, used, functions = json.loads(kept.read_text())
+        return set(defined), set(used), set(functions)
+    found = _symbols(cc, source, tmp)
+    if kept:
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            part = kept.with_suffix(".%d.tmp" % os.getpid())
+            part.write_text(json.dumps([sorted(x) for x in found]))
+            part.replace(kept)  # whole or not at all, beside other checks running
+        except OSError:
+            pass
+    return found
+
+
+def _symbols(cc, source, tmp):
     obj = Path(tmp) / (source.stem + ".o")
     subprocess.run(
         cc
@@ -133,7 +175,10 @@ def call_errors(csrc, layers):
     rank = {f: i for i, layer in enumerate(layers) for f in layer}
     cc = shlex.split(os.environ.get("CC", "cc"))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
-        found = dict(zip(present, pool.map(lambda f: symbols(cc, csrc / "lib" / f, tmp), present)))
+        headers = _headers_digest(csrc)
+        found = dict(
+            zip(present, pool.map(lambda f: symbols(cc, csrc / "lib" / f, tmp, headers), present))
+        )
     owner = {s: f for f, (defined, _, _) in found.items() for s in defined}
     for f, (_, used, _) in found.items():
         for s in sorted(used):
@@ -163,6 +208,8 @@ def binding_flags():
         "-I%s" % numpy.get_include(),
         "-DNPY_NO_DEPRECATED_API=NPY_1_23_API_VERSION",
         "-DNPY_TARGET_VERSION=NPY_1_23_API_VERSION",
+        # unused by the sources: names the versions in the cache's key
+        "-DSF_LAYERS_VERSIONS=%s_%s" % (sys.version.split()[0], numpy.__version__),
     ]
 
 
@@ -193,9 +240,13 @@ def circle(edges):
 def circle_errors(csrc, folder):
     cc = shlex.split(os.environ.get("CC", "cc")) + binding_flags()
     present = sorted((csrc / folder).glob("*.c"))
+    headers = _headers_digest(csrc)
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
         found = dict(
-            zip((p.name for p in present), pool.map(lambda f: symbols(cc, f, tmp), present))
+            zip(
+                (p.name for p in present),
+                pool.map(lambda f: symbols(cc, f, tmp, headers), present),
+            )
         )
     owner = {s: f for f, (_, _, functions) in found.items() for s in functions}
     edges = {f: {owner[s] for s in used if s in owner} - {f} for f, (_, used, _) in found.items()}
