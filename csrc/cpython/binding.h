@@ -119,8 +119,28 @@ PyObject *sfpy_type_name(PyObject *obj);
 /* Whether obj is an instance of module.name, the module imported already
  * (nothing of it can exist before): 1, 0, or -1 with an exception. */
 int sfpy_instance_of(PyObject *obj, const char *module, const char *name);
-/* A Python int as a bound: INT, UINT, or HUGE with its sign. */
-void sfpy_int_bound(PyObject *as_int, sf_bound *b);
+/* A Python int as a bound: INT, UINT, or HUGE with its sign. Inline: the
+ * NumPy fast path reads every int bound with it (a call cost 14 instructions
+ * a bound, callgrind, CPython 3.11). */
+static inline void sfpy_int_bound(PyObject *as_int, sf_bound *b) {
+    int overflow = 0;
+    b->kind = SF_BOUND_INT;
+    b->i = PyLong_AsLongLongAndOverflow(as_int, &overflow);
+    if (overflow < 0) {
+        b->kind = SF_BOUND_HUGE;
+        b->i = -1;
+    } else if (overflow > 0) {
+        const unsigned long long u = PyLong_AsUnsignedLongLong(as_int);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            b->kind = SF_BOUND_HUGE;
+            b->i = 1;
+        } else {
+            b->kind = SF_BOUND_UINT;
+            b->u = u;
+        }
+    }
+}
 
 /* ---- bounds_time.c: bounds on datetime64/timedelta64 data, read in C ---- */
 

@@ -2,8 +2,8 @@
  * What a bound object is, for every bound reader (bounds_py.c, bounds_exact.c,
  * bounds_time.c, bounds_time_rest.c), below them all: pandas' Timestamp,
  * Timedelta and NaT known by their class (pandas is never imported), the
- * datetime types, an instance of a class of a module already imported, a
- * type's name for an error, and a Python int as a bound.
+ * datetime types, an instance of a class of a module already imported, and a
+ * type's name for an error (a Python int as a bound: binding.h, inline).
  */
 #include "binding.h"
 
@@ -87,25 +87,4 @@ int sfpy_instance_of(PyObject *obj, const char *module, const char *name) {
     const int is = PyObject_IsInstance(obj, cls);
     Py_DECREF(cls);
     return is;
-}
-
-/* An int (a PyLong) as a bound: INT, UINT, or HUGE with its sign. */
-void sfpy_int_bound(PyObject *as_int, sf_bound *b) {
-    int overflow = 0;
-    b->kind = SF_BOUND_INT;
-    b->i = PyLong_AsLongLongAndOverflow(as_int, &overflow);
-    if (overflow < 0) {
-        b->kind = SF_BOUND_HUGE;
-        b->i = -1;
-    } else if (overflow > 0) {
-        const unsigned long long u = PyLong_AsUnsignedLongLong(as_int);
-        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            b->kind = SF_BOUND_HUGE;
-            b->i = 1;
-        } else {
-            b->kind = SF_BOUND_UINT;
-            b->u = u;
-        }
-    }
 }
