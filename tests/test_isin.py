@@ -33,8 +33,25 @@ def answers(a, items, invert=False):
     )
 
 
+NUMPY1 = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
+def skip_where_numpy1_rounds(a, items):
+    """NumPy 1 compares 64-bit integers with integers of the other signedness (and
+    with Python ints in an object array) as doubles; NumPy 2, whose answers isin
+    gives, exactly. On NumPy 1 those comparisons have no answer to hold isin to."""
+    it = np.asarray(items)
+    mixed = it.dtype == object or (it.dtype.kind in "iu" and it.dtype.kind != a.dtype.kind)
+    if NUMPY1 and a.dtype.kind in "iu" and a.dtype.itemsize == 8 and mixed:
+        pytest.skip(
+            f"NumPy {np.__version__} is not NumPy 2, whose answers isin gives: it compares "
+            f"{a.dtype} data with {it.dtype} items as doubles"
+        )
+
+
 def check(a, items, invert=False):
     """simdfilter's every op against np.isin on the same items."""
+    skip_where_numpy1_rounds(a, items)
     want = np.isin(a.ravel(), np.asarray(items), invert=invert)
     got = answers(a, items, invert)
     assert got["mask"].dtype == np.bool_
@@ -42,7 +59,8 @@ def check(a, items, invert=False):
     np.testing.assert_array_equal(got["indexes"], np.flatnonzero(want).astype(np.uint32))
     assert got["indexes"].dtype == np.uint32
     np.testing.assert_array_equal(
-        got["values"].view(np.uint8), a.ravel()[want].astype(a.dtype.newbyteorder("=")).view(np.uint8)
+        got["values"].view(np.uint8),
+        a.ravel()[want].astype(a.dtype.newbyteorder("=")).view(np.uint8),
     )
     assert got["count"] == int(want.sum())
 
@@ -74,9 +92,7 @@ def test_every_dtype_with_items_of_its_own_and_as_a_list(rng, dtype):
         check(a, items, invert=True)
         objects = np.array(list(items), dtype=object)  # read one by one: the same answers
         if dtype.kind in "mM":  # np.isin compares M8/m8 data with objects as ints
-            np.testing.assert_array_equal(
-                simdfilter.isin(a, objects), np.isin(a.ravel(), items)
-            )
+            np.testing.assert_array_equal(simdfilter.isin(a, objects), np.isin(a.ravel(), items))
         else:
             check(a, objects)
 
@@ -139,7 +155,11 @@ def test_large_sets(rng, dtype, span, k):
     raw = draw(20_000)
     a = raw.astype(dtype) if dtype.kind not in "mM" else raw.astype(np.int64).view(dtype)
     items_raw = np.concatenate([draw(k // 2), rng.choice(raw, k - k // 2)])
-    items = items_raw.astype(dtype) if dtype.kind not in "mM" else items_raw.astype(np.int64).view(dtype)
+    items = (
+        items_raw.astype(dtype)
+        if dtype.kind not in "mM"
+        else items_raw.astype(np.int64).view(dtype)
+    )
     check(a, items)
     check(a, items, invert=True)
 
@@ -178,7 +198,13 @@ def test_nan_nat_and_signed_zero():
     a = np.array([0.0, -0.0, np.nan, 1.0, -np.inf])
     assert simdfilter.isin(a, [np.nan]).tolist() == [False] * 5
     assert simdfilter.isin(a, [-0.0]).tolist() == [True, True, False, False, False]
-    assert simdfilter.isin(a, [0.0, np.nan], invert=True).tolist() == [False, False, True, True, True]
+    assert simdfilter.isin(a, [0.0, np.nan], invert=True).tolist() == [
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
     t = np.array(["2020-01-01", "NaT", "2020-01-02T00:00:00.5"], dtype="M8[ms]")
     assert simdfilter.isin(t, np.array(["NaT", "2020-01-01"], dtype="M8[D]")).tolist() == [
         True,
@@ -247,8 +273,10 @@ def test_many_ranges_through_the_set(rng):
     """lo and hi sequences of more than eight ranges take the same set: ranges,
     not only points, against NumPy's OR of the ranges."""
     for dtype in (np.int8, np.int64, np.uint32, np.float32, np.float64):
-        a = rng.integers(-100, 100, 5000).astype(dtype) if np.dtype(dtype).kind != "u" else (
-            rng.integers(0, 200, 5000).astype(dtype)
+        a = (
+            rng.integers(-100, 100, 5000).astype(dtype)
+            if np.dtype(dtype).kind != "u"
+            else (rng.integers(0, 200, 5000).astype(dtype))
         )
         for k in (9, 17, 200):
             lo = np.sort(rng.integers(-110, 110, k)).astype(np.float64) + 0.5 * (k % 2)
@@ -257,7 +285,8 @@ def test_many_ranges_through_the_set(rng):
             for x, y in zip(lo, hi):
                 mask |= (a >= x) & (a <= y)
             np.testing.assert_array_equal(
-                simdfilter.filter_indexes(a, list(lo), list(hi)), np.flatnonzero(mask).astype(np.uint32)
+                simdfilter.filter_indexes(a, list(lo), list(hi)),
+                np.flatnonzero(mask).astype(np.uint32),
             )
             np.testing.assert_array_equal(
                 simdfilter.filter_indexes(a, list(lo), list(hi), invert=True),
