@@ -85,6 +85,7 @@ def test_the_check_fails_on_a_wrong_way_include_and_call(tmp_path):
     ), done.stdout
 
 
+@native_only
 def test_what_import_simdfilter_loads_never_imports_the_package_back():
     """The package's own circle (issue 44): __init__ -> _zonemap -> _face ->
     _conjunction -> `import simdfilter`. A module that `import simdfilter`
