@@ -277,22 +277,6 @@ void sf_set_free(sf_set *s) {
 SF_SET_SEARCH(in_ints, uint64_t)
 SF_SET_SEARCH(in_floats, double)
 
-/* Bit i of out[0, ceil(n / 8)) = TEST on the element v = x[i] of type T; the
- * bits past n 0. */
-#define SF_SET_BITS(T, TEST)                                                             \
-    do {                                                                                 \
-        const T *xs = (const T *)x;                                                      \
-        for (size_t i = 0; i < n; i += 8) {                                              \
-            const size_t m = n - i < 8 ? n - i : 8;                                      \
-            unsigned byte = 0;                                                           \
-            for (size_t j = 0; j < m; j++) {                                             \
-                const T v = xs[i + j];                                                   \
-                byte |= (unsigned)(TEST) << j;                                           \
-            }                                                                            \
-            out[i / 8] = (uint8_t)byte;                                                  \
-        }                                                                                \
-    } while (0)
-
 /* A hash table past L2: each lookup waits on memory, one at a time when
  * asked in order. So the slot of the element SF_SET_AHEAD further on is asked
  * for first (a prefetch, which never faults), and that many misses are in
@@ -312,14 +296,17 @@ static inline void prefetch_slot(const sf_set *s, uint64_t key) {
 #endif
 }
 
-#define SF_SET_FAR_BITS(T, PREFETCH, TEST)                                               \
+/* Bit i of out[0, ceil(n / 8)) = TEST on the element v = x[i] of type T; the
+ * bits past n 0. AHEAD (a constant, 0 or 1) prefetches for the element
+ * SF_SET_AHEAD on (PREFETCH(s, that element); see above). */
+#define SF_SET_BITS(T, AHEAD, PREFETCH, TEST)                                            \
     do {                                                                                 \
         const T *xs = (const T *)x;                                                      \
         for (size_t i = 0; i < n; i += 8) {                                              \
             const size_t m = n - i < 8 ? n - i : 8;                                      \
             unsigned byte = 0;                                                           \
             for (size_t j = 0; j < m; j++) {                                             \
-                if (i + j + SF_SET_AHEAD < n)                                            \
+                if (AHEAD && i + j + SF_SET_AHEAD < n)                                   \
                     PREFETCH(s, xs[i + j + SF_SET_AHEAD]);                               \
                 const T v = xs[i + j];                                                   \
                 byte |= (unsigned)(TEST) << j;                                           \
@@ -327,6 +314,7 @@ static inline void prefetch_slot(const sf_set *s, uint64_t key) {
             out[i / 8] = (uint8_t)byte;                                                  \
         }                                                                                \
     } while (0)
+#define NO_PREFETCH(s, v) ((void)0)
 #define SF_F32_KEY(v) float_key((double)(v))
 #define SF_F64_KEY(v) float_key(v)
 #define PREFETCH_INT(s, v) prefetch_slot(s, (uint64_t)(v))
@@ -348,41 +336,40 @@ static void set_bits(const sf_set *s, sf_elem e, const void *x, size_t n, uint8_
     const uint64_t *ends = s->ends;
     const size_t k = s->k;
     const int far = s->table && 64 - s->shift >= SF_SET_PREFETCH_MIN_LG;
+    /* The far and near forms of one lookup: two expansions, each loop free of
+     * a test of `far`. */
+#define SF_SET_TABLE(T, PREFETCH, TEST)                                                  \
+    do {                                                                                 \
+        if (far)                                                                         \
+            SF_SET_BITS(T, 1, PREFETCH, TEST);                                           \
+        else                                                                             \
+            SF_SET_BITS(T, 0, NO_PREFETCH, TEST);                                        \
+    } while (0)
+#define SF_SET_INTS(T)                                                                   \
+    do {                                                                                 \
+        if (s->bitmap)                                                                   \
+            SF_SET_BITS(T, 0, NO_PREFETCH, in_bitmap(s, v));                             \
+        else if (s->table)                                                               \
+            SF_SET_TABLE(T, PREFETCH_INT, in_table(s, v));                               \
+        else                                                                             \
+            SF_SET_BITS(T, 0, NO_PREFETCH, in_ints(ends, k, v));                         \
+    } while (0)
     switch (e) {
     case SF_F32:
-        if (far) SF_SET_FAR_BITS(float, PREFETCH_F32, v == v && in_table(s, SF_F32_KEY(v)));
-        else if (s->table) SF_SET_BITS(float, v == v && in_table(s, float_key((double)v)));
-        else SF_SET_BITS(float, in_floats(s->fends, k, (double)v));
+        if (s->table) SF_SET_TABLE(float, PREFETCH_F32, v == v && in_table(s, SF_F32_KEY(v)));
+        else SF_SET_BITS(float, 0, NO_PREFETCH, in_floats(s->fends, k, (double)v));
         break;
     case SF_F64:
-        if (far) SF_SET_FAR_BITS(double, PREFETCH_F64, v == v && in_table(s, SF_F64_KEY(v)));
-        else if (s->table) SF_SET_BITS(double, v == v && in_table(s, float_key(v)));
-        else SF_SET_BITS(double, in_floats(s->fends, k, v));
+        if (s->table) SF_SET_TABLE(double, PREFETCH_F64, v == v && in_table(s, SF_F64_KEY(v)));
+        else SF_SET_BITS(double, 0, NO_PREFETCH, in_floats(s->fends, k, v));
         break;
-    case SF_U8:
-        if (s->bitmap) SF_SET_BITS(uint8_t, in_bitmap(s, v));
-        else if (far) SF_SET_FAR_BITS(uint8_t, PREFETCH_INT, in_table(s, v));
-        else if (s->table) SF_SET_BITS(uint8_t, in_table(s, v));
-        else SF_SET_BITS(uint8_t, in_ints(ends, k, v));
-        break;
-    case SF_U16:
-        if (s->bitmap) SF_SET_BITS(uint16_t, in_bitmap(s, v));
-        else if (far) SF_SET_FAR_BITS(uint16_t, PREFETCH_INT, in_table(s, v));
-        else if (s->table) SF_SET_BITS(uint16_t, in_table(s, v));
-        else SF_SET_BITS(uint16_t, in_ints(ends, k, v));
-        break;
-    case SF_U32:
-        if (s->bitmap) SF_SET_BITS(uint32_t, in_bitmap(s, v));
-        else if (far) SF_SET_FAR_BITS(uint32_t, PREFETCH_INT, in_table(s, v));
-        else if (s->table) SF_SET_BITS(uint32_t, in_table(s, v));
-        else SF_SET_BITS(uint32_t, in_ints(ends, k, v));
-        break;
-    default:
-        if (s->bitmap) SF_SET_BITS(uint64_t, in_bitmap(s, v));
-        else if (far) SF_SET_FAR_BITS(uint64_t, PREFETCH_INT, in_table(s, v));
-        else if (s->table) SF_SET_BITS(uint64_t, in_table(s, v));
-        else SF_SET_BITS(uint64_t, in_ints(ends, k, v));
+    case SF_U8: SF_SET_INTS(uint8_t); break;
+    case SF_U16: SF_SET_INTS(uint16_t); break;
+    case SF_U32: SF_SET_INTS(uint32_t); break;
+    default: SF_SET_INTS(uint64_t);
     }
+#undef SF_SET_INTS
+#undef SF_SET_TABLE
     if (s->negate) {
         const size_t bytes = (n + 7) / 8;
         for (size_t i = 0; i < bytes; i++)
