@@ -161,6 +161,17 @@ def _symbols(cc, source, tmp):
     return defined, used, functions
 
 
+def folder_symbols(csrc, folder, flags):
+    """{file name: (defined, used, functions)} of every csrc/FOLDER/*.c, built with
+    the C compiler (CC) and `flags`, four at a time."""
+    cc = shlex.split(os.environ.get("CC", "cc")) + flags
+    present = sorted((csrc / folder).glob("*.c"))
+    headers = _headers_digest(csrc)
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
+        found = pool.map(lambda f: symbols(cc, f, tmp, headers), present)
+        return dict(zip((p.name for p in present), found))
+
+
 def call_errors(csrc, layers):
     files = [f for layer in layers for f in layer]
     present = sorted(p.name for p in (csrc / "lib").glob("*.c"))
@@ -173,12 +184,7 @@ def call_errors(csrc, layers):
         "the layers block names lib/%s, which does not exist" % f for f in files if f not in present
     ]
     rank = {f: i for i, layer in enumerate(layers) for f in layer}
-    cc = shlex.split(os.environ.get("CC", "cc"))
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
-        headers = _headers_digest(csrc)
-        found = dict(
-            zip(present, pool.map(lambda f: symbols(cc, csrc / "lib" / f, tmp, headers), present))
-        )
+    found = folder_symbols(csrc, "lib", [])
     owner = {s: f for f, (defined, _, _) in found.items() for s in defined}
     for f, (_, used, _) in found.items():
         for s in sorted(used):
@@ -238,16 +244,7 @@ def circle(edges):
 
 
 def circle_errors(csrc, folder):
-    cc = shlex.split(os.environ.get("CC", "cc")) + binding_flags()
-    present = sorted((csrc / folder).glob("*.c"))
-    headers = _headers_digest(csrc)
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(4) as pool:
-        found = dict(
-            zip(
-                (p.name for p in present),
-                pool.map(lambda f: symbols(cc, f, tmp, headers), present),
-            )
-        )
+    found = folder_symbols(csrc, folder, binding_flags())
     owner = {s: f for f, (_, _, functions) in found.items() for s in functions}
     edges = {f: {owner[s] for s in used if s in owner} - {f} for f, (_, used, _) in found.items()}
     errors = []
