@@ -119,6 +119,18 @@ PyObject *sfpy_type_name(PyObject *obj);
 /* Whether obj is an instance of module.name, the module imported already
  * (nothing of it can exist before): 1, 0, or -1 with an exception. */
 int sfpy_instance_of(PyObject *obj, const char *module, const char *name);
+/* For the slow readers of time bounds: the standard library's module.name
+ * (new), re.match(pattern, text) (a match, Py_None, or NULL), a match's group
+ * (new; Py_None for one that took no part), and a timedelta in microseconds. */
+PyObject *sfpy_stdlib(const char *module, const char *name);
+PyObject *sfpy_re_match(const char *pattern, PyObject *text);
+PyObject *sfpy_re_group(PyObject *m, const char *name);
+int64_t sfpy_delta_us(PyObject *d);
+/* Py_NewRef, which CPython 3.9 has not. */
+static inline PyObject *sfpy_new_ref(PyObject *o) {
+    Py_INCREF(o);
+    return o;
+}
 /* A Python int as a bound: INT, UINT, or HUGE with its sign. Inline: the
  * NumPy fast path reads every int bound with it (a call cost 14 instructions
  * a bound, callgrind, CPython 3.11). */
@@ -177,6 +189,14 @@ struct sf_time; /* include/simdfilter_time.h */
  * error (generic data, a calendar length on fixed data or the reverse, or
  * arithmetic beyond reach). -1. */
 int sfpy_time_unit_refused(const struct sf_time *v, const column *c);
+
+/* ---- bounds_zones.c: wall times in a named zone ---- */
+
+/* The UTC offset (microseconds) of the wall time `wall` (text: the bound, for
+ * a message) in the zone named tz: 0, or -1 with a ValueError for an unknown
+ * zone, a wall time a clock change skips or repeats, or one outside years
+ * 1-9999. */
+int sfpy_wall_offset(const struct sf_time *wall, PyObject *tz, PyObject *text, int64_t *offset_us);
 
 /* ---- column.c: what a call's values are, and where ---- */
 

@@ -88,3 +88,28 @@ int sfpy_instance_of(PyObject *obj, const char *module, const char *name) {
     Py_DECREF(cls);
     return is;
 }
+
+/* The attribute `name` of the standard library's module `module` (new). */
+PyObject *sfpy_stdlib(const char *module, const char *name) {
+    PyObject *m = PyImport_ImportModule(module);
+    PyObject *a = m ? PyObject_GetAttrString(m, name) : NULL;
+    Py_XDECREF(m);
+    return a;
+}
+
+PyObject *sfpy_re_match(const char *pattern, PyObject *text) {
+    PyObject *match = sfpy_stdlib("re", "match");
+    PyObject *m = match ? PyObject_CallFunction(match, "sO", pattern, text) : NULL;
+    Py_XDECREF(match);
+    return m;
+}
+
+PyObject *sfpy_re_group(PyObject *m, const char *name) {
+    return PyObject_CallMethod(m, "group", "s", name);
+}
+
+int64_t sfpy_delta_us(PyObject *d) {
+    return ((int64_t)PyDateTime_DELTA_GET_DAYS(d) * 86400 + PyDateTime_DELTA_GET_SECONDS(d)) *
+               1000000 +
+           PyDateTime_DELTA_GET_MICROSECONDS(d);
+}

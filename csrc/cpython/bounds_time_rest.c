@@ -2,9 +2,10 @@
  * The time bounds bounds_time.c's readers leave, read by the same rules: ISO
  * strings of the forms lib/times.c does not read (NumPy parses them, the
  * fraction of a second read apart, exactly), wall times on tz-aware data (the
- * zone's rules, through the standard library's zoneinfo), subclasses of the
- * datetime types, pandas objects in units the fast readers do not take, and
- * every time bound refused, in the words the tests and users match.
+ * zone's rules, through the standard library's zoneinfo: bounds_zones.c),
+ * subclasses of the datetime types, pandas objects in units the fast readers
+ * do not take, and every time bound refused, in the words the tests and users
+ * match.
  *
  * Only the standard library (re, warnings, datetime, zoneinfo, numbers), NumPy
  * and the bound objects' own methods are called here, never the package: the
@@ -19,11 +20,6 @@
 
 #define E18 1000000000000000000LL
 #define AS_PER_US 1000000000000LL
-
-static PyObject *new_ref(PyObject *o) {
-    Py_INCREF(o);
-    return o;
-}
 
 /* A wall or an instant read here: the time, and whether the instant lies
  * strictly after it by less than an attosecond (digits past 18 of a second). */
@@ -40,27 +36,6 @@ static int refuse_type(const char *format, PyObject *obj) {
         Py_DECREF(name);
     }
     return -1;
-}
-
-/* The attribute `name` of the standard library's module `module` (new). */
-static PyObject *stdlib(const char *module, const char *name) {
-    PyObject *m = PyImport_ImportModule(module);
-    PyObject *a = m ? PyObject_GetAttrString(m, name) : NULL;
-    Py_XDECREF(m);
-    return a;
-}
-
-/* re.match(pattern, text): the match object, Py_None, or NULL. */
-static PyObject *re_match(const char *pattern, PyObject *text) {
-    PyObject *match = stdlib("re", "match");
-    PyObject *m = match ? PyObject_CallFunction(match, "sO", pattern, text) : NULL;
-    Py_XDECREF(match);
-    return m;
-}
-
-/* m.group(name) (new; Py_None for a group that did not take part). */
-static PyObject *group(PyObject *m, const char *name) {
-    return PyObject_CallMethod(m, "group", "s", name);
 }
 
 static int is_pandas(PyObject *obj, const char *name) {
@@ -94,17 +69,6 @@ static int numpy_time(PyObject *obj, rest_time *t) {
     return 1;
 }
 
-/* The time in attoseconds from the epoch (a calendar one through its first day). */
-static void in_attoseconds(sf_time *v) {
-    if (v->calendar) {
-        const __int128 months = v->ticks;
-        const __int128 year = (months >= 0 ? months : months - 11) / 12;
-        sf_time_from_date((int)(1970 + year), (int)(months - year * 12) + 1, 1, v);
-    }
-    v->ticks *= v->per_tick;
-    v->per_tick = 1;
-}
-
 /* A datetime's naive wall time (its fields, as np.datetime64(dt, "us") reads
  * them) less `offset_us`. */
 static void datetime_fields(PyObject *obj, int64_t offset_us, sf_time *v) {
@@ -112,12 +76,6 @@ static void datetime_fields(PyObject *obj, int64_t offset_us, sf_time *v) {
                           PyDateTime_GET_DAY(obj), PyDateTime_DATE_GET_HOUR(obj),
                           PyDateTime_DATE_GET_MINUTE(obj), PyDateTime_DATE_GET_SECOND(obj),
                           PyDateTime_DATE_GET_MICROSECOND(obj), offset_us, v);
-}
-
-static int64_t delta_us(PyObject *d) {
-    return ((int64_t)PyDateTime_DELTA_GET_DAYS(d) * 86400 + PyDateTime_DELTA_GET_SECONDS(d)) *
-               1000000 +
-           PyDateTime_DELTA_GET_MICROSECONDS(d);
 }
 
 /* obj.utcoffset() in microseconds: 1, 0 for None, -1 with Python's error. */
@@ -132,7 +90,7 @@ static int utcoffset_us(PyObject *obj, int64_t *us) {
         return -1;
     }
     if (got)
-        *us = delta_us(off);
+        *us = sfpy_delta_us(off);
     Py_DECREF(off);
     return got;
 }
@@ -171,13 +129,13 @@ static int parse_wall(PyObject *text, PyObject *original, rest_time *t) {
         return -1;
     int64_t extra = 0;
     t->after = 0;
-    PyObject *m = re_match("^(?P<head>.*\\d{2}:\\d{2}:\\d{2})[.,](?P<frac>\\d+)(?P<tail>.*)$",
+    PyObject *m = sfpy_re_match("^(?P<head>.*\\d{2}:\\d{2}:\\d{2})[.,](?P<frac>\\d+)(?P<tail>.*)$",
                            stripped);
     if (!m)
         goto fail;
     if (m != Py_None) {
-        PyObject *head = group(m, "head"), *frac = head ? group(m, "frac") : NULL;
-        PyObject *tail = frac ? group(m, "tail") : NULL;
+        PyObject *head = sfpy_re_group(m, "head"), *frac = head ? sfpy_re_group(m, "frac") : NULL;
+        PyObject *tail = frac ? sfpy_re_group(m, "tail") : NULL;
         PyObject *joined = tail ? PyUnicode_Concat(head, tail) : NULL;
         PyObject *first = joined ? PyUnicode_Substring(frac, 0, 18) : NULL;
         PyObject *padded = first ? PyObject_CallMethod(first, "ljust", "is", 18, "0") : NULL;
@@ -190,7 +148,7 @@ static int parse_wall(PyObject *text, PyObject *original, rest_time *t) {
         t->after = nonzero && PyUnicode_GET_LENGTH(nonzero) > 0;
         const int ok = digits && (n <= 18 || nonzero);
         if (ok)
-            Py_SETREF(stripped, new_ref(joined));
+            Py_SETREF(stripped, sfpy_new_ref(joined));
         Py_XDECREF(head);
         Py_XDECREF(frac);
         Py_XDECREF(tail);
@@ -215,11 +173,11 @@ static int parse_wall(PyObject *text, PyObject *original, rest_time *t) {
         return 2;
     }
     /* NumPy only warns when it drops a timezone ('Z', '+01:00'): refused. */
-    PyObject *catch = stdlib("warnings", "catch_warnings");
+    PyObject *catch = sfpy_stdlib("warnings", "catch_warnings");
     PyObject *cm = catch ? PyObject_CallNoArgs(catch) : NULL;
     Py_XDECREF(catch);
     PyObject *entered = cm ? PyObject_CallMethod(cm, "__enter__", NULL) : NULL;
-    PyObject *simple = entered ? stdlib("warnings", "simplefilter") : NULL;
+    PyObject *simple = entered ? sfpy_stdlib("warnings", "simplefilter") : NULL;
     PyObject *set = simple ? PyObject_CallFunction(simple, "s", "error") : NULL;
     Py_XDECREF(entered);
     Py_XDECREF(simple);
@@ -265,7 +223,7 @@ static int parse_wall(PyObject *text, PyObject *original, rest_time *t) {
     Py_DECREF(v);
     t->after = after;
     if (got == 1 && (extra || t->after)) {
-        in_attoseconds(&t->v);
+        sf_time_in_attoseconds(&t->v);
         t->v.ticks += extra;
     }
     return got;
@@ -276,191 +234,6 @@ fail_text:
     return -1;
 }
 
-/* ---- Zones ---------------------------------------------------------------------------- */
-
-/* The tzinfo a zone name stands for: a fixed offset ('+01:00', 'UTC+01:00'),
- * UTC, or a named zone (zoneinfo). New, or NULL with a ValueError. */
-static PyObject *zone_of(PyObject *tz) {
-    PyObject *m = re_match("^(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\\d{2})(?::?(?P<m>\\d{2}))?$", tz);
-    if (!m)
-        return NULL;
-    if (m != Py_None) {
-        PyObject *sign = group(m, "sign"), *h = sign ? group(m, "h") : NULL;
-        PyObject *mm = h ? group(m, "m") : NULL;
-        PyObject *hi = mm ? PyLong_FromUnicodeObject(h, 10) : NULL;
-        PyObject *mi = hi ? (mm == Py_None ? PyLong_FromLong(0) : PyLong_FromUnicodeObject(mm, 10))
-                          : NULL;
-        PyObject *zone = NULL;
-        if (mi) {
-            const long minutes = PyLong_AsLong(hi) * 60 + PyLong_AsLong(mi);
-            const int neg = PyUnicode_CompareWithASCIIString(sign, "-") == 0;
-            PyObject *d = PyDelta_FromDSU(0, (int)((neg ? -minutes : minutes) * 60), 0);
-            zone = d ? PyTimeZone_FromOffset(d) : NULL;
-            Py_XDECREF(d);
-        }
-        Py_XDECREF(sign);
-        Py_XDECREF(h);
-        Py_XDECREF(mm);
-        Py_XDECREF(hi);
-        Py_XDECREF(mi);
-        Py_DECREF(m);
-        return zone;
-    }
-    Py_DECREF(m);
-    PyObject *upper = PyObject_CallMethod(tz, "upper", NULL);
-    if (!upper)
-        return NULL;
-    const int utc = PyUnicode_CompareWithASCIIString(upper, "UTC") == 0 ||
-                    PyUnicode_CompareWithASCIIString(upper, "Z") == 0 ||
-                    PyUnicode_CompareWithASCIIString(upper, "GMT") == 0;
-    Py_DECREF(upper);
-    if (utc)
-        return new_ref(PyDateTime_TimeZone_UTC);
-    PyObject *zi = stdlib("zoneinfo", "ZoneInfo");
-    PyObject *zone = zi ? PyObject_CallOneArg(zi, tz) : NULL;
-    Py_XDECREF(zi);
-    if (!zone) {
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyObject *missing = stdlib("zoneinfo", "ZoneInfoNotFoundError");
-        const int unknown = missing && (PyErr_GivenExceptionMatches(type, missing) ||
-                                        PyErr_GivenExceptionMatches(type, PyExc_ValueError));
-        Py_XDECREF(missing);
-        if (unknown || !missing) {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            if (unknown)
-                PyErr_Format(PyExc_ValueError,
-                             "unknown time zone %R (no such zone in the time zone database)", tz);
-        } else {
-            PyErr_Restore(type, value, tb);
-        }
-    }
-    return zone;
-}
-
-/* The UTC offset (microseconds) of the wall time `wall` in zone `tz`. A wall
- * time that a clock change skips or repeats has no single instant: ValueError,
- * where pandas refuses the comparison too. 0 or -1. */
-static int wall_offset(const sf_time *wall, PyObject *tz, PyObject *text, int64_t *offset_us) {
-    PyObject *zone = zone_of(tz);
-    if (!zone)
-        return -1;
-    if (PyObject_TypeCheck(zone, Py_TYPE(PyDateTime_TimeZone_UTC))) {
-        /* a datetime.timezone, a fixed offset: no rules to look up */
-        PyObject *off = PyObject_CallMethod(zone, "utcoffset", "O", Py_None);
-        Py_DECREF(zone);
-        if (!off)
-            return -1;
-        *offset_us = delta_us(off);
-        Py_DECREF(off);
-        return 0;
-    }
-    /* Zone rules change on whole seconds, so the microsecond floor of the wall
-     * time has the offset of the wall time itself. */
-    sf_time v = *wall;
-    if (v.calendar && (v.ticks < (1 - 1970) * 12 || v.ticks > (9999 - 1970) * 12 + 11))
-        v.ticks = v.ticks < 0 ? -((__int128)1 << 100) : (__int128)1 << 100; /* out of range below */
-    else
-        in_attoseconds(&v);
-    __int128 us = v.ticks / AS_PER_US;
-    if (us * AS_PER_US > v.ticks)
-        us -= 1;
-    if (us < -62135596800000000LL || us > 253402300799999999LL) {
-        Py_DECREF(zone);
-        PyErr_Format(PyExc_ValueError,
-                     "%R lies outside years 1-9999, where the rules of time zone %R are unknown: "
-                     "give the bound with a UTC offset",
-                     text, tz);
-        return -1;
-    }
-    const int64_t u = (int64_t)us;
-    const int64_t days = (u >= 0 ? u : u - 86399999999LL) / 86400000000LL;
-    const int64_t rest = u - days * 86400000000LL;
-    PyObject *epoch = PyDateTime_FromDateAndTime(1970, 1, 1, 0, 0, 0, 0);
-    PyObject *delta = epoch ? PyDelta_FromDSU((int)days, (int)(rest / 1000000),
-                                              (int)(rest % 1000000))
-                            : NULL;
-    PyObject *local = delta ? PyNumber_Add(epoch, delta) : NULL;
-    Py_XDECREF(epoch);
-    Py_XDECREF(delta);
-    PyObject *offsets = local ? PyList_New(0) : NULL;
-    int failed = !offsets;
-    for (int fold = 0; fold < 2 && !failed; fold++) {
-        PyObject *replace = PyObject_GetAttrString(local, "replace");
-        PyObject *kw = replace ? Py_BuildValue("{s:i,s:O}", "fold", fold, "tzinfo", zone) : NULL;
-        PyObject *empty = kw ? PyTuple_New(0) : NULL;
-        PyObject *at = empty ? PyObject_Call(replace, empty, kw) : NULL;
-        PyObject *off = at ? PyObject_CallMethod(at, "utcoffset", NULL) : NULL;
-        Py_XDECREF(replace);
-        Py_XDECREF(kw);
-        Py_XDECREF(empty);
-        Py_XDECREF(at);
-        if (!off || !PyDelta_Check(off)) {
-            Py_XDECREF(off);
-            failed = 1;
-            break;
-        }
-        /* The wall time exists with this offset iff it comes back from UTC unchanged. */
-        PyObject *utc_wall = PyNumber_Subtract(local, off), *back = NULL;
-        PyObject *r2 = utc_wall ? PyObject_GetAttrString(utc_wall, "replace") : NULL;
-        PyObject *kw2 = r2 ? Py_BuildValue("{s:O}", "tzinfo", PyDateTime_TimeZone_UTC) : NULL;
-        PyObject *e2 = kw2 ? PyTuple_New(0) : NULL;
-        PyObject *in_utc = e2 ? PyObject_Call(r2, e2, kw2) : NULL;
-        if (!utc_wall && PyErr_ExceptionMatches(PyExc_OverflowError))
-            PyErr_Clear(); /* within a day of year 1 or 9999 */
-        else if (in_utc)
-            back = PyObject_CallMethod(in_utc, "astimezone", "O", zone);
-        if (in_utc && !back && PyErr_ExceptionMatches(PyExc_OverflowError))
-            PyErr_Clear();
-        Py_XDECREF(utc_wall);
-        Py_XDECREF(r2);
-        Py_XDECREF(kw2);
-        Py_XDECREF(e2);
-        Py_XDECREF(in_utc);
-        if (PyErr_Occurred()) {
-            Py_XDECREF(back);
-            Py_DECREF(off);
-            failed = 1;
-            break;
-        }
-        int keep = 0;
-        if (back) {
-            PyObject *r3 = PyObject_GetAttrString(back, "replace");
-            PyObject *kw3 = r3 ? Py_BuildValue("{s:O}", "tzinfo", Py_None) : NULL;
-            PyObject *e3 = kw3 ? PyTuple_New(0) : NULL;
-            PyObject *naive = e3 ? PyObject_Call(r3, e3, kw3) : NULL;
-            const int same = naive ? PyObject_RichCompareBool(naive, local, Py_EQ) : -1;
-            const int seen = same == 1 ? PySequence_Contains(offsets, off) : 0;
-            keep = same == 1 && seen == 0;
-            failed = same < 0 || seen < 0;
-            Py_XDECREF(r3);
-            Py_XDECREF(kw3);
-            Py_XDECREF(e3);
-            Py_XDECREF(naive);
-            Py_DECREF(back);
-        }
-        if (keep && PyList_Append(offsets, off) < 0)
-            failed = 1;
-        Py_DECREF(off);
-    }
-    int got = -1;
-    if (!failed && PyList_GET_SIZE(offsets) != 1) {
-        PyErr_Format(PyExc_ValueError,
-                     "%R %s in time zone %R (a clock change): give the bound with a UTC offset "
-                     "or as an aware Timestamp",
-                     text, PyList_GET_SIZE(offsets) ? "is ambiguous" : "does not exist", tz);
-    } else if (!failed) {
-        *offset_us = delta_us(PyList_GET_ITEM(offsets, 0));
-        got = 0;
-    }
-    Py_XDECREF(offsets);
-    Py_XDECREF(local);
-    Py_DECREF(zone);
-    return got;
-}
-
 /* ---- The bounds ----------------------------------------------------------------------- */
 
 /* A string on tz-aware data (_iso.parse_aware before issue 44): a wall time
@@ -468,14 +241,14 @@ static int wall_offset(const sf_time *wall, PyObject *tz, PyObject *text, int64_
 static int aware_string(PyObject *obj, PyObject *tz, rest_time *t) {
     PyObject *stripped = PyObject_CallMethod(obj, "strip", NULL);
     PyObject *m =
-        stripped ? re_match("^(?P<wall>.*[T ]\\d{2}(?::?\\d{2}){0,2}(?:[.,]\\d+)?)\\s*"
+        stripped ? sfpy_re_match("^(?P<wall>.*[T ]\\d{2}(?::?\\d{2}){0,2}(?:[.,]\\d+)?)\\s*"
                             "(?:(?P<z>[Zz])|(?P<sign>[+-])(?P<h>\\d{2})(?::?(?P<m>\\d{2}))?)$",
                             stripped)
                  : NULL;
     Py_XDECREF(stripped);
     if (!m)
         return -1;
-    PyObject *wall = m == Py_None ? new_ref(obj) : group(m, "wall");
+    PyObject *wall = m == Py_None ? sfpy_new_ref(obj) : sfpy_re_group(m, "wall");
     int got = wall ? parse_wall(wall, obj, t) : -1;
     Py_XDECREF(wall);
     if (got < 0 && PyErr_ExceptionMatches(PyExc_TypeError)) { /* an offset NumPy would drop */
@@ -489,10 +262,10 @@ static int aware_string(PyObject *obj, PyObject *tz, rest_time *t) {
     }
     int64_t offset_s = 0, offset_us = 0;
     if (got == 1 && m == Py_None) {
-        got = wall_offset(&t->v, tz, obj, &offset_us) < 0 ? -1 : 1;
+        got = sfpy_wall_offset(&t->v, tz, obj, &offset_us) < 0 ? -1 : 1;
     } else if (got == 1) {
-        PyObject *z = group(m, "z"), *sign = z ? group(m, "sign") : NULL;
-        PyObject *h = sign ? group(m, "h") : NULL, *mm = h ? group(m, "m") : NULL;
+        PyObject *z = sfpy_re_group(m, "z"), *sign = z ? sfpy_re_group(m, "sign") : NULL;
+        PyObject *h = sign ? sfpy_re_group(m, "h") : NULL, *mm = h ? sfpy_re_group(m, "m") : NULL;
         if (!mm) {
             got = -1;
         } else if (z == Py_None) {
@@ -514,7 +287,7 @@ static int aware_string(PyObject *obj, PyObject *tz, rest_time *t) {
     }
     Py_DECREF(m);
     if (got == 1) {
-        in_attoseconds(&t->v);
+        sf_time_in_attoseconds(&t->v);
         t->v.ticks -= (__int128)offset_s * E18 + (__int128)offset_us * AS_PER_US;
     }
     return got;
@@ -559,7 +332,7 @@ static int aware_bound(sfpy_state *st, PyObject *obj, PyObject *tz, rest_time *t
         const int got = naive ? via_numpy(naive, "to_datetime64", t) : -1;
         Py_XDECREF(naive);
         if (got == 1) {
-            in_attoseconds(&t->v);
+            sf_time_in_attoseconds(&t->v);
             t->v.ticks -= (__int128)off * AS_PER_US;
         }
         return got;

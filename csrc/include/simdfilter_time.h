@@ -57,6 +57,10 @@ int sf_time_from_ticks(int64_t value, int unit, int num, sf_time *v);
 /* A proleptic Gregorian date (month 1-12, day 1-31, unchecked) as days. */
 void sf_time_from_date(int year, int month, int day, sf_time *v);
 
+/* v as attoseconds from the epoch (per_tick 1; a calendar time through its
+ * month's first day). */
+void sf_time_in_attoseconds(sf_time *v);
+
 /* A wall time (a datetime.datetime's fields) less `offset_us` (its UTC offset,
  * 0 for a naive one) as microseconds from the epoch. */
 void sf_time_from_datetime(int year, int month, int day, int hour, int minute, int second,

@@ -307,6 +307,16 @@ void sf_time_from_date(int year, int month, int day, sf_time *v) {
     v->per_tick = DAY_AS;
 }
 
+void sf_time_in_attoseconds(sf_time *v) {
+    if (v->calendar) {
+        const wide months = v->ticks;
+        const wide year = (months >= 0 ? months : months - 11) / 12;
+        sf_time_from_date((int)(1970 + year), (int)(months - year * 12) + 1, 1, v);
+    }
+    v->ticks *= v->per_tick;
+    v->per_tick = 1;
+}
+
 void sf_time_from_datetime(int year, int month, int day, int hour, int minute, int second,
                            int microsecond, int64_t offset_us, sf_time *v) {
     const wide days = days_from_months((wide)(year - 1970) * 12 + month - 1) + day - 1;
