@@ -533,8 +533,10 @@ def test_aware_wall_times_past_the_zone_rules_every_precision():
     a month's precision too, is refused as the Python rule refused it (bounds_time_rest.c
     once let '0000' and '0000-01' through: its out-of-range stand-in was inside the
     years in attoseconds), a NaT other bound included."""
-    s = pd.Series(np.array([0, 1], dtype="M8[s]")).dt.tz_localize("UTC").dt.tz_convert(
-        "America/New_York"
+    s = (
+        pd.Series(np.array([0, 1], dtype="M8[s]"))
+        .dt.tz_localize("UTC")
+        .dt.tz_convert("America/New_York")
     )
     for text in ["0000", "0000-01", "-0001", "-0001-12", "10000", "10000-01", "0000-12-31"]:
         for lo, hi in [(None, text), (text, None), (pd.NaT, text), (text, pd.NaT)]:

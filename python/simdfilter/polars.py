@@ -343,7 +343,6 @@ class SeriesNamespace:
         inclusive, invert = _check(closed), _face.checked_invert(invert)
         return _count(self._s, lower_bound, upper_bound, inclusive, expr=False, invert=invert)
 
-
     def is_in(
         self, other: Any, *, nulls_equal: bool = False, invert: Optional[bool] = False
     ) -> "pl.Series":

@@ -80,7 +80,9 @@ def run(ctx):
                 if not ok:
                     raise AssertionError(f"{m.name} gave a wrong result - not timing it")
 
-            res = measure(_methods(sf, ctx.alts, a, items), ctx.cfg["target"], ctx.cfg["repeats"], check)
+            res = measure(
+                _methods(sf, ctx.alts, a, items), ctx.cfg["target"], ctx.cfg["repeats"], check
+            )
             best = {m.name: b for m, (b, _) in res.items()}
             base = {"mask": best["numpy isin"], "positions": best["numpy flatnonzero(isin)"]}
             for m, (b, med) in res.items():
