@@ -324,15 +324,7 @@ SF_INLINE size_t AVX512_FN(filter_any)(sf_op op, sf_elem elem, const void *x, co
                                        size_t n, const AVX512_Q(arg) *r, uint64_t base, void *out) {
     return AVX512_FN(filter_loop)(op, elem, x, valid, n, r, base, out, 1);
 }
-SF_INLINE size_t AVX512_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                   const AVX512_Q(arg) *r, uint64_t base, void *out) {
-    return AVX512_FN(filter_any)(op, elem, x, NULL, n, r, base, out);
-}
-SF_INLINE size_t AVX512_FN(filter_valid)(sf_op op, sf_elem elem, const void *x,
-                                         const uint8_t *valid, size_t n, const AVX512_Q(arg) *r,
-                                         uint64_t base, void *out) {
-    return AVX512_FN(filter_any)(op, elem, x, valid, n, r, base, out);
-}
+SF_FILTER_FROM_ANY(AVX512_SK, AVX512_Q(arg))
 
 SF_INLINE size_t AVX512_FN(dense_filter)(sf_op op, sf_elem elem, const void *x, size_t n,
                                          const AVX512_Q(arg) *r, uint64_t base, void *out) {

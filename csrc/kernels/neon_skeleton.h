@@ -95,15 +95,7 @@ SF_INLINE size_t NEON_FN(filter_any)(sf_op op, sf_elem elem, const void *x, cons
 }
 
 /* With nulls: each block's 16-bit lane mask ANDed with its 16 validity bits. */
-SF_INLINE size_t NEON_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                 const NEON_Q(arg) *r, uint64_t base, void *out) {
-    return NEON_FN(filter_any)(op, elem, x, NULL, n, r, base, out);
-}
-SF_INLINE size_t NEON_FN(filter_valid)(sf_op op, sf_elem elem, const void *x,
-                                       const uint8_t *valid, size_t n, const NEON_Q(arg) *r,
-                                       uint64_t base, void *out) {
-    return NEON_FN(filter_any)(op, elem, x, valid, n, r, base, out);
-}
+SF_FILTER_FROM_ANY(NEON_SK, NEON_Q(arg))
 
 /* count with nulls: the lane counters cannot see the bitmap, so the block's
  * bits, ANDed with its validity bits, and their popcount. */

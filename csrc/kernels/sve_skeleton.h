@@ -97,15 +97,7 @@ SF_INLINE size_t SVE_FN(filter_any)(sf_op op, sf_elem elem, const void *x, const
 }
 
 /* With nulls: the compare predicate ANDed with the validity predicate. */
-SF_INLINE size_t SVE_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                const SVE_Q(arg) *r, uint64_t base, void *out) {
-    return SVE_FN(filter_any)(op, elem, x, NULL, n, r, base, out);
-}
-SF_INLINE size_t SVE_FN(filter_valid)(sf_op op, sf_elem elem, const void *x,
-                                      const uint8_t *valid, size_t n, const SVE_Q(arg) *r,
-                                      uint64_t base, void *out) {
-    return SVE_FN(filter_any)(op, elem, x, valid, n, r, base, out);
-}
+SF_FILTER_FROM_ANY(SVE_SK, SVE_Q(arg))
 
 /*
  * within: lanes as wide as the positions (64 bits for 64-bit elements), the
