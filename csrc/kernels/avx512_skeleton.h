@@ -33,7 +33,8 @@
  * in kernels/avx512.c). A second predicate is its own Q_arg, Q_state, Q_setup
  * and Q_hits, one more #include of this file with AVX512_SK = avx512_<its
  * name>, and its entry points and table slots (CONTRIBUTING.md, "Adding a
- * predicate").
+ * predicate"). Q and the skeleton's prefix must differ (the range: avx512_range
+ * and avx512); tests/c/test_predicate.c instantiates x == v this way.
  *
  * No include guard: each inclusion #undefs AVX512_SK and AVX512_PRED at its end.
  */

@@ -31,7 +31,9 @@
  * The instance today: neon_range (kernels/neon.c, NEON_SK = neon). A second
  * predicate is its own Q_arg, Q_state, Q_setup and Q_hits, one more #include
  * of this file with NEON_SK = neon_<its name>, and its entry points and table
- * slots (CONTRIBUTING.md, "Adding a predicate").
+ * slots (CONTRIBUTING.md, "Adding a predicate"). Q and the skeleton's prefix
+ * must differ (the range: neon_range and neon); tests/c/test_predicate.c
+ * instantiates x == v this way.
  *
  * No include guard: each inclusion #undefs NEON_SK and NEON_PRED at its end.
  */

@@ -36,7 +36,9 @@
  * The instance today: sve_range (kernels/sve.c, SVE_SK = sve). A second
  * predicate is its own Q_arg, Q_state, Q_setup and Q_hits*, one more #include
  * of this file with SVE_SK = sve_<its name>, and its entry points and table
- * slots (CONTRIBUTING.md, "Adding a predicate").
+ * slots (CONTRIBUTING.md, "Adding a predicate"). Q and the skeleton's prefix
+ * must differ (the range: sve_range and sve); tests/c/test_predicate.c
+ * instantiates x == v this way.
  *
  * No include guard: each inclusion #undefs SVE_SK and SVE_PRED at its end.
  */

@@ -74,6 +74,9 @@
  * second predicate is its own Q_* (with x86_vec.h's helpers and X86_MM at
  * hand), one more #include of this file with X86_SK = <isa>_<its name>, and
  * its entry points and table slots (CONTRIBUTING.md, "Adding a predicate").
+ * Q and X86_SK must differ (the range: avx2_range and avx2: P_none_kept is
+ * the skeleton's, Q_none_kept the predicate's); tests/c/test_predicate.c
+ * instantiates x == v this way.
  * x86_masks.h (mask8, bits) is included at the end, for the same predicate.
  *
  * No include guard: each inclusion #undefs X86_SK and X86_PRED at its end.
