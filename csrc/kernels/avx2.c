@@ -16,9 +16,11 @@
 #define X86_MM(f) _mm256_##f
 #define X86_SI(f) _mm256_##f##_si256
 
-/* All-ones lanes where x hits (see avx2_hits_outside), for the bounds a and b
- * of avx2_setup; float lanes XORed with flip (all ones: an inverted range). */
-SF_INLINE __m256i avx2_hits(sf_elem elem, __m256i a, __m256i b, __m256i flip, __m256i x) {
+/* The range's compare (x86_range.h): all-ones lanes where x hits (see
+ * avx2_range_hits_outside), for the bounds a and b of avx2_setup; float lanes
+ * XORed with flip (all ones: an inverted range). */
+SF_INLINE __m256i avx2_range_cmp(sf_elem elem, __m256i a, __m256i b, __m256i flip,
+                                 __m256i x) {
     switch (elem) {
     case SF_U8: return _mm256_cmpgt_epi8(_mm256_sub_epi8(x, a), b);
     case SF_U16: return _mm256_cmpgt_epi16(_mm256_sub_epi16(x, a), b);
@@ -187,8 +189,12 @@ static void avx2_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
     sf_mask_to_valid_tail(mask + i, n - i, valid + i / 8);
 }
 
+#include "x86_vec.h"
+#include "x86_range.h"
+/* The loops for the range: avx2_filter, avx2_count, ... (mask8 and bits too) */
+#define X86_SK avx2
+#define X86_PRED avx2_range
 #include "x86_skeleton.h"
-#include "x86_masks.h" /* mask8 and bits */
 
 SF_INSTANTIATE_ALL(avx2, u8, u16, u32, u64, f32, f64)
 

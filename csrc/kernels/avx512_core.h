@@ -1,11 +1,11 @@
 /*
  * The AVX-512 kernels' building blocks (F + VL + BW + DQ, with BMI1/2 and
- * POPCNT): the build's settings, the loads and compares that turn a vector
- * into a mask, the group emitters (compress and store) and the validity bits.
- * kernels/avx512.c's loops and kernels/avx512_within.h are written with them;
- * both include this header, which needs the AVX-512 flags of isa.def's
- * avx512 rows. See the top of kernels/avx512.c for the groups, the two store
- * forms and why the full-register stores stay in bounds.
+ * POPCNT), none of which knows the predicate: the build's settings, the loads,
+ * the group emitters (compress and store) and the validity bits. The loops of
+ * avx512_skeleton.h and the range predicate of avx512_range.h are written with
+ * them; this header needs the AVX-512 flags of isa.def's avx512 rows. See the
+ * top of kernels/avx512.c for the groups, the two store forms and why the
+ * full-register stores stay in bounds.
  */
 #ifndef SIMDFILTER_AVX512_CORE_H
 #define SIMDFILTER_AVX512_CORE_H
@@ -77,18 +77,6 @@ SF_INLINE size_t avx512_min(size_t a, size_t b) { return a < b ? a : b; }
 SF_INLINE uint64_t avx512_low_bits(size_t c) { return _bzhi_u64(~0ull, (unsigned)c); }
 SF_INLINE size_t avx512_popcount(uint64_t m) { return (size_t)_mm_popcnt_u64(m); }
 
-/* The broadcasts SF_BROADCAST_RANGE builds the bounds with. */
-SF_INLINE __m512i avx512_dup8(uint8_t v) { return _mm512_set1_epi8((char)v); }
-SF_INLINE __m512i avx512_dup16(uint16_t v) { return _mm512_set1_epi16((short)v); }
-SF_INLINE __m512i avx512_dup32(uint32_t v) { return _mm512_set1_epi32((int)v); }
-SF_INLINE __m512i avx512_dup64(uint64_t v) { return _mm512_set1_epi64((long long)v); }
-SF_INLINE __m512i avx512_dupf32(float v) { return _mm512_castps_si512(_mm512_set1_ps(v)); }
-SF_INLINE __m512i avx512_dupf64(double v) { return _mm512_castpd_si512(_mm512_set1_pd(v)); }
-
-/* The broadcast bounds, avx512_bounds and avx512_setup: lo and hi - lo for
- * integers (unsigned compares: no sign flip), flo and fhi for floats. */
-SF_DEFINE_BOUNDS(avx512, __m512i, 0)
-
 /* One vector of `elem` at p. When `partial`, only the first c (< lanes)
  * elements are read and the rest are zero: the masked load suppresses faults
  * on the lanes it skips, so a vector that would cross into an unmapped page
@@ -108,56 +96,6 @@ SF_INLINE __m512i avx512_load(sf_elem elem, const unsigned char *p, int partial,
     }
 }
 
-/* Lane i of the result is set when lane i of v is in range. Integers: one
- * unsigned compare of x - lo against hi - lo, wrapping at the lane width, so
- * the whole value range works with no sign flip. Floats: ordered quiet
- * compares, so NaN is never kept and raises nothing; the second compare is
- * masked by the first instead of and-ing two masks. An inverted float range
- * XORs the lanes' bits (and only theirs) with all ones: outside, NaN included.
- * Callers AND the result with their live lanes, as zeroed lanes may hit. */
-SF_INLINE uint64_t avx512_in_range(sf_elem elem, __m512i v, avx512_bounds b) {
-    switch (elem) {
-    case SF_U8:
-        return _cvtmask64_u64(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, b.a), b.b));
-    case SF_U16:
-        return _cvtmask32_u32(_mm512_cmple_epu16_mask(_mm512_sub_epi16(v, b.a), b.b));
-    case SF_U32:
-        return _cvtmask16_u32(_mm512_cmple_epu32_mask(_mm512_sub_epi32(v, b.a), b.b));
-    case SF_U64:
-        return _cvtmask8_u32(_mm512_cmple_epu64_mask(_mm512_sub_epi64(v, b.a), b.b));
-    case SF_F32: {
-        const __m512 f = _mm512_castsi512_ps(v);
-        const __mmask16 ge = _mm512_cmp_ps_mask(f, _mm512_castsi512_ps(b.a), _CMP_GE_OQ);
-        return _cvtmask16_u32(
-                   _mm512_mask_cmp_ps_mask(ge, f, _mm512_castsi512_ps(b.b), _CMP_LE_OQ)) ^
-               (b.fmask & 0xffffu);
-    }
-    default: {
-        const __m512d d = _mm512_castsi512_pd(v);
-        const __mmask8 ge = _mm512_cmp_pd_mask(d, _mm512_castsi512_pd(b.a), _CMP_GE_OQ);
-        return _cvtmask8_u32(
-                   _mm512_mask_cmp_pd_mask(ge, d, _mm512_castsi512_pd(b.b), _CMP_LE_OQ)) ^
-               (b.fmask & 0xffu);
-    }
-    }
-}
-
-/* In-range mask of the c <= G (<= 64) elements at p, read with masked loads:
- * the tail's building block. The constant G bounds the loop so that it folds
- * to the one or two loads it can need. */
-SF_INLINE uint64_t avx512_mask_partial(sf_elem elem, const unsigned char *p, size_t c, size_t G,
-                                   avx512_bounds b) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
-    uint64_t m = 0;
-    for (size_t v = 0; v * L < G && v * L < c; v++) {
-        const size_t cv = avx512_min(L, c - v * L);
-        /* Masked-off lanes were loaded as zero, which may well be in range. */
-        const uint64_t mv = avx512_in_range(elem, avx512_load(elem, p + v * L * size, 1, cv), b) &
-                            avx512_low_bits(cv);
-        m |= mv << (v * L);
-    }
-    return m;
-}
 
 /* The G-bit mask of group g of a block whose vector masks are m[]: a slice of
  * one mask when vectors are wider than groups, else G / L masks side by side. */
@@ -286,7 +224,7 @@ SF_INLINE size_t avx512_emit_values(sf_elem elem, unsigned char *dst, const unsi
     return kept;
 }
 
-/* ---- Validity bits and whole masks ----------------------------------------- */
+/* ---- Validity bits ---------------------------------------------------------- */
 
 /* Bits [at, at + cnt) of an LSB-first validity bitmap as bits [0, cnt), for
  * cnt <= 64 and `at` a multiple of 8 (every block, group and word of these loops
@@ -302,34 +240,6 @@ SF_INLINE uint64_t avx512_valid_bits(const uint8_t *valid, size_t at, size_t cnt
     for (size_t j = 0; j < (cnt + 7) / 8; j++)
         v |= (uint64_t)b[j] << (8 * j);
     return v & avx512_low_bits(cnt);
-}
-
-/* The in-range mask of the whole vector at element i, nulls cleared when
- * `valid` (a constant NULL in the plain entry points: the AND folds away). */
-SF_INLINE uint64_t avx512_vector_mask(sf_elem elem, const unsigned char *p, size_t i,
-                                      const uint8_t *valid, avx512_bounds b) {
-    const size_t L = avx512_lanes(elem);
-    const uint64_t m = avx512_in_range(elem, avx512_load(elem, p + i * sf_elem_size(elem), 0, 0), b);
-    return valid ? m & avx512_valid_bits(valid, i, L) : m;
-}
-
-/* The 64-bit mask of the 64 elements at element i (1 to 8 vectors): count's
- * unit and the sparse loop's. */
-SF_INLINE uint64_t avx512_word(sf_elem elem, const unsigned char *p, size_t i,
-                               const uint8_t *valid, avx512_bounds b) {
-    const size_t L = avx512_lanes(elem), size = sf_elem_size(elem);
-    uint64_t word = 0;
-    for (size_t v = 0; v < 64 / L; v++)
-        word |= avx512_in_range(elem, avx512_load(elem, p + (i + v * L) * size, 0, 0), b)
-                << (v * L);
-    return valid ? word & avx512_valid_bits(valid, i, 64) : word;
-}
-
-/* The tail's mask: the c < G elements at element i, nulls cleared. */
-SF_INLINE uint64_t avx512_tail_mask(sf_elem elem, const unsigned char *p, size_t i, size_t c,
-                                    size_t G, const uint8_t *valid, avx512_bounds b) {
-    const uint64_t m = avx512_mask_partial(elem, p + i * sf_elem_size(elem), c, G, b);
-    return valid ? m & avx512_valid_bits(valid, i, c) : m;
 }
 
 #endif

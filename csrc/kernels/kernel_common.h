@@ -225,16 +225,16 @@ SF_INLINE unsigned SF_CTZ32(uint32_t m) {
 
 /* P_filter and P_filter_valid from P_filter_any(op, elem, x, valid, n, r, base,
  * out), the one loop with an optional bitmap: the plain entry points pass a
- * constant NULL, which folds the bitmap's work away. */
-#define SF_FILTER_FROM_ANY(P)                                                            \
+ * constant NULL, which folds the bitmap's work away. ARG is the type of what r
+ * points at: the predicate's argument (sf_range for the range) in a skeleton. */
+#define SF_FILTER_FROM_ANY(P, ARG)                                                       \
     SF_INLINE size_t SF_CAT(P, _filter)(sf_op op, sf_elem elem, const void *x, size_t n, \
-                                        const sf_range *r, uint64_t base, void *out) {   \
+                                        const ARG *r, uint64_t base, void *out) {        \
         return SF_CAT(P, _filter_any)(op, elem, x, NULL, n, r, base, out);               \
     }                                                                                    \
     SF_INLINE size_t SF_CAT(P, _filter_valid)(sf_op op, sf_elem elem, const void *x,     \
                                               const uint8_t *valid, size_t n,            \
-                                              const sf_range *r, uint64_t base,          \
-                                              void *out) {                               \
+                                              const ARG *r, uint64_t base, void *out) {  \
         return SF_CAT(P, _filter_any)(op, elem, x, valid, n, r, base, out);              \
     }
 

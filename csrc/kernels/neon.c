@@ -21,6 +21,11 @@
  *
  * count does not build masks: it subtracts the all-ones compare result from
  * lane counters and folds them into a scalar before a lane could wrap.
+ *
+ * The loops are neon_skeleton.h's, written once for any predicate (its top
+ * gives the contract) and included below for the range predicate; this file
+ * holds what they are built of (tables, lane arithmetic, the group store) and
+ * the range predicate itself.
  */
 #include <arm_neon.h>
 
@@ -73,7 +78,7 @@ SF_INLINE size_t neon_pop4(unsigned m) {
     return (size_t)((UINT64_C(0x4332322132212110) >> (4 * m)) & 15);
 }
 
-/* ---- Per-elem primitives ------------------------------------------------- */
+/* ---- The range predicate (Q = neon_range of neon_skeleton.h) --------------- */
 
 /* The broadcasts SF_BROADCAST_RANGE builds the bounds with; every vector is
  * kept as bytes and reinterpreted at the element width where used. */
@@ -88,12 +93,12 @@ SF_INLINE uint8x16_t neon_dupf64(double v) { return vreinterpretq_u8_f64(vdupq_n
  * for integers (unsigned compares: no sign flip), flo and fhi for floats. */
 SF_DEFINE_BOUNDS(neon, uint8x16_t, 0)
 
-/* All-ones lanes where the element is in range, at the element width. Integer
- * kinds use one unsigned compare (CMHS) of x - lo against hi - lo; float kinds
- * use ordered compares (FCMGE), which are false for NaN and treat -0.0 as 0.0,
+/* Q_hits: all-ones lanes where the element is in range, at the element width.
+ * Integer kinds use one unsigned compare (CMHS) of x - lo against hi - lo; float
+ * kinds use ordered compares (FCMGE), which are false for NaN and treat -0.0 as 0.0,
  * XORed with the bounds' flip (all ones for an inverted range: outside, NaN
  * included). An inverted integer range is its complement already (sf_lo). */
-SF_INLINE uint8x16_t neon_inside(sf_elem elem, uint8x16_t v, const neon_bounds *b) {
+SF_INLINE uint8x16_t neon_range_hits(sf_elem elem, uint8x16_t v, const neon_bounds *b) {
     switch (elem) {
     case SF_U8:
         return vcleq_u8(vsubq_u8(v, b->a), b->b);
@@ -125,6 +130,15 @@ SF_INLINE uint8x16_t neon_inside(sf_elem elem, uint8x16_t v, const neon_bounds *
         return vdupq_n_u8(0);
     }
 }
+
+typedef sf_range neon_range_arg;
+typedef neon_bounds neon_range_state;
+
+SF_INLINE neon_bounds neon_range_setup(sf_elem elem, const sf_range *r) {
+    return neon_setup(elem, r);
+}
+
+/* ---- Per-elem primitives ------------------------------------------------- */
 
 /* Lane arithmetic at the element width, for the count's lane counters. */
 #define NEON_LANEWISE(OP, w, a, b)                                                       \
@@ -176,25 +190,6 @@ SF_INLINE uint8x16_t neon_narrow_w(size_t w, uint8x16_t a, uint8x16_t b) {
 SF_INLINE void neon_load_block(sf_elem elem, const unsigned char *p, uint8x16_t *d) {
     for (size_t v = 0; v < sf_elem_size(elem); v++)
         d[v] = vld1q_u8(p + 16 * v);
-}
-
-/* Bit e of the result is set when element e of the block is in range. */
-SF_INLINE unsigned neon_block_bits(sf_elem elem, const uint8x16_t *d, const neon_bounds *b) {
-    static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
-                                        1, 2, 4, 8, 16, 32, 64, 128};
-    const size_t size = sf_elem_size(elem);
-    uint8x16_t m[8];
-    for (size_t v = 0; v < size; v++)
-        m[v] = neon_inside(elem, d[v], b);
-    /* `w` vectors of w-byte lanes become w/2 vectors of w/2-byte lanes. */
-    for (size_t w = size; w > 1; w /= 2)
-        for (size_t v = 0; v < w / 2; v++)
-            m[v] = neon_narrow_w(w, m[2 * v], m[2 * v + 1]);
-    uint8x16_t t = vandq_u8(m[0], vld1q_u8(weights));
-    t = vpaddq_u8(t, t);
-    t = vpaddq_u8(t, t);
-    t = vpaddq_u8(t, t);
-    return vgetq_lane_u16(vreinterpretq_u16_u8(t), 0);
 }
 
 /* Left-packs the lanes selected by the 4-bit mask m out of a group of four lanes
@@ -266,173 +261,11 @@ SF_INLINE size_t neon_emit_block(sf_op op, sf_elem elem, const uint8x16_t *d, un
     return k;
 }
 
-/* index32, index64 and values: one loop for every elem and output. */
-SF_INLINE size_t neon_filter_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
-                                 size_t n, const sf_range *r, uint64_t base, void *out) {
-    const neon_bounds b = neon_setup(elem, r);
-    const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
-    const unsigned char *p = (const unsigned char *)x;
-    unsigned char *dst = (unsigned char *)out;
-    size_t i = 0, k = 0;
-    for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
-        uint8x16_t d[8];
-        neon_load_block(elem, p, d);
-        unsigned bits = neon_block_bits(elem, d, &b);
-        if (valid) /* a constant NULL in the plain entry points */
-            bits &= sf_valid_bits(valid, i, NEON_BLOCK, NEON_BLOCK);
-        k += neon_emit_block(op, elem, d, bits, base + i, dst + k * w);
-    }
-    if (i < n) {
-        /* The last 1..15 elements: padded copy in, exact copy out. */
-        const size_t rem = n - i;
-        unsigned char in[NEON_BLOCK * 8] = {0}, res[NEON_BLOCK * 8];
-        uint8x16_t d[8];
-        memcpy(in, p, rem * size);
-        neon_load_block(elem, in, d);
-        unsigned bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
-        if (valid)
-            bits &= sf_valid_bits(valid, i, rem, NEON_BLOCK);
-        const size_t kept = neon_emit_block(op, elem, d, bits, base + i, res);
-        memcpy(dst + k * w, res, kept * w);
-        k += kept;
-    }
-    return k;
-}
+/* ---- The loops, for the range: neon_filter, neon_count, ... --------------- */
 
-/* With nulls: each block's 16-bit lane mask ANDed with its 16 validity bits. */
-SF_FILTER_FROM_ANY(neon)
-
-/* count with nulls: the lane counters cannot see the bitmap, so the block's
- * bits, ANDed with its validity bits, and their popcount. */
-SF_INLINE size_t neon_count_valid(sf_elem elem, const void *x, const uint8_t *valid, size_t n,
-                                  const sf_range *r) {
-    const neon_bounds b = neon_setup(elem, r);
-    const size_t size = sf_elem_size(elem);
-    const unsigned char *p = (const unsigned char *)x;
-    size_t total = 0;
-    uint8x16_t d[8];
-    for (size_t i = 0; i < n; i += NEON_BLOCK, p += NEON_BLOCK * size) {
-        const size_t rem = n - i < NEON_BLOCK ? n - i : NEON_BLOCK;
-        unsigned bits;
-        if (rem == NEON_BLOCK) {
-            neon_load_block(elem, p, d);
-            bits = neon_block_bits(elem, d, &b);
-        } else {
-            unsigned char in[NEON_BLOCK * 8] = {0};
-            memcpy(in, p, rem * size);
-            neon_load_block(elem, in, d);
-            bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
-        }
-        bits &= sf_valid_bits(valid, i, rem, NEON_BLOCK);
-        total += (size_t)vaddv_u8(vcnt_u8(vcreate_u8((uint64_t)bits)));
-    }
-    return total;
-}
-
-/*
- * within: blocks of 16 positions; their elements loaded one by one (NEON has
- * no gather) into a block buffer, the block's bits from the same vector
- * compare as the filter's, and the positions themselves left-packed in groups
- * of 4 by the same tables. The last partial block goes through padded copies.
- */
-SF_INLINE size_t neon_within_block(sf_op op, sf_elem elem, const void *x, uint64_t base,
-                                   const unsigned char *pos, size_t cnt, const neon_bounds *b,
-                                   unsigned char *dst) {
-    const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
-    const unsigned char *src = (const unsigned char *)x;
-    unsigned char in[NEON_BLOCK * 8] = {0};
-    for (size_t j = 0; j < cnt; j++)
-        memcpy(in + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
-    uint8x16_t d[8];
-    neon_load_block(elem, in, d);
-    const unsigned bits = neon_block_bits(elem, d, b) & (cnt >= 16 ? 0xffffu : (1u << cnt) - 1);
-    size_t k = 0;
-    for (unsigned g = 0; g < NEON_BLOCK / 4; g++) {
-        const unsigned m = (bits >> (4 * g)) & 15;
-        const unsigned char *pg = pos + 4 * g * w;
-        const uint8x16_t src0 = vld1q_u8(pg);
-        const uint8x16_t src1 = w == 8 ? vld1q_u8(pg + 16) : vdupq_n_u8(0);
-        neon_pack_store(w, src0, src1, 0, m, dst + k * w);
-        k += neon_pop4(m);
-    }
-    return k;
-}
-
-SF_INLINE size_t neon_within(sf_op op, sf_elem elem, const void *x, uint64_t base,
-                             const void *pos_, size_t m, const sf_range *r, void *out) {
-    const neon_bounds b = neon_setup(elem, r);
-    const size_t w = sf_result_size(op, elem);
-    const unsigned char *pos = (const unsigned char *)pos_;
-    unsigned char *dst = (unsigned char *)out;
-    size_t i = 0, k = 0;
-    for (; m - i >= NEON_BLOCK; i += NEON_BLOCK)
-        k += neon_within_block(op, elem, x, base, pos + i * w, NEON_BLOCK, &b, dst + k * w);
-    if (i < m) {
-        unsigned char ids[NEON_BLOCK * 8] = {0}, res[NEON_BLOCK * 8];
-        memcpy(ids, pos + i * w, (m - i) * w);
-        const size_t kept = neon_within_block(op, elem, x, base, ids, m - i, &b, res);
-        memcpy(dst + k * w, res, kept * w);
-        k += kept;
-    }
-    return k;
-}
-
-/* Per-lane sum of a block's compare masks: each lane holds minus the number of
- * kept elements it saw (at most sf_elem_size(elem), one per vector). */
-SF_INLINE uint8x16_t neon_block_minus_count(sf_elem elem, const unsigned char *p,
-                                            const neon_bounds *b) {
-    const size_t size = sf_elem_size(elem);
-    uint8x16_t m[8];
-    for (size_t v = 0; v < size; v++)
-        m[v] = neon_inside(elem, vld1q_u8(p + 16 * v), b);
-    /* A tree, so the adds of the 8 vectors of a 64-bit block are not one chain. */
-    for (size_t c = size; c > 1; c /= 2)
-        for (size_t v = 0; v < c / 2; v++)
-            m[v] = neon_add_w(size, m[2 * v], m[2 * v + 1]);
-    return m[0];
-}
-
-SF_INLINE size_t neon_count(sf_elem elem, const void *x, size_t n, const sf_range *r) {
-    const neon_bounds b = neon_setup(elem, r);
-    const size_t size = sf_elem_size(elem);
-    /* Blocks one lane counter can absorb before it could wrap: a block adds at
-     * most `size` to each lane. */
-    const uint64_t lane_max = size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
-    const uint64_t chunk = lane_max / size;
-    const unsigned char *p = (const unsigned char *)x;
-    size_t i = 0;
-    uint64_t total = 0;
-    /* Two counters so consecutive blocks do not wait on each other's subtract. */
-    while (n - i >= 2 * NEON_BLOCK) {
-        uint64_t pairs = (n - i) / (2 * NEON_BLOCK);
-        if (pairs > chunk)
-            pairs = chunk;
-        uint8x16_t acc0 = vdupq_n_u8(0), acc1 = vdupq_n_u8(0);
-        for (uint64_t j = 0; j < pairs; j++, p += 2 * NEON_BLOCK * size) {
-            acc0 = neon_sub_w(size, acc0, neon_block_minus_count(elem, p, &b));
-            acc1 = neon_sub_w(size, acc1, neon_block_minus_count(elem, p + NEON_BLOCK * size, &b));
-        }
-        total += neon_hsum_w(size, acc0) + neon_hsum_w(size, acc1);
-        i += (size_t)pairs * 2 * NEON_BLOCK;
-    }
-    if (i < n) {
-        /* At most one full block and a partial one: go through the bit masks. */
-        uint8x16_t d[8];
-        unsigned char in[NEON_BLOCK * 8];
-        while (i < n) {
-            const size_t rem = n - i < NEON_BLOCK ? n - i : NEON_BLOCK;
-            memset(in, 0, sizeof in);
-            memcpy(in, p, rem * size);
-            neon_load_block(elem, in, d);
-            const unsigned bits = neon_block_bits(elem, d, &b) & ((1u << rem) - 1);
-            for (unsigned g = 0; g < NEON_BLOCK / 4; g++)
-                total += neon_pop4((bits >> (4 * g)) & 15);
-            i += rem;
-            p += rem * size;
-        }
-    }
-    return (size_t)total;
-}
+#define NEON_SK neon
+#define NEON_PRED neon_range
+#include "neon_skeleton.h"
 
 /* 64 mask bytes into 64 validity bits: each byte compared with zero and ANDed
  * with its bit's weight (1, 2, ..., 128 within each 8), then three rounds of
@@ -452,51 +285,6 @@ static void neon_mask_to_valid(const uint8_t *mask, size_t n, uint8_t *valid) {
     sf_mask_to_valid_tail(mask + i, n - i, valid + i / 8);
 }
 
-/*
- * The masks: each block's 16 bits (neon_block_bits, nulls cleared) are the
- * output's 2 bytes (bits), or become 16 bytes (mask8): the two bytes of the
- * bits duplicated over the halves of a vector, CMTST against each lane's bit
- * weight (0xff where the bit is set), AND 1. The last 1-15 elements go
- * through a zero-padded copy and sf_put_mask.
- */
-SF_INLINE size_t neon_mask_any(sf_op op, sf_elem elem, const void *x, const uint8_t *valid,
-                               size_t n, const sf_range *r, uint8_t *out) {
-    static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
-                                        1, 2, 4, 8, 16, 32, 64, 128};
-    const neon_bounds b = neon_setup(elem, r);
-    const size_t size = sf_elem_size(elem);
-    const unsigned char *p = (const unsigned char *)x;
-    const uint8x16_t weight = vld1q_u8(weights), one = vdupq_n_u8(1);
-    size_t i = 0, k = 0;
-    uint8x16_t d[8];
-    for (; n - i >= NEON_BLOCK; i += NEON_BLOCK, p += NEON_BLOCK * size) {
-        neon_load_block(elem, p, d);
-        unsigned bits = neon_block_bits(elem, d, &b);
-        if (valid) /* a constant NULL in the plain entry points */
-            bits &= sf_valid_bits(valid, i, NEON_BLOCK, NEON_BLOCK);
-        k += (size_t)vaddv_u8(vcnt_u8(vcreate_u8((uint64_t)bits)));
-        if (op == SF_OP_BITS) {
-            out[i / 8] = (uint8_t)bits;
-            out[i / 8 + 1] = (uint8_t)(bits >> 8);
-        } else {
-            const uint8x16_t v =
-                vcombine_u8(vdup_n_u8((uint8_t)bits), vdup_n_u8((uint8_t)(bits >> 8)));
-            vst1q_u8(out + i, vandq_u8(vtstq_u8(v, weight), one));
-        }
-    }
-    if (i < n) {
-        const size_t rem = n - i;
-        unsigned char in[NEON_BLOCK * 8] = {0};
-        memcpy(in, p, rem * size);
-        neon_load_block(elem, in, d);
-        unsigned bits = neon_block_bits(elem, d, &b);
-        if (valid)
-            bits &= sf_valid_bits(valid, i, rem, NEON_BLOCK);
-        k += sf_put_mask(op, out, i, bits, rem);
-    }
-    return k;
-}
-
 /* The 16 bits of the loaded block d for the ranges b[0, k), combined (OR when
  * every = 0, else AND). */
 SF_INLINE unsigned neon_block_bits_ranges(sf_elem elem, const uint8x16_t *d, const neon_bounds *b,
@@ -508,8 +296,8 @@ SF_INLINE unsigned neon_block_bits_ranges(sf_elem elem, const uint8x16_t *d, con
 }
 
 /* Several ranges (the sf_bits_ranges_fn contract): each block loaded once and
- * compared with every range (neon_block_bits_ranges), stored as bits stores
- * them. */
+ * compared with every range (neon_block_bits_ranges, with neon_block_bits of
+ * the range's inclusion above), stored as bits stores them. */
 SF_INLINE size_t neon_bits_ranges(sf_elem elem, const void *x, size_t n, const sf_range *r,
                                   size_t k, int every, uint8_t *out) {
     neon_bounds b[SF_RANGES_AT_ONCE];

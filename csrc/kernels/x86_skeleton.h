@@ -1,16 +1,18 @@
 /*
  * The loops of kernels/sse41.c and kernels/avx2.c, written once for any vector
- * width. Each of those files defines its ISA's primitives, then includes this
- * file, which defines the ISA's P_filter and P_count (P = its prefix) for
+ * width and any predicate, as Highway's CountIf takes its predicate. Each of
+ * those files defines its ISA's primitives, includes x86_vec.h (broadcasts,
+ * loads, blocks; no predicate) and x86_range.h (the range predicate), then
+ * this file, which defines P_filter, P_count, ... (P = X86_SK) for
  * SF_INSTANTIATE. Every operation is one loop over blocks of a few vectors:
  *
- *   1. compare a vector with the range, giving one mask lane per element;
+ *   1. ask the predicate for the hits of a vector, one mask lane per element;
  *   2. movemask that into one bit per element (bit i = element i is kept);
  *   3. compact: for each group of output lanes, look the group's bits up in a
  *      table of lane permutations (x86_tables.h), permute the position vector
  *      (or the data itself, for values), store the whole vector at out + k and
  *      advance k by the popcount of the bits;
- *   count instead subtracts the all-ones compare result from lane counters and
+ *   count instead subtracts the all-ones hits from lane counters and
  *   folds them into a scalar before a lane could wrap (no movemask, no popcount).
  * At low selectivity the filter skips steps 2-3 for blocks that keep nothing
  * (the sparse windows, below P_step).
@@ -21,15 +23,14 @@
  * runs the same step on a zero-padded copy of the input, into a scratch
  * buffer, so nothing is read past x[n-1] or written past out[n-1].
  *
- * The including file defines, before #include:
- *   X86_ISA      its prefix (sse41, avx2): every function here is named X86_FN(name),
- *                that is P_name, like the file's own
+ * The including file defines, before x86_vec.h:
+ *   X86_ISA      its prefix (sse41, avx2): the ISA's functions are named
+ *                X86_FN(name), that is P_name, like the file's own
  *   X86_BYTES    the vector width in bytes; X86_VEC the integer vector type
  *   X86_MM(f)    an intrinsic of that width (X86_MM(sub_epi8): _mm_sub_epi8 ...)
  *   X86_SI(f)    a whole-register one (X86_SI(loadu): _mm_loadu_si128 ...)
  * and the SF_INLINE functions
- *   P_hits(elem, a, b, flip, x)   all-ones lanes where x hits (see P_hits_outside),
- *                                 for the bounds a, b and flip of P_setup
+ *   P_range_cmp(elem, a, b, flip, x)  the range's compare (x86_range.h)
  *   P_bits(elem, h)               one bit per element of a hit vector
  *   P_popcount(m)                 the bits set in m (at most 32)
  *   P_emit_ids(w, out, k, ids, m) append the positions (w-byte lanes of ids)
@@ -40,58 +41,67 @@
  *                                 positions pos (uint32 for SF_OP_INDEX32, else
  *                                 uint64) side by side at buf with a hardware
  *                                 gather and return 1, or return 0 (scalar loads)
+ *
+ * The predicate contract. Before each #include of this file, define
+ *   X86_SK     the prefix of what the inclusion defines (X86_LOOP(name)):
+ *              P_filter, P_filter_valid, P_dense_filter, P_count,
+ *              P_count_valid, P_within, P_mask_any and P_bits_ranges (what
+ *              SF_INSTANTIATE_ALL and SF_INSTANTIATE_FILTERS stamp entry points
+ *              from), and their helpers P_keep, P_step, ...
+ *   X86_PRED   the predicate's prefix Q, whose definitions precede the include:
+ *     Q_arg                      the type the entry points pass as `const Q_arg *r`
+ *     Q_state                    what the loops compare with, made once per
+ *                                call, passed by pointer
+ *     Q_setup(elem, r)           the Q_state of r for element kind elem
+ *     Q_hits(elem, s, x)         all-ones lanes (of elem's width) of the vector
+ *                                x that hit, zero elsewhere (count subtracts
+ *                                them). The padding lanes of a partial block
+ *                                are zeros and may hit: the loops mask them off
+ *     Q_hits_outside(elem)       1 when a hit means "not kept" (a compare for
+ *                                outside is cheaper: the range's integers),
+ *                                0 when it means kept; a constant per kind
+ *     Q_has_none_kept(elem)      1 when Q_none_kept answers for elem, 0 when
+ *                                the sparse path combines each vector's hits
+ *                                (an AND of "outside" or an OR of "inside")
+ *     Q_none_kept(elem, s, p, nvec)  1 if none of the nvec vectors at p is
+ *                                kept, 0 else: a cheaper test of a whole
+ *                                sparse block (the range's smallest offset)
+ * Every function is SF_INLINE and takes op and elem as constants: each entry
+ * point is one straight loop with the predicate inlined, the code the loops
+ * written for one predicate compiled to.
+ *
+ * The instance today: P_range (x86_range.h; X86_SK = the ISA's prefix). A
+ * second predicate is its own Q_* (with x86_vec.h's helpers and X86_MM at
+ * hand), one more #include of this file with X86_SK = <isa>_<its name>, and
+ * its entry points and table slots (CONTRIBUTING.md, "Adding a predicate").
+ * Q and X86_SK must differ (the range: avx2_range and avx2: P_none_kept is
+ * the skeleton's, Q_none_kept the predicate's); tests/c/test_predicate.c
+ * instantiates x == v this way.
+ * x86_masks.h (mask8, bits) is included at the end, for the same predicate.
+ *
+ * No include guard: each inclusion #undefs X86_SK and X86_PRED at its end.
  */
-#ifndef X86_ISA
-#error "define X86_ISA and the primitives before including x86_skeleton.h"
+#if !defined(X86_ISA) || !defined(X86_FN)
+#error "define X86_ISA and the primitives, and include x86_vec.h, before x86_skeleton.h"
+#endif
+#if !defined(X86_SK) || !defined(X86_PRED)
+#error "define X86_SK and X86_PRED before including x86_skeleton.h"
 #endif
 
-#define X86_FN(name) SF_CAT(X86_ISA, SF_CAT(_, name))
-
-/* The broadcasts SF_BROADCAST_RANGE builds the bounds with. */
-SF_INLINE X86_VEC X86_FN(dup8)(uint8_t v) { return X86_MM(set1_epi8)((char)v); }
-SF_INLINE X86_VEC X86_FN(dup16)(uint16_t v) { return X86_MM(set1_epi16)((short)v); }
-SF_INLINE X86_VEC X86_FN(dup32)(uint32_t v) { return X86_MM(set1_epi32)((int)v); }
-SF_INLINE X86_VEC X86_FN(dup64)(uint64_t v) { return X86_MM(set1_epi64x)((long long)v); }
-SF_INLINE X86_VEC X86_FN(dupf32)(float v) { return X86_SI(castps)(X86_MM(set1_ps)(v)); }
-SF_INLINE X86_VEC X86_FN(dupf64)(double v) { return X86_SI(castpd)(X86_MM(set1_pd)(v)); }
-
-/* The range, broadcast: `a` = lo and `b` = hi - lo with the sign bit flipped
- * (x86 has only signed integer compares before AVX-512), or the float bounds:
- * P_bounds and P_setup. */
-SF_DEFINE_BOUNDS(X86_ISA, X86_VEC, 1)
-
-SF_INLINE size_t X86_FN(lanes)(sf_elem elem) { return X86_BYTES / sf_elem_size(elem); }
-
-/* Integer kinds compare for "outside": the signed greater-than is one
- * instruction, while "inside" would need span + 1, which wraps for the full
- * range. Float kinds compare for "inside" with ordered compares (NaN fails),
- * XORed with P_bounds' flip: for an inverted range a float hit is a lane
- * outside it (NaN included), and every loop below keeps the hits as they are. */
-SF_INLINE int X86_FN(hits_outside)(sf_elem elem) { return !sf_is_float(elem); }
-
-SF_INLINE X86_VEC X86_FN(load)(const unsigned char *p) {
-    return X86_SI(loadu)((const X86_VEC *)(const void *)p);
-}
+#define X86_LOOP(name) SF_CAT(X86_SK, SF_CAT(_, name))
+#define X86_Q(name) SF_CAT(X86_PRED, SF_CAT(_, name))
 
 /* Kept-element bits of nvec consecutive vectors (at most 32 elements). */
-SF_INLINE uint32_t X86_FN(keep)(sf_elem elem, const X86_FN(bounds) *c, const unsigned char *p,
-                                size_t nvec) {
+SF_INLINE uint32_t X86_LOOP(keep)(sf_elem elem, const X86_Q(state) *c, const unsigned char *p,
+                                  size_t nvec) {
     const size_t lanes = X86_FN(lanes)(elem), nbits = nvec * lanes;
     uint32_t m = 0;
     for (size_t v = 0; v < nvec; v++)
-        m |= X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, c->flip,
-                                             X86_FN(load)(p + X86_BYTES * v)))
+        m |= X86_FN(bits)(elem, X86_Q(hits)(elem, c, X86_FN(load)(p + X86_BYTES * v)))
              << (v * lanes);
-    if (X86_FN(hits_outside)(elem))
+    if (X86_Q(hits_outside)(elem))
         m ^= nbits >= 32 ? 0xffffffffu : (1u << nbits) - 1u;
     return m;
-}
-
-/* Elements per step: one vector, or two for 64-bit data with 32-bit positions
- * so that a step fills a whole vector of positions. */
-SF_INLINE size_t X86_FN(block)(sf_op op, sf_elem elem) {
-    const size_t lanes = X86_FN(lanes)(elem), ids = X86_BYTES / 4;
-    return (op == SF_OP_INDEX32 && lanes < ids) ? ids : lanes;
 }
 
 /*
@@ -100,20 +110,20 @@ SF_INLINE size_t X86_FN(block)(sf_op op, sf_elem elem) {
  * next output group and moves on with it. `valid` masks off the padding lanes
  * of the last, partial block.
  */
-SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
-                              const unsigned char *p, X86_VEC *ids, unsigned char *out,
-                              size_t k, uint32_t valid) {
+SF_INLINE size_t X86_LOOP(step)(sf_op op, sf_elem elem, const X86_Q(state) *c,
+                                const unsigned char *p, X86_VEC *ids, unsigned char *out,
+                                size_t k, uint32_t valid) {
     if (op == SF_OP_VALUES) {
         const X86_VEC x = X86_FN(load)(p);
-        uint32_t m = X86_FN(bits)(elem, X86_FN(hits)(elem, c->a, c->b, c->flip, x));
-        if (X86_FN(hits_outside)(elem))
+        uint32_t m = X86_FN(bits)(elem, X86_Q(hits)(elem, c, x));
+        if (X86_Q(hits_outside)(elem))
             m = ~m;
         return X86_FN(emit_values)(elem, out, k, x, m & valid);
     }
     /* Positions of w bytes, g to a vector. */
     const size_t lanes = X86_FN(lanes)(elem), block = X86_FN(block)(op, elem);
     const size_t w = sf_result_size(op, elem), g = X86_BYTES / w;
-    const uint32_t m = X86_FN(keep)(elem, c, p, block / lanes) & valid;
+    const uint32_t m = X86_LOOP(keep)(elem, c, p, block / lanes) & valid;
     for (size_t j = 0; j < block / g; j++) {
         k = X86_FN(emit_ids)(w, out, k, *ids, (m >> (g * j)) & ((1u << g) - 1u));
         *ids = w == 4 ? X86_MM(add_epi32)(*ids, X86_MM(set1_epi32)((int)g))
@@ -132,11 +142,11 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
  *   - dense: the step loop above, as before;
  *   - sparse, after a window that kept at most X86_SPARSE_MAX elements: blocks
  *     of X86_SPARSE elements (4 vectors of u32 on AVX2, 8 on SSE4.1). Their
- *     compares are combined into one vector (for 8-32-bit integers one compare
- *     of the lanes' smallest offsets, see P_none_kept; else an AND of "outside"
- *     or an OR of "inside") and tested with one vptest / ptest: a block that
- *     keeps nothing costs about what count_in_range pays for it, with no
- *     movemask, lookup or store. A
+ *     compares are combined into one vector (the predicate's Q_none_kept: for
+ *     the range's 8-32-bit integers one compare of the lanes' smallest
+ *     offsets; else an AND of "outside" or an OR of "inside") and tested with
+ *     one vptest / ptest: a block that keeps nothing costs about what
+ *     count_in_range pays for it, with no movemask, lookup or store. A
  *     block that keeps something gets its 32-bit mask and writes its positions
  *     (or values) one by one, lowest set bit first (tzcnt + blsr on AVX2).
  * Choosing per window rather than per block keeps the dense loop branch-free at
@@ -164,6 +174,7 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
  * crossover was not measured on a quiet machine (benchmarks' selectivity
  * section compares the two loops: the *_dense variants).
  */
+#ifndef X86_SPARSE /* this file is included once per predicate */
 #define X86_SPARSE 32     /* elements of a sparse block: one 32-bit mask */
 #define X86_WINDOW 2048   /* elements per choice of loop: a multiple of 2 * block */
 #define X86_SPARSE_MAX 8u /* the most a window may keep for the next to run sparse */
@@ -175,92 +186,41 @@ SF_INLINE size_t X86_FN(step)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
 _Static_assert(X86_PROBE % X86_WINDOW_UNIT == 0 && X86_WINDOW % X86_WINDOW_UNIT == 0 &&
                    X86_WINDOW_UNIT % X86_SPARSE == 0,
                "windows must be whole dense step pairs and sparse blocks");
+#endif
 
-/* The smallest offset x - lo of the X86_SPARSE elements at p, per lane, as
- * P_hits compares it (sign-flipped, so the signed minimum is the unsigned one). */
-SF_INLINE X86_VEC X86_FN(min_offset)(sf_elem elem, const X86_FN(bounds) *c,
-                                     const unsigned char *p) {
+/* 1 if none of the X86_SPARSE elements at p is kept (nulls aside): the
+ * predicate's own test when it has one, else each vector's hits combined and
+ * tested once. */
+SF_INLINE int X86_LOOP(none_kept)(sf_elem elem, const X86_Q(state) *c, const unsigned char *p) {
     const size_t nvec = X86_SPARSE / X86_FN(lanes)(elem);
-    X86_VEC m = X86_SI(setzero)();
-    for (size_t v = 0; v < nvec; v++) {
-        const X86_VEC x = X86_FN(load)(p + X86_BYTES * v);
-        switch (elem) {
-        case SF_U8: {
-            const X86_VEC d = X86_MM(sub_epi8)(x, c->a);
-            m = v ? X86_MM(min_epi8)(m, d) : d;
-            break;
-        }
-        case SF_U16: {
-            const X86_VEC d = X86_MM(sub_epi16)(x, c->a);
-            m = v ? X86_MM(min_epi16)(m, d) : d;
-            break;
-        }
-        default: {
-            const X86_VEC d = X86_MM(sub_epi32)(x, c->a);
-            m = v ? X86_MM(min_epi32)(m, d) : d;
-            break;
-        }
-        }
-    }
-    return m;
-}
-
-/* 1 if none of the X86_SPARSE elements at p is inside the range (nulls aside).
- * Integers of 8-32 bits: the block keeps nothing iff even its smallest offset
- * from lo is past the span, one compare for the block (P_hits: x is outside
- * iff x - lo > hi - lo, unsigned). Per 4 vectors of u32 on AVX2 that is 4 subs,
- * 3 mins and a compare where a compare per vector and 3 ANDs were 11 vector
- * operations; count_in_range's loop takes 12. 64-bit integers (no signed
- * 64-bit min before AVX-512) and floats combine each vector's compare. */
-SF_INLINE int X86_FN(none_kept)(sf_elem elem, const X86_FN(bounds) *c, const unsigned char *p) {
-    const size_t nvec = X86_SPARSE / X86_FN(lanes)(elem);
-    if (elem == SF_U8 || elem == SF_U16 || elem == SF_U32) {
-        const X86_VEC m = X86_FN(min_offset)(elem, c, p);
-        const X86_VEC outside = elem == SF_U8    ? X86_MM(cmpgt_epi8)(m, c->b)
-                                : elem == SF_U16 ? X86_MM(cmpgt_epi16)(m, c->b)
-                                                 : X86_MM(cmpgt_epi32)(m, c->b);
-        return X86_SI(testc)(outside, X86_MM(set1_epi32)(-1)); /* every lane outside */
-    }
-    X86_VEC h = X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p));
-    if (X86_FN(hits_outside)(elem)) {
+    if (X86_Q(has_none_kept)(elem))
+        return X86_Q(none_kept)(elem, c, p, nvec);
+    X86_VEC h = X86_Q(hits)(elem, c, X86_FN(load)(p));
+    if (X86_Q(hits_outside)(elem)) {
         for (size_t v = 1; v < nvec; v++)
-            h = X86_SI(and)(h, X86_FN(hits)(elem, c->a, c->b, c->flip,
-                                            X86_FN(load)(p + X86_BYTES * v)));
+            h = X86_SI(and)(h, X86_Q(hits)(elem, c, X86_FN(load)(p + X86_BYTES * v)));
         return X86_SI(testc)(h, X86_MM(set1_epi32)(-1)); /* every lane outside */
     }
     for (size_t v = 1; v < nvec; v++)
-        h = X86_SI(or)(h, X86_FN(hits)(elem, c->a, c->b, c->flip, X86_FN(load)(p + X86_BYTES * v)));
+        h = X86_SI(or)(h, X86_Q(hits)(elem, c, X86_FN(load)(p + X86_BYTES * v)));
     return X86_SI(testz)(h, h); /* no lane inside */
 }
 
 /* One sparse block: the X86_SPARSE elements at p, the first at position pos,
  * `valid` their validity bits. Appends what they keep to out (k so far) one
  * element at a time and returns the new k. */
-SF_INLINE size_t X86_FN(sparse_block)(sf_op op, sf_elem elem, const X86_FN(bounds) *c,
-                                      const unsigned char *p, uint64_t pos, unsigned char *out,
-                                      size_t k, uint32_t valid) {
-    if (X86_FN(none_kept)(elem, c, p))
+SF_INLINE size_t X86_LOOP(sparse_block)(sf_op op, sf_elem elem, const X86_Q(state) *c,
+                                        const unsigned char *p, uint64_t pos, unsigned char *out,
+                                        size_t k, uint32_t valid) {
+    if (X86_LOOP(none_kept)(elem, c, p))
         return k;
     const size_t size = sf_elem_size(elem);
-    uint32_t m = X86_FN(keep)(elem, c, p, X86_SPARSE / X86_FN(lanes)(elem)) & valid;
+    uint32_t m = X86_LOOP(keep)(elem, c, p, X86_SPARSE / X86_FN(lanes)(elem)) & valid;
     for (; m; m &= m - 1u, k++) {
         const unsigned j = SF_CTZ32(m);
         sf_put_result(op, out, k, p + j * size, size, pos + j);
     }
     return k;
-}
-
-/* 0, 1, 2, ... as the first vector of positions. */
-static const uint32_t X86_FN(iota32)[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-static const uint64_t X86_FN(iota64)[4] = {0, 1, 2, 3};
-
-/* The position vector of the group that starts at position pos. */
-SF_INLINE X86_VEC X86_FN(ids_at)(sf_op op, uint64_t pos) {
-    return op == SF_OP_INDEX32
-               ? X86_MM(add_epi32)(X86_MM(set1_epi32)((int)(uint32_t)pos),
-                                   X86_FN(load)((const unsigned char *)X86_FN(iota32)))
-               : X86_MM(add_epi64)(X86_MM(set1_epi64x)((long long)pos),
-                                   X86_FN(load)((const unsigned char *)X86_FN(iota64)));
 }
 
 /*
@@ -269,10 +229,10 @@ SF_INLINE X86_VEC X86_FN(ids_at)(sf_op op, uint64_t pos) {
  * windows above; 0 is the loop as it was before them, kept for the benchmark
  * (the *_dense kernel variants, plain entry points only).
  */
-SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
-                                    const uint8_t *valid, size_t n, const sf_range *r,
-                                    uint64_t base, void *out_, int sparse) {
-    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+SF_INLINE size_t X86_LOOP(filter_any)(sf_op op, sf_elem elem, const void *x,
+                                      const uint8_t *valid, size_t n, const X86_Q(arg) *r,
+                                      uint64_t base, void *out_, int sparse) {
+    const X86_Q(state) c = X86_Q(setup)(elem, r);
     const size_t size = sf_elem_size(elem), osize = sf_result_size(op, elem);
     const size_t block = X86_FN(block)(op, elem);
     const uint32_t all = block >= 32 ? 0xffffffffu : (1u << block) - 1u;
@@ -285,8 +245,8 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
 #define X86_VBITS(at, cnt) (valid ? sf_valid_bits(valid, (at), (cnt), block) : all)
 #define X86_STEP2(at)                                                                    \
     do {                                                                                 \
-        k = X86_FN(step)(op, elem, &c, p + (at) * size, &ids, out, k, X86_VBITS(at, block)); \
-        k = X86_FN(step)(op, elem, &c, p + ((at) + block) * size, &ids, out, k,          \
+        k = X86_LOOP(step)(op, elem, &c, p + (at) * size, &ids, out, k, X86_VBITS(at, block)); \
+        k = X86_LOOP(step)(op, elem, &c, p + ((at) + block) * size, &ids, out, k,          \
                          X86_VBITS((at) + block, block));                                \
     } while (0)
     if (sparse) {
@@ -303,7 +263,7 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
                     X86_STEP2(i);
             } else {
                 for (; i < end; i += X86_SPARSE)
-                    k = X86_FN(sparse_block)(
+                    k = X86_LOOP(sparse_block)(
                         op, elem, &c, p + i * size, base + i, out, k,
                         valid ? sf_valid_bits(valid, i, X86_SPARSE, X86_SPARSE) : 0xffffffffu);
                 ids = X86_FN(ids_at)(op, base + i);
@@ -315,7 +275,7 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
         X86_STEP2(i);
 #undef X86_STEP2
     if (n - i >= block) {
-        k = X86_FN(step)(op, elem, &c, p + i * size, &ids, out, k, X86_VBITS(i, block));
+        k = X86_LOOP(step)(op, elem, &c, p + i * size, &ids, out, k, X86_VBITS(i, block));
         i += block;
     }
     if (i < n) {
@@ -326,7 +286,7 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
         const size_t rest = n - i;
         memcpy(in, p + i * size, rest * size);
         const uint32_t tail = (1u << rest) - 1u;
-        const size_t t = X86_FN(step)(op, elem, &c, in, &ids, tmp, 0,
+        const size_t t = X86_LOOP(step)(op, elem, &c, in, &ids, tmp, 0,
                                       valid ? tail & sf_valid_bits(valid, i, rest, block) : tail);
         memcpy(out + k * osize, tmp, t * osize);
         k += t;
@@ -339,49 +299,24 @@ SF_INLINE size_t X86_FN(filter_any)(sf_op op, sf_elem elem, const void *x,
  * movemask bits before the table lookup, in the same loop), with the sparse
  * windows; P_dense_filter, the plain loop without them, for the P_dense
  * variant table (SF_INSTANTIATE_FILTERS in the ISA file). */
-SF_INLINE size_t X86_FN(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                const sf_range *r, uint64_t base, void *out) {
-    return X86_FN(filter_any)(op, elem, x, NULL, n, r, base, out, 1);
+SF_INLINE size_t X86_LOOP(filter)(sf_op op, sf_elem elem, const void *x, size_t n,
+                                  const X86_Q(arg) *r, uint64_t base, void *out) {
+    return X86_LOOP(filter_any)(op, elem, x, NULL, n, r, base, out, 1);
 }
-SF_INLINE size_t X86_FN(filter_valid)(sf_op op, sf_elem elem, const void *x,
-                                      const uint8_t *valid, size_t n, const sf_range *r,
-                                      uint64_t base, void *out) {
-    return X86_FN(filter_any)(op, elem, x, valid, n, r, base, out, 1);
+SF_INLINE size_t X86_LOOP(filter_valid)(sf_op op, sf_elem elem, const void *x,
+                                        const uint8_t *valid, size_t n, const X86_Q(arg) *r,
+                                        uint64_t base, void *out) {
+    return X86_LOOP(filter_any)(op, elem, x, valid, n, r, base, out, 1);
 }
-SF_INLINE size_t X86_FN(dense_filter)(sf_op op, sf_elem elem, const void *x, size_t n,
-                                      const sf_range *r, uint64_t base, void *out) {
-    return X86_FN(filter_any)(op, elem, x, NULL, n, r, base, out, 0);
+SF_INLINE size_t X86_LOOP(dense_filter)(sf_op op, sf_elem elem, const void *x, size_t n,
+                                        const X86_Q(arg) *r, uint64_t base, void *out) {
+    return X86_LOOP(filter_any)(op, elem, x, NULL, n, r, base, out, 0);
 }
 
 /* ---- count: no movemask, no popcount in the loop -------------------------- */
 
-/* acc - hits: each lane counts its own hits (a hit lane is -1). */
-SF_INLINE X86_VEC X86_FN(count_lanes)(sf_elem elem, X86_VEC acc, X86_VEC h) {
-    switch (sf_elem_size(elem)) {
-    case 1: return X86_MM(sub_epi8)(acc, h);
-    case 2: return X86_MM(sub_epi16)(acc, h);
-    case 4: return X86_MM(sub_epi32)(acc, h);
-    default: return X86_MM(sub_epi64)(acc, h);
-    }
-}
-
-/* Sum of the lane counters, widened so that none can overflow. */
-SF_INLINE uint64_t X86_FN(sum_lanes)(sf_elem elem, X86_VEC acc) {
-    const size_t size = sf_elem_size(elem);
-    if (size == 1)
-        acc = X86_MM(sad_epu8)(acc, X86_SI(setzero)());
-    if (size == 2)
-        acc = X86_MM(add_epi32)(X86_SI(and)(acc, X86_MM(set1_epi32)(0xffff)),
-                                X86_MM(srli_epi32)(acc, 16));
-    if (size == 2 || size == 4)
-        acc = X86_MM(add_epi64)(X86_SI(and)(acc, X86_MM(set1_epi64x)(0xffffffff)),
-                                X86_MM(srli_epi64)(acc, 32));
-    const __m128i s = X86_FN(fold128)(acc);
-    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
-}
-
-SF_INLINE size_t X86_FN(count)(sf_elem elem, const void *x, size_t n, const sf_range *r) {
-    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+SF_INLINE size_t X86_LOOP(count)(sf_elem elem, const void *x, size_t n, const X86_Q(arg) *r) {
+    const X86_Q(state) c = X86_Q(setup)(elem, r);
     const size_t size = sf_elem_size(elem), lanes = X86_FN(lanes)(elem);
     /* Vectors per round before a lane counter could wrap (two counters). */
     const size_t round = size == 1 ? 2 * 255 : size == 2 ? 2 * 65535 : (size_t)1 << 30;
@@ -397,44 +332,44 @@ SF_INLINE size_t X86_FN(count)(sf_elem elem, const void *x, size_t n, const sf_r
         size_t v = 0;
         for (; v + 2 <= nvec; v += 2) {
             acc0 = X86_FN(count_lanes)(
-                elem, acc0, X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * v)));
+                elem, acc0, X86_Q(hits)(elem, &c, X86_FN(load)(p + X86_BYTES * v)));
             acc1 = X86_FN(count_lanes)(
                 elem, acc1,
-                X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * (v + 1))));
+                X86_Q(hits)(elem, &c, X86_FN(load)(p + X86_BYTES * (v + 1))));
         }
         if (v < nvec)
             acc0 = X86_FN(count_lanes)(
-                elem, acc0, X86_FN(hits)(elem, c.a, c.b, c.flip, X86_FN(load)(p + X86_BYTES * v)));
+                elem, acc0, X86_Q(hits)(elem, &c, X86_FN(load)(p + X86_BYTES * v)));
         hits += X86_FN(sum_lanes)(elem, acc0) + X86_FN(sum_lanes)(elem, acc1);
         p += X86_BYTES * nvec;
         i += lanes * nvec;
     }
-    size_t kept = X86_FN(hits_outside)(elem) ? i - (size_t)hits : (size_t)hits;
+    size_t kept = X86_Q(hits_outside)(elem) ? i - (size_t)hits : (size_t)hits;
     if (i < n) {
         _Alignas(X86_BYTES) unsigned char in[X86_BYTES] = {0};
         const size_t rest = n - i;
         memcpy(in, p, rest * size);
-        kept += X86_FN(popcount)(X86_FN(keep)(elem, &c, in, 1) & ((1u << rest) - 1u));
+        kept += X86_FN(popcount)(X86_LOOP(keep)(elem, &c, in, 1) & ((1u << rest) - 1u));
     }
     return kept;
 }
 
 /* count with nulls: the lane counters of P_count cannot see the bitmap, so one
  * movemask per vector, ANDed with its validity bits, and a popcount. */
-SF_INLINE size_t X86_FN(count_valid)(sf_elem elem, const void *x, const uint8_t *valid,
-                                     size_t n, const sf_range *r) {
-    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+SF_INLINE size_t X86_LOOP(count_valid)(sf_elem elem, const void *x, const uint8_t *valid,
+                                       size_t n, const X86_Q(arg) *r) {
+    const X86_Q(state) c = X86_Q(setup)(elem, r);
     const size_t size = sf_elem_size(elem), lanes = X86_FN(lanes)(elem);
     const unsigned char *p = (const unsigned char *)x;
     size_t i = 0, kept = 0;
     for (; n - i >= lanes; i += lanes)
-        kept += X86_FN(popcount)(X86_FN(keep)(elem, &c, p + i * size, 1) &
+        kept += X86_FN(popcount)(X86_LOOP(keep)(elem, &c, p + i * size, 1) &
                                  sf_valid_bits(valid, i, lanes, lanes));
     if (i < n) {
         _Alignas(X86_BYTES) unsigned char in[X86_BYTES] = {0};
         const size_t rest = n - i;
         memcpy(in, p + i * size, rest * size);
-        kept += X86_FN(popcount)(X86_FN(keep)(elem, &c, in, 1) & ((1u << rest) - 1u) &
+        kept += X86_FN(popcount)(X86_LOOP(keep)(elem, &c, in, 1) & ((1u << rest) - 1u) &
                                  sf_valid_bits(valid, i, rest, lanes));
     }
     return kept;
@@ -451,28 +386,9 @@ SF_INLINE size_t X86_FN(count_valid)(sf_elem elem, const void *x, const uint8_t 
  * out[0, m) as in the filter loop (k <= i, i + g <= m). The last partial
  * group gathers only the positions there are and compacts into scratch.
  */
-/* Scalar loads of cnt elements at the positions pos[0, cnt) (w bytes each),
- * side by side at buf: the gather of ISAs without one, and of element kinds a
- * hardware gather would have to over-read for. */
-SF_INLINE void X86_FN(gather_scalar)(sf_op op, sf_elem elem, const void *x, uint64_t base,
-                                     const unsigned char *pos, size_t cnt, unsigned char *buf) {
-    const size_t size = sf_elem_size(elem);
-    const unsigned char *src = (const unsigned char *)x;
-    const size_t w = op == SF_OP_INDEX32 ? 4 : 8;
-    for (size_t j = 0; j < cnt; j++)
-        memcpy(buf + j * size, src + (size_t)(sf_pos_at(pos, w, j) - base) * size, size);
-}
-
-/* P_gather_hw (the ISA file's) when it takes the group, else scalar loads. */
-SF_INLINE void X86_FN(gather)(sf_op op, sf_elem elem, const void *x, uint64_t base,
-                              const unsigned char *pos, size_t cnt, unsigned char *buf) {
-    if (!X86_FN(gather_hw)(op, elem, x, base, pos, cnt, buf))
-        X86_FN(gather_scalar)(op, elem, x, base, pos, cnt, buf);
-}
-
-SF_INLINE size_t X86_FN(within)(sf_op op, sf_elem elem, const void *x, uint64_t base,
-                                const void *pos_, size_t m, const sf_range *r, void *out_) {
-    const X86_FN(bounds) c = X86_FN(setup)(elem, r);
+SF_INLINE size_t X86_LOOP(within)(sf_op op, sf_elem elem, const void *x, uint64_t base,
+                                  const void *pos_, size_t m, const X86_Q(arg) *r, void *out_) {
+    const X86_Q(state) c = X86_Q(setup)(elem, r);
     const size_t size = sf_elem_size(elem), w = sf_result_size(op, elem);
     const size_t g = X86_BYTES / w, lanes = X86_FN(lanes)(elem);
     const size_t nvec = (g + lanes - 1) / lanes;
@@ -483,7 +399,7 @@ SF_INLINE size_t X86_FN(within)(sf_op op, sf_elem elem, const void *x, uint64_t 
     size_t i = 0, k = 0;
     for (; m - i >= g; i += g) {
         X86_FN(gather)(op, elem, x, base, pos + i * w, g, buf);
-        const uint32_t bits = X86_FN(keep)(elem, &c, buf, nvec) & all;
+        const uint32_t bits = X86_LOOP(keep)(elem, &c, buf, nvec) & all;
         k = X86_FN(emit_ids)(w, out, k, X86_FN(load)(pos + i * w), bits);
     }
     if (i < m) {
@@ -492,7 +408,7 @@ SF_INLINE size_t X86_FN(within)(sf_op op, sf_elem elem, const void *x, uint64_t 
         const size_t rest = m - i;
         memcpy(ids, pos + i * w, rest * w);
         X86_FN(gather)(op, elem, x, base, ids, rest, buf);
-        const uint32_t bits = X86_FN(keep)(elem, &c, buf, nvec) & ((1u << rest) - 1u);
+        const uint32_t bits = X86_LOOP(keep)(elem, &c, buf, nvec) & ((1u << rest) - 1u);
         const size_t t = X86_FN(emit_ids)(w, tmp, 0, X86_FN(load)(ids), bits);
         memcpy(out + k * w, tmp, t * w);
         k += t;
@@ -501,3 +417,9 @@ SF_INLINE size_t X86_FN(within)(sf_op op, sf_elem elem, const void *x, uint64_t 
     return k;
 }
 
+#include "x86_masks.h" /* mask8 and bits */
+
+#undef X86_LOOP
+#undef X86_Q
+#undef X86_SK
+#undef X86_PRED
