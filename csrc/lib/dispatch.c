@@ -123,7 +123,7 @@ enum { BUILT_COUNT = 0
  * does and is not listed by sf_kernel_count/at (users choose among the real
  * kernels); sf_kernel_find and sf_kernel_select know its name, so a benchmark
  * can time it against base in one process, interleaved. Today: the x86 filter
- * loop without its sparse windows (kernels/x86_skeleton.h, kernels/avx512.c). */
+ * loop without its sparse windows (kernels/x86_skeleton.h, avx512_skeleton.h). */
 #define SF_VARIANTS(V)                                                                   \
     V(sse41_dense, sse41) V(avx2_dense, avx2) V(avx512_zen4_dense, avx512_zen4)              \
     V(avx512_dense, avx512)
