@@ -93,7 +93,9 @@ def items_array(items: Any) -> np.ndarray:
     elements, where ``np.asarray`` would make one object of it. For the faces'
     checks of what their host compares its own way."""
     if isinstance(items, (set, frozenset)) or (
-        not hasattr(items, "__len__") and hasattr(items, "__iter__") and not hasattr(items, "__array__")
+        not hasattr(items, "__len__")
+        and hasattr(items, "__iter__")
+        and not hasattr(items, "__array__")
     ):
         items = list(items)
     return np.asarray(items)
