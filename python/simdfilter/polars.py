@@ -58,8 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "simdfilter.polars needs polars, which is not installed: pip install polars"
     ) from exc
 
-import simdfilter as _sf
-from simdfilter import _face, _masks
+from simdfilter import _accessor, _face, _masks
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -75,7 +74,7 @@ if older_than(pl.__version__, POLARS_MIN):
     )
 
 from simdfilter import _polars_plugin  # noqa: E402
-from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
+from simdfilter._polars_bounds import delegate, expression_bounds, kernel_is_in  # noqa: E402
 
 __all__ = [
     "SeriesNamespace",
@@ -152,89 +151,82 @@ def _positions(
     )
 
 
-def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    """`between`'s Boolean result through the kernels, null at the nulls;
-    TypeError or ValueError where no kernel reads the column or the bounds."""
-    return _masks.polars_between(s, lo, hi, inclusive)
+class _Polars(_accessor.Host):
+    """Polars' adapter of the column verbs (simdfilter._accessor), on a Series:
+    its ``closed`` names, the bounds its eager ``is_between`` compares its own
+    way (``delegate``), its Series for every result."""
+
+    names = _face.POLARS_NAMES
+    wide = np.uint64
+
+    def probe(self, closed: Any) -> Any:
+        return _probe(closed)
+
+    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
+        if delegate(lo, hi, s):
+            raise _accessor.AskHost("Polars compares these bounds its own way")
+        return lo, hi
+
+    def is_sorted(self, s: Any) -> bool:
+        return _sorted(s)
+
+    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
+        return _polars_mask(s, lo, hi, inclusive, False)
+
+    def kernel_between(self, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool) -> Any:
+        m = _masks.polars_between(s, lo, hi, inclusive)  # null at the nulls
+        return ~m if invert else m
+
+    def positions(self, s: Any, idx: np.ndarray) -> Any:
+        return pl.Series(s.name, idx)
+
+    def mask_positions(self, s: Any, m: Any) -> Any:
+        idx = m.fill_null(False).arg_true()
+        return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
+
+    def take(self, s: Any, idx: np.ndarray) -> Any:
+        return s.gather(idx)
+
+    def take_mask(self, s: Any, m: Any) -> Any:
+        return s.filter(m)
+
+    def count_mask(self, m: Any) -> int:
+        return int(m.sum() or 0)
+
+    def kernel_isin(self, s: Any, other: Any, invert: bool, **options: Any) -> Any:
+        if options["nulls_equal"] or not kernel_is_in(s, other):
+            raise _accessor.AskHost("Polars compares these items")
+        m = _masks.polars_is_in(s, other)
+        return ~m if invert else m
+
+    def isin(self, s: Any, other: Any, **options: Any) -> Any:
+        return s.is_in(other, nulls_equal=options["nulls_equal"])
 
 
-def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
-    """``sf.between`` on a Series: the kernels' answer, or Polars' own."""
-    if expr:
+class _PolarsExpression(_Polars):
+    """The adapter on a batch of an expression (``pl.col(c).sf``, the frames'
+    ``map_batches``): the bounds as Polars' expression compares them
+    (``expression_bounds``; an int past Int64 is its own), its expression's
+    ``is_between`` for the rest."""
+
+    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
         try:
             lo, hi = expression_bounds(s, lo, hi)
         except OverflowError:  # an int past every double: Polars' business
-            return _polars_mask(s, lo, hi, inclusive, expr)
-    if not delegate(lo, hi, s, expr):
-        try:
-            return _kernel_between(s, lo, hi, inclusive)
-        except (TypeError, ValueError):
-            pass
-    return _polars_mask(s, lo, hi, inclusive, expr)
+            raise _accessor.AskHost("an int past Int64: Polars' own comparison") from None
+        if delegate(lo, hi, s, True):
+            raise _accessor.AskHost("Polars compares these bounds its own way")
+        return lo, hi
 
-
-def _count(
-    s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool, invert: Optional[bool] = False
-) -> int:
-    def polars_count() -> int:
-        m = _polars_mask(s, lo, hi, inclusive, expr)
-        return int((~m if invert else m).sum() or 0)
-
-    if expr:
+    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
         try:
             lo, hi = expression_bounds(s, lo, hi)
         except OverflowError:
-            return polars_count()
-    if not delegate(lo, hi, s, expr):
-        try:
-            return _sf.count_in_range(
-                s, lo, hi, inclusive=inclusive, invert=invert, assume_sorted=_sorted(s)
-            )
-        except (TypeError, ValueError):
             pass
-    return polars_count()
+        return _polars_mask(s, lo, hi, inclusive, True)
 
 
-def _kernels_is_in(s: "pl.Series", other: Any) -> bool:
-    """Whether the kernels answer ``s.is_in(other)`` as Polars does: a number
-    Series and items Polars takes for its dtype as they are (integers within the
-    dtype's range on integer Series; floats on float Series, float32 values on
-    Float32), no NaN among them (Polars' is_in matches NaN with NaN) and no
-    nulls. Anything else (temporal and Boolean Series, expressions, strings,
-    the items Polars 2 refuses) Polars answers, or refuses, itself."""
-    dtype = s.dtype
-    if isinstance(other, (pl.Expr, str)) or not (dtype.is_integer() or dtype.is_float()):
-        return False
-    try:
-        items = _masks.items_array(other.to_numpy() if isinstance(other, pl.Series) else other)
-    except (TypeError, ValueError):
-        return False
-    kind = items.dtype.kind
-    if dtype.is_float():
-        if kind != "f" or bool(np.isnan(items).any()):  # Polars refuses ints here
-            return False
-        # Polars casts the items to the Series' dtype: on Float32 only items
-        # that are float32 values compare alike (0.1 would become float32's).
-        return dtype != pl.Float32 or bool(
-            np.array_equal(items.astype(np.float32).astype(np.float64), items.astype(np.float64))
-        )
-    if kind not in "iu" or items.size == 0:
-        return kind in "iu"
-    try:
-        info = np.iinfo(str(dtype).lower())  # Int8 .. UInt64
-    except TypeError:  # Int128 and the like: no kernel reads them
-        return False
-    return info.min <= int(items.min()) and int(items.max()) <= info.max
-
-
-def _is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
-    """``sf.is_in`` on a Series: the kernels' answer, or Polars' own."""
-    if not nulls_equal and _kernels_is_in(s, other):
-        try:
-            return _masks.polars_is_in(s, other)
-        except (TypeError, ValueError):
-            pass
-    return s.is_in(other, nulls_equal=nulls_equal)
+_POLARS, _EXPRESSION = _Polars(), _PolarsExpression()
 
 
 class SeriesNamespace:
@@ -283,16 +275,7 @@ class SeriesNamespace:
         ValueError
             Bad `closed` (Polars' own message).
         """
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        s, lo, hi = self._s, lower_bound, upper_bound
-        if not delegate(lo, hi, s):
-            try:
-                return pl.Series(s.name, _positions(s, lo, hi, inclusive, invert=invert))
-            except (TypeError, ValueError):
-                pass  # a dtype no kernel reads (or bounds they refuse): Polars answers
-        m = _polars_mask(s, lo, hi, inclusive, False)
-        idx = (~m if invert else m).fill_null(False).arg_true()
-        return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
+        return _accessor.indexes(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def between(
         self,
@@ -305,9 +288,7 @@ class SeriesNamespace:
         """A drop-in for ``s.is_between(lower_bound, upper_bound, closed)``: Boolean,
         null at the nulls; a None bound is unbounded. `invert` True:
         ``~s.is_between(...)`` (NaN True, as it is not between; null stays null)."""
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        m = _between(self._s, lower_bound, upper_bound, inclusive, expr=False)
-        return ~m if invert else m
+        return _accessor.between(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def filter(
         self,
@@ -320,15 +301,7 @@ class SeriesNamespace:
         """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``;
         `invert` True: those outside it, ``s.filter(~s.is_between(...))`` (NaN
         kept, nulls dropped)."""
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        s, lo, hi = self._s, lower_bound, upper_bound
-        if not delegate(lo, hi, s):
-            try:
-                return s.gather(_positions(s, lo, hi, inclusive, invert=invert))
-            except (TypeError, ValueError):
-                pass
-        m = _polars_mask(s, lo, hi, inclusive, False)
-        return s.filter(~m if invert else m)
+        return _accessor.filter(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def count(
         self,
@@ -340,9 +313,7 @@ class SeriesNamespace:
     ) -> int:
         """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``;
         `invert` True: how many lie outside it (nulls not counted)."""
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        return _count(self._s, lower_bound, upper_bound, inclusive, expr=False, invert=invert)
-
+        return _accessor.count(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def is_in(
         self, other: Any, *, nulls_equal: bool = False, invert: Optional[bool] = False
@@ -353,9 +324,7 @@ class SeriesNamespace:
         Series are looked up by the kernels (``simdfilter.isin``); Polars answers
         anything else itself. `invert` True: ``~s.is_in(other)`` (NaN True; null
         stays null)."""
-        invert = _face.checked_invert(invert)
-        m = _is_in(self._s, other, nulls_equal)
-        return ~m if invert else m
+        return _accessor.isin(_POLARS, self._s, other, invert, nulls_equal=nulls_equal)
 
 
 # ---- expressions ------------------------------------------------------------------
@@ -367,16 +336,22 @@ def _is_expression(bound: Any) -> bool:
     return isinstance(bound, (pl.Expr, pl.Series, str))
 
 
+# A batch of an expression (map_batches, or the plugin's Python path): the column
+# verbs with the expression's adapter; `inclusive` in the kernels' names.
+
+
 def _batch_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    return _between(s, lo, hi, inclusive, expr=True)
+    closed = _face.TO_POLARS[inclusive]
+    return _accessor.between(_EXPRESSION, s, lo, hi, closed, False)
 
 
 def _batch_is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
-    return _is_in(s, other, nulls_equal)
+    return _accessor.isin(_POLARS, s, other, False, nulls_equal=nulls_equal)
 
 
 def _batch_count(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    return pl.Series(s.name, [_count(s, lo, hi, inclusive, expr=True)], dtype=pl.get_index_type())
+    n = _accessor.count(_EXPRESSION, s, lo, hi, _face.TO_POLARS[inclusive], False)
+    return pl.Series(s.name, [n], dtype=pl.get_index_type())
 
 
 _Verb = TypeVar("_Verb", bound=Callable[..., "pl.Expr"])
