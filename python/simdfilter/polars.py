@@ -36,16 +36,13 @@ import functools
 import operator
 from typing import (
     Any,
-    Callable,
     Dict,
     Hashable,
     Mapping,
     Optional,
     Sequence,
     Tuple,
-    TypeVar,
     Union,
-    cast,
     overload,
 )
 
@@ -58,7 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "simdfilter.polars needs polars, which is not installed: pip install polars"
     ) from exc
 
-from simdfilter import _accessor, _face, _masks
+from simdfilter import _accessor, _face
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -73,8 +70,21 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
-from simdfilter import _polars_plugin  # noqa: E402
-from simdfilter._polars_bounds import delegate, expression_bounds, kernel_is_in  # noqa: E402
+from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
+from simdfilter._polars_expr import ExprNamespace  # noqa: E402
+from simdfilter._polars_host import (  # noqa: E402, F401 (the plugin's batches)
+    _POLARS,
+    _batch_between,
+    _batch_count,
+    _batch_is_in,
+    _check,
+    _polars_mask,
+    _positions,
+    _sorted,
+)
+
+# Defined in _polars_expr (this file stays readable), public here: its name says so.
+ExprNamespace.__module__ = __name__
 
 __all__ = [
     "SeriesNamespace",
@@ -84,149 +94,6 @@ __all__ = [
     "ColumnNotFoundError",
     "sf",
 ]
-
-
-def _probe(closed: Any) -> Any:
-    return pl.select(pl.lit(pl.Series([0, 1, 2])).is_between(0, 2, closed=closed)).to_series()
-
-
-def _check(closed: Any) -> str:
-    """The kernels' name for Polars' `closed`; for any other value the ValueError
-    Polars' ``is_between`` expression raises (its Series method fails with an
-    UnboundLocalError there, Polars 2.1)."""
-    return _face.checked_inclusive(closed, _face.POLARS_NAMES, _probe)
-
-
-def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
-    """Polars' own answer: ``is_between`` (the expression's with `expr`, the
-    Series method's otherwise: their errors and a few answers differ), or the
-    comparison an unbounded end leaves (NaN excluded there, as the kernels
-    exclude it: Polars orders NaN above +inf)."""
-    closed = _face.TO_POLARS[inclusive]
-    # In an expression every comparison is the expression's (Polars' casts are its
-    # own), and a str is a value (a frame's range), not the column it would name.
-    x = pl.col("x") if expr else s
-    if expr:
-        lo, hi = (pl.lit(b) if isinstance(b, str) else b for b in (lo, hi))
-    m = _face.host_mask(
-        x,
-        lo,
-        hi,
-        inclusive,
-        between=lambda c, a, b: c.is_between(a, b, closed=closed),
-        everything=lambda: x == x,
-    )
-    if (lo is None or hi is None) and s.dtype.is_float():
-        m = m & ~x.is_nan()
-    return pl.DataFrame([s.alias("x")]).select(m).to_series().alias(s.name) if expr else m
-
-
-def _sorted(s: "pl.Series") -> bool:
-    """Whether Polars knows the Series is sorted ascending (its own flag, set by
-    ``sort()`` or ``set_sorted()``): then the kernels binary-search it
-    (``assume_sorted=True``). Polars sorts NaN last, as NumPy does; nulls,
-    first or last, make the chunk that holds them a scan."""
-    return bool(s.flags.get("SORTED_ASC", False))
-
-
-def _positions(
-    s: "pl.Series",
-    lo: Any,
-    hi: Any,
-    inclusive: str,
-    within: Any = None,  # positions, or _conjunction.BITS
-    invert: Optional[bool] = False,
-) -> np.ndarray:
-    """filter_indexes on the Series (uint32, uint64 from 2**32 rows on, Polars'
-    index type), binary-searched where Polars knows it sorted."""
-    return _face.positions(
-        s,
-        lo,
-        hi,
-        inclusive,
-        wide=np.uint64,
-        within=within,
-        invert=invert,
-        assume_sorted=within is None and _sorted(s),
-    )
-
-
-class _Polars(_accessor.Host):
-    """Polars' adapter of the column verbs (simdfilter._accessor), on a Series:
-    its ``closed`` names, the bounds its eager ``is_between`` compares its own
-    way (``delegate``), its Series for every result."""
-
-    names = _face.POLARS_NAMES
-    wide = np.uint64
-
-    def probe(self, closed: Any) -> Any:
-        return _probe(closed)
-
-    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
-        if delegate(lo, hi, s):
-            raise _accessor.AskHost("Polars compares these bounds its own way")
-        return lo, hi
-
-    def is_sorted(self, s: Any) -> bool:
-        return _sorted(s)
-
-    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
-        return _polars_mask(s, lo, hi, inclusive, False)
-
-    def kernel_between(self, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool) -> Any:
-        m = _masks.polars_between(s, lo, hi, inclusive)  # null at the nulls
-        return ~m if invert else m
-
-    def positions(self, s: Any, idx: np.ndarray) -> Any:
-        return pl.Series(s.name, idx)
-
-    def mask_positions(self, s: Any, m: Any) -> Any:
-        idx = m.fill_null(False).arg_true()
-        return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
-
-    def take(self, s: Any, idx: np.ndarray) -> Any:
-        return s.gather(idx)
-
-    def take_mask(self, s: Any, m: Any) -> Any:
-        return s.filter(m)
-
-    def count_mask(self, m: Any) -> int:
-        return int(m.sum() or 0)
-
-    def kernel_isin(self, s: Any, other: Any, invert: bool, **options: Any) -> Any:
-        if options["nulls_equal"] or not kernel_is_in(s, other):
-            raise _accessor.AskHost("Polars compares these items")
-        m = _masks.polars_is_in(s, other)
-        return ~m if invert else m
-
-    def isin(self, s: Any, other: Any, **options: Any) -> Any:
-        return s.is_in(other, nulls_equal=options["nulls_equal"])
-
-
-class _PolarsExpression(_Polars):
-    """The adapter on a batch of an expression (``pl.col(c).sf``, the frames'
-    ``map_batches``): the bounds as Polars' expression compares them
-    (``expression_bounds``; an int past Int64 is its own), its expression's
-    ``is_between`` for the rest."""
-
-    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
-        try:
-            lo, hi = expression_bounds(s, lo, hi)
-        except OverflowError:  # an int past every double: Polars' business
-            raise _accessor.AskHost("an int past Int64: Polars' own comparison") from None
-        if delegate(lo, hi, s, True):
-            raise _accessor.AskHost("Polars compares these bounds its own way")
-        return lo, hi
-
-    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
-        try:
-            lo, hi = expression_bounds(s, lo, hi)
-        except OverflowError:
-            pass
-        return _polars_mask(s, lo, hi, inclusive, True)
-
-
-_POLARS, _EXPRESSION = _Polars(), _PolarsExpression()
 
 
 class SeriesNamespace:
@@ -325,217 +192,6 @@ class SeriesNamespace:
         anything else itself. `invert` True: ``~s.is_in(other)`` (NaN True; null
         stays null)."""
         return _accessor.isin(_POLARS, self._s, other, invert, nulls_equal=nulls_equal)
-
-
-# ---- expressions ------------------------------------------------------------------
-
-
-def _is_expression(bound: Any) -> bool:
-    # What Polars' is_between reads as an expression: an Expr, a Series, or a str
-    # (a column name, in an expression).
-    return isinstance(bound, (pl.Expr, pl.Series, str))
-
-
-# A batch of an expression (map_batches, or the plugin's Python path): the column
-# verbs with the expression's adapter; `inclusive` in the kernels' names.
-
-
-def _batch_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    closed = _face.TO_POLARS[inclusive]
-    return _accessor.between(_EXPRESSION, s, lo, hi, closed, False)
-
-
-def _batch_is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
-    return _accessor.isin(_POLARS, s, other, False, nulls_equal=nulls_equal)
-
-
-def _batch_count(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    n = _accessor.count(_EXPRESSION, s, lo, hi, _face.TO_POLARS[inclusive], False)
-    return pl.Series(s.name, [n], dtype=pl.get_index_type())
-
-
-_Verb = TypeVar("_Verb", bound=Callable[..., "pl.Expr"])
-
-
-def _inverted_by_not(verb: _Verb) -> _Verb:
-    """`invert` of an expression verb: the verb's expression, or ``~`` of it (NaN
-    True, as it is not in range; null stays null), as ``~is_between(...)``.
-
-    The wrapper takes `invert` (checked at once) and calls the verb without it,
-    so the verb's body computes the range itself, whatever it is built of."""
-
-    @functools.wraps(verb)
-    def call(self: Any, *args: Any, invert: Optional[bool] = False, **kwargs: Any) -> "pl.Expr":
-        invert = _face.checked_invert(invert)
-        e = verb(self, *args, **kwargs)
-        return ~e if invert else e
-
-    return cast(_Verb, call)
-
-
-def _inverted_by_counting_not(verb: _Verb) -> _Verb:
-    """`invert` of ``count``: ``(~between(...)).sum()``, Polars' own count of the
-    values out of range (nulls not counted); not inverted, the verb itself."""
-
-    @functools.wraps(verb)
-    def call(self: Any, *args: Any, invert: Optional[bool] = False, **kwargs: Any) -> "pl.Expr":
-        if _face.checked_invert(invert):
-            return cast("pl.Expr", self.between(*args, **kwargs, invert=True).sum())
-        return verb(self, *args, **kwargs)
-
-    return cast(_Verb, call)
-
-
-class ExprNamespace:
-    """``pl.col(...).sf``: the kernels inside Polars expressions.
-
-    ``pl.col("x").sf.between(lo, hi, closed="both")`` is a drop-in for
-    ``pl.col("x").is_between(lo, hi, closed="both")`` in ``select``,
-    ``with_columns``, ``filter`` and lazy frames, the streaming engine included:
-    the same Boolean answer, null at the nulls, on every dtype (the kernels read
-    the accelerated ones, Polars' own expression answers the rest and raises
-    what it raises). A None bound is unbounded. Bounds that are expressions (an
-    Expr, or a str, which names a column there) are Polars' own ``is_between``.
-
-    With Python-number bounds on Polars 2 it is an expression plugin
-    (``simdfilter._polars_plugin``): Polars calls the kernels on each batch
-    with no Python, and ``explain()`` names ``sf_between``. Otherwise it runs
-    as an elementwise ``map_batches``, each call costing Polars tens of
-    microseconds (the Polars guide says when, and has the figures). Either way
-    Polars hands it each batch of the column (in ``group_by().agg`` and
-    ``over`` each group's values), so the answer is the same wherever the
-    expression stands.
-    """
-
-    def __init__(self, expr: "pl.Expr") -> None:
-        self._e = expr
-
-    @_inverted_by_not
-    def between(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,  # applied by the decorator
-    ) -> "pl.Expr":
-        """Whether each value is in range: ``is_between(lower_bound, upper_bound, closed)``.
-
-        Parameters
-        ----------
-        lower_bound, upper_bound : scalar, None, or expression
-            Bounds; None is unbounded. An expression (or a str: a column name)
-            is compared by Polars itself.
-        closed : {'both', 'left', 'right', 'none'}, default 'both'
-        invert : bool or None, default False (None: False)
-            True: ``~is_between(...)``, True outside the range and at NaN (not
-            in it), null where the value is null.
-
-        Returns
-        -------
-        polars.Expr
-            Boolean, null where the value is null.
-
-        Raises
-        ------
-        ValueError
-            Bad `closed` (Polars' own message), at once.
-        TypeError
-            `invert` not a bool, at once.
-        """
-        inclusive = _check(closed)
-        lo, hi = lower_bound, upper_bound
-        if _is_expression(lo) or _is_expression(hi):
-            e = self._e
-            return _face.host_mask(
-                e,
-                lo,
-                hi,
-                inclusive,
-                between=lambda c, a, b: c.is_between(a, b, closed=closed),
-                everything=lambda: e == e,
-            )
-        plugin = _polars_plugin.between(self._e, lo, hi, inclusive)
-        if plugin is not None:
-            return plugin
-        return self._e.map_batches(
-            functools.partial(_batch_between, lo=lo, hi=hi, inclusive=inclusive),
-            return_dtype=pl.Boolean,
-            is_elementwise=True,
-        )
-
-    @_inverted_by_counting_not
-    def count(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,  # applied by the decorator
-    ) -> "pl.Expr":
-        """How many values are in range: ``is_between(...).sum()``, one value
-        (per group in ``group_by().agg``), of Polars' index type (UInt32).
-        `invert` True: how many are outside it, ``(~is_between(...)).sum()``."""
-        inclusive = _check(closed)
-        lo, hi = lower_bound, upper_bound
-        if _is_expression(lo) or _is_expression(hi):
-            return self.between(lo, hi, closed).sum()
-        plugin = _polars_plugin.count(self._e, lo, hi, inclusive)
-        if plugin is not None:
-            return plugin
-        return self._e.map_batches(
-            functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
-            return_dtype=pl.get_index_type(),
-            returns_scalar=True,
-        )
-
-    @_inverted_by_not
-    def is_in(
-        self,
-        other: Any,
-        *,
-        nulls_equal: bool = False,
-        invert: Optional[bool] = False,  # applied by the decorator
-    ) -> "pl.Expr":
-        """Whether each value equals one of `other`: ``is_in(other, nulls_equal=...)``.
-
-        Boolean, null where the value is null (``nulls_equal=False``). Number
-        items on number columns are looked up by the kernels, batch by batch (an
-        elementwise ``map_batches``); an expression, or items Polars compares
-        its own way, is Polars' own ``is_in``. `invert` True: ``~is_in(...)``."""
-        if isinstance(other, (pl.Expr, str)):
-            return self._e.is_in(other, nulls_equal=nulls_equal)
-        return self._e.map_batches(
-            functools.partial(_batch_is_in, other=other, nulls_equal=nulls_equal),
-            return_dtype=pl.Boolean,
-            is_elementwise=True,
-        )
-
-    def filter(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-    ) -> "pl.Expr":
-        """The values in range: ``e.filter(e.is_between(lower_bound, upper_bound,
-        closed))``; `invert` True: those outside it (NaN kept, nulls dropped).
-        Parameters as :meth:`between`."""
-        return self._e.filter(self.between(lower_bound, upper_bound, closed, invert=invert))
-
-    def indexes(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-    ) -> "pl.Expr":
-        """Positions of the values in range: ``e.is_between(...).arg_true()``,
-        of Polars' index type (UInt32); `invert` True: of those outside it (NaN
-        kept, nulls never). Parameters as :meth:`between`."""
-        return self.between(lower_bound, upper_bound, closed, invert=invert).arg_true()
 
 
 # ---- frames -----------------------------------------------------------------------
