@@ -23,13 +23,14 @@ subclass and the public classes whose methods call these verbs.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Tuple
+import types
+from typing import Any, Iterable, Mapping, Tuple
 
 import numpy as np
 
 from simdfilter import _core, _face
 
-__all__ = ["AskHost", "Host", "between", "count", "filter", "indexes", "isin"]
+__all__ = ["AskHost", "Host", "between", "count", "filter", "indexes", "isin", "own_verbs"]
 
 
 class AskHost(TypeError):
@@ -167,3 +168,24 @@ def isin(h: Host, s: Any, values: Any, invert: Any, **options: Any) -> Any:
     except (TypeError, ValueError):
         m = h.isin(s, values, **options)  # the host's answer, or its error
         return ~m if invert else m
+
+
+def own_verbs(cls: type, base: type, names: Iterable[str]) -> None:
+    """Give `cls` its own copy of each verb of `base` in `names`: the same code
+    (the signature written once, in `base`), with the docstring and the result
+    annotation of the answer `cls` gives, its method ``_<name>``, so help() and
+    inspect show each class's own words. Type checkers read `base`'s verb, its
+    result a type parameter that `cls` binds."""
+    for name in names:
+        verb, answer = base.__dict__[name], cls.__dict__.get("_" + name)
+        if answer is None:  # a subclass of such a class: its parent's verb stands
+            continue
+        own = types.FunctionType(
+            verb.__code__, verb.__globals__, name, verb.__defaults__, verb.__closure__
+        )
+        own.__kwdefaults__ = verb.__kwdefaults__
+        own.__annotations__ = {**verb.__annotations__, "return": answer.__annotations__["return"]}
+        own.__doc__ = answer.__doc__
+        own.__qualname__ = f"{cls.__qualname__}.{name}"
+        own.__module__ = cls.__module__
+        setattr(cls, name, own)

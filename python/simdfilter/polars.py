@@ -37,11 +37,13 @@ import operator
 from typing import (
     Any,
     Dict,
+    Generic,
     Hashable,
     Mapping,
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
     overload,
 )
@@ -271,7 +273,67 @@ def _rows(
     )
 
 
-class DataFrameNamespace:
+_Idx = TypeVar("_Idx")
+_Rows = TypeVar("_Rows")
+_Count = TypeVar("_Count")
+
+
+class _FrameVerbs(Generic[_Idx, _Rows, _Count]):
+    """``indexes``, ``filter`` and ``count`` of a frame query, their signature
+    written once for DataFrameNamespace and LazyFrameNamespace. Each class
+    answers a query in ``_indexes``, ``_filter`` and ``_count`` (the verb's
+    arguments as given), whose docstrings and result types are its verbs' own
+    (``_accessor.own_verbs``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """The verbs of a subclass, worded as its answers (``_accessor.own_verbs``)."""
+        super().__init_subclass__(**kwargs)
+        _accessor.own_verbs(cls, _FrameVerbs, ("indexes", "filter", "count"))
+
+    def indexes(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> _Idx:
+        return self._indexes(ranges, keywords, closed, invert)
+
+    def filter(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> _Rows:
+        return self._filter(ranges, keywords, closed, invert)
+
+    def count(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> _Count:
+        return self._count(ranges, keywords, closed, invert)
+
+    def _indexes(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> _Idx:
+        raise NotImplementedError
+
+    def _filter(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> _Rows:
+        raise NotImplementedError
+
+    def _count(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> _Count:
+        raise NotImplementedError
+
+
+class DataFrameNamespace(_FrameVerbs["pl.Series", "pl.DataFrame", int]):
     """``df.sf``: multi-column range queries, no boolean mask per column.
 
     ``df.sf.filter({"a": (lo, hi), "b": (lo, hi)})`` (or ``a=(lo, hi), b=(lo, hi)``)
@@ -287,14 +349,8 @@ class DataFrameNamespace:
     def __init__(self, frame: "pl.DataFrame") -> None:
         self._df = frame
 
-    def indexes(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _indexes(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.Series":
         """Positions of the rows where every named column is in its range (UInt32/UInt64).
 
@@ -329,14 +385,8 @@ class DataFrameNamespace:
         idx = _rows(self._df, ranges, keywords, closed, invert)
         return pl.Series("index", idx)
 
-    def filter(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _filter(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.DataFrame":
         """The rows where every named column is in its range, in order.
 
@@ -349,15 +399,7 @@ class DataFrameNamespace:
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
         return self._df[_rows(self._df, ranges, keywords, closed, invert)]
 
-    def count(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
-    ) -> int:
+    def _count(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
         return len(_rows(self._df, ranges, keywords, closed, invert))
 
@@ -392,7 +434,7 @@ def _lazy_mask(ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) 
     return ~mask if invert else mask
 
 
-class LazyFrameNamespace:
+class LazyFrameNamespace(_FrameVerbs["pl.LazyFrame", "pl.LazyFrame", "pl.LazyFrame"]):
     """``lf.sf``: the frame verbs of ``df.sf`` on a LazyFrame, lazy.
 
     Each verb returns a LazyFrame and reads nothing: the query is one
@@ -423,14 +465,8 @@ class LazyFrameNamespace:
         Parameters as :meth:`DataFrameNamespace.indexes`."""
         return _lazy_mask(ranges, keywords, closed, invert)
 
-    def filter(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _filter(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.LazyFrame":
         """``lf.filter(mask)``: the rows in every range of a mapping (or of any
         mapping of a list), or with `invert` the rows where the mask is False.
@@ -449,28 +485,16 @@ class LazyFrameNamespace:
         """
         return self._lf.filter(_lazy_mask(ranges, keywords, closed, invert))
 
-    def count(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _count(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.LazyFrame":
         """How many rows :meth:`filter` keeps, lazily: a LazyFrame of one row and
         one column ``count`` (Polars' index type, UInt32), ``lf.select(mask.sum())``;
         ``.collect().item()`` gives the int. Parameters as :meth:`filter`."""
         return self._lf.select(_lazy_mask(ranges, keywords, closed, invert).sum().alias("count"))
 
-    def indexes(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _indexes(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.LazyFrame":
         """Positions of the rows :meth:`filter` keeps, lazily: a LazyFrame of one
         column ``index`` (UInt32), ``lf.select(mask.arg_true())``.
