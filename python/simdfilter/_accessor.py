@@ -5,7 +5,8 @@ face runs the pandas one on each partition) declares its public methods (their
 names, parameters and docstrings are the host's own words) and passes each call
 here with its :class:`Host`, the adapter that says how that host
 
-- names the closed ends, and takes any other value (``closed``),
+- names the closed ends (``names``), and takes any other value (``probe``, the
+  host's own error for it),
 - keeps bounds for itself where it compares them otherwise than the kernels
   would (``bounds`` raises :class:`AskHost` for those),
 - builds its result from the kernels' (``kernel_between``, ``kernel_isin``,
@@ -53,10 +54,6 @@ class Host:
         """The host's comparison of ``[0, 1, 2]`` with ``(0, 2)``, `closed` ends
         (see ``_face.checked_inclusive``)."""
         raise NotImplementedError
-
-    def closed(self, value: Any) -> str:
-        """The kernels' name for the host's closed ends; the host's error otherwise."""
-        return _face.checked_inclusive(value, self.names, self.probe)
 
     def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
         """The bounds as the kernels are to read them for the host's answer;
@@ -120,7 +117,8 @@ def _host_mask(h: Host, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool) 
 
 def indexes(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> Any:
     """Positions of the elements in range (`invert`: outside it; nulls never)."""
-    inclusive, invert = h.closed(closed), _face.checked_invert(invert)
+    inclusive = _face.checked_inclusive(closed, h.names, h.probe)
+    invert = _face.checked_invert(invert)
     try:
         idx = _kernel_positions(h, s, lo, hi, inclusive, invert)
     except (TypeError, ValueError):  # the host's answer (or its error), as `filter`'s
@@ -130,7 +128,8 @@ def indexes(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> Any:
 
 def between(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> Any:
     """The host's ``between`` (`invert`: its ``~``), a None end unbounded."""
-    inclusive, invert = h.closed(closed), _face.checked_invert(invert)
+    inclusive = _face.checked_inclusive(closed, h.names, h.probe)
+    invert = _face.checked_invert(invert)
     try:
         lo_, hi_ = h.bounds(s, lo, hi)
         return h.kernel_between(s, lo_, hi_, inclusive, invert)
@@ -140,7 +139,8 @@ def between(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> Any:
 
 def filter(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> Any:
     """The elements in range (`invert`: outside it; nulls dropped)."""
-    inclusive, invert = h.closed(closed), _face.checked_invert(invert)
+    inclusive = _face.checked_inclusive(closed, h.names, h.probe)
+    invert = _face.checked_invert(invert)
     try:
         idx = _kernel_positions(h, s, lo, hi, inclusive, invert)
     except (TypeError, ValueError):
@@ -150,7 +150,8 @@ def filter(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> Any:
 
 def count(h: Host, s: Any, lo: Any, hi: Any, closed: Any, invert: Any) -> int:
     """How many elements are in range (`invert`: outside it; nulls not counted)."""
-    inclusive, invert = h.closed(closed), _face.checked_invert(invert)
+    inclusive = _face.checked_inclusive(closed, h.names, h.probe)
+    invert = _face.checked_invert(invert)
     try:
         lo_, hi_ = h.bounds(s, lo, hi)
         return _core.count_in_range(
