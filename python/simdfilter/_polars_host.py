@@ -91,16 +91,16 @@ class _Polars(_accessor.Host):
     names = _face.POLARS_NAMES
     wide = np.uint64
 
-    def probe(self, closed: Any) -> Any:
+    def probe(self, closed: Any, /) -> Any:
         return _probe(closed)
+
+    def is_sorted(self, s: Any, /) -> bool:
+        return _sorted(s)
 
     def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
         if delegate(lo, hi, s):
             raise _accessor.AskHost("Polars compares these bounds its own way")
         return lo, hi
-
-    def is_sorted(self, s: Any) -> bool:
-        return _sorted(s)
 
     def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
         return _polars_mask(s, lo, hi, inclusive, False)
@@ -125,14 +125,14 @@ class _Polars(_accessor.Host):
     def count_mask(self, m: Any) -> int:
         return int(m.sum() or 0)
 
-    def kernel_isin(self, s: Any, other: Any, invert: bool, **options: Any) -> Any:
-        if options["nulls_equal"] or not kernel_is_in(s, other):
+    def kernel_isin(self, s: Any, values: Any, invert: bool, /, **options: Any) -> Any:
+        if options["nulls_equal"] or not kernel_is_in(s, values):
             raise _accessor.AskHost("Polars compares these items")
-        m = _masks.polars_is_in(s, other)
+        m = _masks.polars_is_in(s, values)
         return ~m if invert else m
 
-    def isin(self, s: Any, other: Any, **options: Any) -> Any:
-        return s.is_in(other, nulls_equal=options["nulls_equal"])
+    def isin(self, s: Any, values: Any, /, **options: Any) -> Any:
+        return s.is_in(values, nulls_equal=options["nulls_equal"])
 
 
 class _PolarsExpression(_Polars):
