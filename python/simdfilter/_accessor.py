@@ -44,62 +44,61 @@ class Host:
 
     Subclasses set `names` (the host's closed-ends names, onto the kernels'),
     `wide` (the positions' dtype from 2**32 rows on) and implement the methods
-    that raise NotImplementedError here (their parameters positional, named as
-    each adapter likes).
+    that raise NotImplementedError here.
     """
 
     names: Mapping[str, str] = _face.PANDAS_NAMES
     wide: Any = np.int64
 
-    def probe(self, closed: Any, /) -> Any:
+    def probe(self, closed: Any) -> Any:
         """The host's comparison of ``[0, 1, 2]`` with ``(0, 2)``, `closed` ends
         (see ``_face.checked_inclusive``)."""
         raise NotImplementedError
 
-    def bounds(self, s: Any, lo: Any, hi: Any, /) -> Tuple[Any, Any]:
+    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
         """The bounds as the kernels are to read them for the host's answer;
         AskHost where the host compares them its own way."""
         return lo, hi
 
-    def is_sorted(self, s: Any, /) -> bool:
+    def is_sorted(self, s: Any) -> bool:
         """Whether the host knows `s` sorted ascending (the kernels then
         binary-search it)."""
         return False
 
-    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str, /) -> Any:
+    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
         """The host's own boolean answer (its dtype, its nulls, its errors)."""
         raise NotImplementedError
 
-    def kernel_between(self, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool, /) -> Any:
+    def kernel_between(self, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool) -> Any:
         """``between``'s result as the host gives it, from the kernels."""
         raise NotImplementedError
 
-    def positions(self, s: Any, idx: np.ndarray, /) -> Any:
+    def positions(self, s: Any, idx: np.ndarray) -> Any:
         """``indexes``' result of the kernels' positions."""
         return idx
 
-    def mask_positions(self, s: Any, m: Any, /) -> Any:
+    def mask_positions(self, s: Any, m: Any) -> Any:
         """``indexes``' result of the host's mask (nulls not kept)."""
         raise NotImplementedError
 
-    def take(self, s: Any, idx: np.ndarray, /) -> Any:
+    def take(self, s: Any, idx: np.ndarray) -> Any:
         """The elements of `s` at ascending positions, as the host keeps them."""
         raise NotImplementedError
 
-    def take_mask(self, s: Any, m: Any, /) -> Any:
+    def take_mask(self, s: Any, m: Any) -> Any:
         """The elements of `s` where the host's mask is True."""
         raise NotImplementedError
 
-    def count_mask(self, m: Any, /) -> int:
+    def count_mask(self, m: Any) -> int:
         """How many of the host's mask are True."""
         raise NotImplementedError
 
-    def kernel_isin(self, s: Any, values: Any, invert: bool, /, **options: Any) -> Any:
+    def kernel_isin(self, s: Any, values: Any, invert: bool, **options: Any) -> Any:
         """``isin``'s result from the kernels; AskHost where the host compares
         these items its own way."""
         raise NotImplementedError
 
-    def isin(self, s: Any, values: Any, /, **options: Any) -> Any:
+    def isin(self, s: Any, values: Any, **options: Any) -> Any:
         """The host's own ``isin`` (its answer, or its error)."""
         raise NotImplementedError
 

@@ -91,10 +91,10 @@ class _Polars(_accessor.Host):
     names = _face.POLARS_NAMES
     wide = np.uint64
 
-    def probe(self, closed: Any, /) -> Any:
+    def probe(self, closed: Any) -> Any:
         return _probe(closed)
 
-    def is_sorted(self, s: Any, /) -> bool:
+    def is_sorted(self, s: Any) -> bool:
         return _sorted(s)
 
     def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
@@ -125,13 +125,13 @@ class _Polars(_accessor.Host):
     def count_mask(self, m: Any) -> int:
         return int(m.sum() or 0)
 
-    def kernel_isin(self, s: Any, values: Any, invert: bool, /, **options: Any) -> Any:
+    def kernel_isin(self, s: Any, values: Any, invert: bool, **options: Any) -> Any:
         if options["nulls_equal"] or not kernel_is_in(s, values):
             raise _accessor.AskHost("Polars compares these items")
         m = _masks.polars_is_in(s, values)
         return ~m if invert else m
 
-    def isin(self, s: Any, values: Any, /, **options: Any) -> Any:
+    def isin(self, s: Any, values: Any, **options: Any) -> Any:
         return s.is_in(values, nulls_equal=options["nulls_equal"])
 
 

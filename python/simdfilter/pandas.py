@@ -198,13 +198,13 @@ class _Pandas(_accessor.Host):
     names = _face.PANDAS_NAMES
     wide = np.int64
 
-    def probe(self, closed: Any, /) -> Any:
+    def probe(self, closed: Any) -> Any:
         return _probe(closed)
 
-    def bounds(self, s: Any, lo: Any, hi: Any, /) -> Tuple[Any, Any]:
+    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
         return host_bounds(s, lo, hi)
 
-    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str, /) -> Any:
+    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
         return _host(s, lo, hi, inclusive)
 
     def kernel_between(self, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool) -> Any:
@@ -213,7 +213,7 @@ class _Pandas(_accessor.Host):
     def mask_positions(self, s: Any, m: Any) -> Any:
         return np.flatnonzero(_bools(m)).astype(_face.index_dtype(len(s)))
 
-    def take(self, s: Any, idx: np.ndarray, /) -> Any:
+    def take(self, s: Any, idx: np.ndarray) -> Any:
         return _take(s, idx)
 
     def take_mask(self, s: Any, m: Any) -> Any:
@@ -222,10 +222,10 @@ class _Pandas(_accessor.Host):
     def count_mask(self, m: Any) -> int:
         return int(np.count_nonzero(_bools(m)))
 
-    def kernel_isin(self, s: Any, values: Any, invert: bool, /, **options: Any) -> Any:
+    def kernel_isin(self, s: Any, values: Any, invert: bool, **options: Any) -> Any:
         return _series_like(kernel_isin(s, values, invert), s)
 
-    def isin(self, s: Any, values: Any, /, **options: Any) -> Any:
+    def isin(self, s: Any, values: Any, **options: Any) -> Any:
         return s.isin(values)
 
 
