@@ -10,7 +10,7 @@ SRC = Path(__file__).resolve().parents[1] / "csrc" / "cpython"
 
 # The Polars plugin's answer for a batch of a dtype its bounds literal has no
 # range for (a String, a Decimal...): Polars calls the plugin, which has no
-# module state, and the answer is the package's (simdfilter.polars._between,
+# module state, and the answer is the package's (simdfilter.polars._batch_between,
 # Polars' own is_between for most of them), so it reads the package's module
 # from sys.modules. Left: see csrc/cpython/README.md.
 LOOKUPS_LEFT = {

@@ -2,7 +2,8 @@
 
 Each face (``simdfilter.pandas``, ``simdfilter.polars``, ``simdfilter.dask``) is a
 thin adapter that says how its host reads a column, builds its result and compares
-a column no kernel reads; the rest is here, once:
+a column no kernel reads (a :class:`simdfilter._accessor.Host`, whose module holds
+the verbs of a column once); the rest is here, once:
 
 - the vocabulary: which ``inclusive`` (pandas, Dask) or ``closed`` (Polars) names
   the host takes, and for any other value the host's own error, read from the host

@@ -19,7 +19,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 import polars as pl
 
-from simdfilter import _face, _numpy_rule
+from simdfilter import _face, _masks, _numpy_rule
 
 
 def _is_nan(bound: Any) -> bool:
@@ -213,3 +213,35 @@ def _exists(bound: dt.datetime) -> bool:
     which Polars' expressions refuse with ComputeError)."""
     utc = bound.astimezone(dt.timezone.utc)
     return utc.astimezone(bound.tzinfo).replace(tzinfo=None) == bound.replace(tzinfo=None)
+
+
+def kernel_is_in(s: "pl.Series", other: Any) -> bool:
+    """Whether the kernels answer ``s.is_in(other)`` as Polars does: a number
+    Series and items Polars takes for its dtype as they are (integers within the
+    dtype's range on integer Series; floats on float Series, float32 values on
+    Float32), no NaN among them (Polars' is_in matches NaN with NaN) and no
+    nulls. Anything else (temporal and Boolean Series, expressions, strings,
+    the items Polars 2 refuses) Polars answers, or refuses, itself."""
+    dtype = s.dtype
+    if isinstance(other, (pl.Expr, str)) or not (dtype.is_integer() or dtype.is_float()):
+        return False
+    try:
+        items = _masks.items_array(other.to_numpy() if isinstance(other, pl.Series) else other)
+    except (TypeError, ValueError):
+        return False
+    kind = items.dtype.kind
+    if dtype.is_float():
+        if kind != "f" or bool(np.isnan(items).any()):  # Polars refuses ints here
+            return False
+        # Polars casts the items to the Series' dtype: on Float32 only items
+        # that are float32 values compare alike (0.1 would become float32's).
+        return dtype != pl.Float32 or bool(
+            np.array_equal(items.astype(np.float32).astype(np.float64), items.astype(np.float64))
+        )
+    if kind not in "iu" or items.size == 0:
+        return kind in "iu"
+    try:
+        info = np.iinfo(str(dtype).lower())  # Int8 .. UInt64
+    except TypeError:  # Int128 and the like: no kernel reads them
+        return False
+    return info.min <= int(items.min()) and int(items.max()) <= info.max

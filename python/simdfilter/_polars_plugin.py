@@ -136,7 +136,7 @@ def _end(dtype: Any, value: Any) -> bytes:
 def _entry(fmt: str, dtype: Any, lo: Any, hi: Any, inclusive: str) -> Optional[bytes]:
     """The literal's entry for one dtype: the kernels' inclusive range (or
     nothing in range), or None where Polars answers (the map_batches path's rule,
-    simdfilter.polars._between)."""
+    simdfilter.polars._batch_between)."""
     s = pl.Series("x", [], dtype=dtype)
     try:
         lo, hi = expression_bounds(s, lo, hi)

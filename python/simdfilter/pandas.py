@@ -36,8 +36,6 @@ it is tz-aware); Arrow-backed timestamp columns refuse them, as in pandas.
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal as _decimal
 from typing import Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
@@ -51,7 +49,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import simdfilter as _sf
-from simdfilter import _face, _masks, _numpy_rule
+from simdfilter import _accessor, _face, _masks
+from simdfilter._pandas_bounds import host_bounds, kernel_isin
 
 __all__ = ["SeriesAccessor", "DataFrameAccessor", "sf"]
 
@@ -72,139 +71,6 @@ def _check_inclusive(inclusive: Any) -> str:
     return _face.checked_inclusive(inclusive, _face.PANDAS_NAMES, _probe)
 
 
-class _AskPandas(TypeError):
-    """The kernels could read these bounds, but pandas compares them its own way
-    (or refuses them): pandas answers."""
-
-
-def _arrow_float_bound(dtype: Any, b: Any) -> Any:
-    """A bound as pandas compares an Arrow-backed float column with it, for
-    simdfilter (whose numbers are NumPy 2's): Arrow compares a Python float or a
-    float64 with float32 data in float64, exactly, which an np.float64 bound
-    says. Ints, bools and NaN Arrow compares in ways of its own (an int rounds
-    to float32 for >= but not for <; NaN gives null): pandas answers those."""
-    if b is None:
-        return b
-    if isinstance(b, (float, np.floating)) and np.isnan(b):
-        raise _AskPandas("a NaN bound on an Arrow-backed float column")
-    if isinstance(b, (bool, np.bool_, int, np.integer)):
-        if str(dtype.pyarrow_dtype) == "float" or abs(int(b)) > 2**53:
-            raise _AskPandas("an integer bound on an Arrow-backed float column")
-        return b
-    if isinstance(b, float) and str(dtype.pyarrow_dtype) == "float":  # np.float64 too
-        return np.float64(b)
-    return b
-
-
-def _is_datetime_column(dtype: Any) -> bool:
-    if isinstance(dtype, pd.ArrowDtype):
-        return str(dtype.pyarrow_dtype).startswith("timestamp")
-    return getattr(dtype, "kind", "") == "M"
-
-
-def _is_missing(b: Any) -> bool:
-    """Whether a bound is NaN or NaT (of any kind: pandas', NumPy's)."""
-    if isinstance(b, (float, np.floating)):
-        return bool(np.isnan(b))
-    if isinstance(b, (np.datetime64, np.timedelta64)):
-        return bool(np.isnat(b))
-    return b is pd.NaT
-
-
-def _past_double(b: Any) -> bool:
-    """A Python int no double holds: NumPy's (hence pandas') OverflowError on floats."""
-    if isinstance(b, int) and not isinstance(b, bool) and abs(b) >= 2**1023:
-        try:
-            float(b)
-        except OverflowError:
-            return True
-    return False
-
-
-def _int_subclass_numpy_refuses(b: Any) -> bool:
-    """A subclass of int on integer data, where NumPy 2.0.x reads it as a weak
-    scalar but without the comparison loops a Python int has (2.0's take any
-    Python int): NumPy, and pandas with it (an Arrow column falls back to NumPy
-    where Arrow refuses the bound), raises OverflowError where the int does not
-    fit the data's type (-1 on uint64 data, 2**63 on int64), and answers where
-    it fits. pandas answers both; NumPy 2.1 on reads the subclass as int64 or
-    uint64 and compares exactly, as the kernels do."""
-    return _numpy_rule.SUBCLASSES_WEAK and isinstance(b, int) and type(b) not in (int, bool)
-
-
-def _arrow_asks_pandas(kind: str, b: Any) -> bool:
-    """Whether pandas compares an Arrow-backed column of `kind` (the Arrow type's
-    name up to its parameters) with the bound `b` otherwise than the kernels do.
-
-    A NaN or NaT bound makes Arrow's comparison null (the kernels: False); an int
-    past int64 is pandas' OverflowError; pandas refuses strings and NumPy
-    datetimes on timestamps and anything but dates on dates (TypeError). A
-    number on durations is pandas' too: pandas 2 and later compare it as a count
-    of the unit (NumPy unsigned ints aside, which they refuse), pandas 1.5
-    refuses it. A timedelta64 on Arrow ints and bools too: pandas compares it as
-    NumPy does (a count of its unit) where the column has no null, and raises
-    TypeError where it has one. pandas answers those."""
-    if _is_missing(b) or _face.past_int64(b):
-        return True
-    if kind.startswith(("int", "uint")) and _int_subclass_numpy_refuses(b):
-        return True
-    if isinstance(b, np.timedelta64) and (kind.startswith(("int", "uint")) or kind == "bool"):
-        return True  # pandas' answer depends on the column's nulls (see above)
-    if kind == "timestamp":
-        return isinstance(b, (str, np.datetime64))
-    if kind == "duration":  # np.timedelta64 is a NumPy integer, and no number
-        return isinstance(b, (int, float, np.number)) and not isinstance(b, np.timedelta64)
-    if kind in ("date32", "date64"):
-        return isinstance(b, (str, _dt.datetime, np.datetime64))
-    return False
-
-
-def _asks_pandas(dtype: Any, b: Any) -> bool:
-    """Whether pandas compares a NumPy-backed or nullable column of `dtype` with
-    the bound `b` otherwise than the kernels do: an int past int64 on bools, or
-    past every double on floats (pandas' OverflowError), an int subclass on
-    integers with NumPy 2.0.x (see _int_subclass_numpy_refuses), an integer or bool on
-    timedeltas (its TypeError), a unitless timedelta64 on timedeltas (pandas
-    reads nanoseconds where NumPy reads the column's unit), a Decimal on floats
-    (decimal.InvalidOperation where the data has NaN)."""
-    kind = getattr(dtype, "kind", "")
-    if kind == "b":  # bool and boolean
-        return _face.past_int64(b)
-    if kind == "m":  # np.timedelta64 is a NumPy integer too, and the kernels' bound
-        if isinstance(b, np.timedelta64):  # unitless: NumPy reads ticks, pandas nanoseconds
-            return np.datetime_data(b.dtype)[0] == "generic"
-        return isinstance(b, (int, np.integer, np.bool_))  # bools too: pandas refuses them
-    if kind == "f":  # float32, float64, Float32, Float64
-        return isinstance(b, _decimal.Decimal) or _past_double(b)
-    if kind in ("i", "u"):  # int8 ... uint64, Int8 ... UInt64
-        return _int_subclass_numpy_refuses(b)
-    return False
-
-
-def _host_bounds(s: "pd.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
-    """The bounds that give pandas' own answer on `s`: as given (NumPy-backed and
-    nullable columns compare as NumPy 2 does, simdfilter's rule), or Arrow's for an
-    Arrow-backed float32 column. _AskPandas (a TypeError) where pandas compares
-    otherwise or refuses a bound the kernels would take (a ``datetime.date`` on
-    datetime data, NaN on Arrow-backed data, ...): the caller then asks pandas,
-    which answers or raises."""
-    dtype = s.dtype
-    if _face.is_bound_list(lo) or _face.is_bound_list(hi):
-        raise _AskPandas("pandas compares a sequence of bounds element by element")
-    arrow = isinstance(dtype, pd.ArrowDtype)
-    kind = str(dtype.pyarrow_dtype).split("[", 1)[0] if arrow else ""  # Arrow's type name
-    for b in (lo, hi):
-        if b is not None and (_arrow_asks_pandas(kind, b) if arrow else _asks_pandas(dtype, b)):
-            raise _AskPandas(f"pandas compares {dtype} with {type(b).__name__} its own way")
-    if kind in ("float", "double"):
-        return _arrow_float_bound(dtype, lo), _arrow_float_bound(dtype, hi)
-    if _is_datetime_column(dtype):
-        for b in (lo, hi):
-            if isinstance(b, _dt.date) and not isinstance(b, _dt.datetime):
-                raise _AskPandas(f"Invalid comparison between dtype={dtype} and date")
-    return lo, hi
-
-
 def _positions(
     s: "pd.Series",
     lo: Any,
@@ -215,15 +81,8 @@ def _positions(
 ) -> np.ndarray:
     """filter_indexes on the column (uint32, int64 from 2**32 rows on), the
     bounds pandas' own; TypeError/ValueError as the kernel raises them."""
-    lo, hi = _host_bounds(s, lo, hi)
+    lo, hi = host_bounds(s, lo, hi)
     return _face.positions(s, lo, hi, inclusive, wide=np.int64, within=within, invert=invert)
-
-
-def _kernel_between(s: "pd.Series", lo: Any, hi: Any, inclusive: str, invert: bool = False) -> Any:
-    """`between`'s result array through the kernels' masks, in the dtype pandas
-    gives (`invert`: its ``~``); TypeError or ValueError where no kernel reads the
-    column or the bounds."""
-    return _masks.pandas_between(s, *_host_bounds(s, lo, hi), inclusive, invert)
 
 
 def _host(s: "pd.Series", lo: Any, hi: Any, inclusive: str) -> Any:
@@ -244,8 +103,11 @@ def _host_bool(
     """pandas' own answer as a NumPy bool array, NA False; `invert`: its ``~``
     (NaN and NaT, False in ``between``, become True; NA stays NA, so False)."""
     m = _host(s, lo, hi, inclusive)
-    if invert:
-        m = ~m
+    return _bools(~m if invert else m)
+
+
+def _bools(m: Any) -> np.ndarray:
+    """pandas' mask as a NumPy bool array, NA False."""
     return np.asarray(m.to_numpy(dtype=bool, na_value=False), dtype=bool)
 
 
@@ -328,6 +190,48 @@ def _take(obj: Any, idx: np.ndarray) -> Any:
     return out
 
 
+class _Pandas(_accessor.Host):
+    """pandas' adapter of the column verbs (simdfilter._accessor): its
+    ``inclusive`` names, the bounds it compares its own way (``host_bounds``),
+    its ``between`` and ``isin`` for what the kernels leave, and its Series."""
+
+    names = _face.PANDAS_NAMES
+    wide = np.int64
+
+    def probe(self, closed: Any) -> Any:
+        return _probe(closed)
+
+    def bounds(self, s: Any, lo: Any, hi: Any) -> Tuple[Any, Any]:
+        return host_bounds(s, lo, hi)
+
+    def mask(self, s: Any, lo: Any, hi: Any, inclusive: str) -> Any:
+        return _host(s, lo, hi, inclusive)
+
+    def kernel_between(self, s: Any, lo: Any, hi: Any, inclusive: str, invert: bool) -> Any:
+        return _series_like(_masks.pandas_between(s, lo, hi, inclusive, invert), s)
+
+    def mask_positions(self, s: Any, m: Any) -> Any:
+        return np.flatnonzero(_bools(m)).astype(_face.index_dtype(len(s)))
+
+    def take(self, s: Any, idx: np.ndarray) -> Any:
+        return _take(s, idx)
+
+    def take_mask(self, s: Any, m: Any) -> Any:
+        return s[_bools(m)]
+
+    def count_mask(self, m: Any) -> int:
+        return int(np.count_nonzero(_bools(m)))
+
+    def kernel_isin(self, s: Any, values: Any, invert: bool, **options: Any) -> Any:
+        return _series_like(kernel_isin(s, values, invert), s)
+
+    def isin(self, s: Any, values: Any, **options: Any) -> Any:
+        return s.isin(values)
+
+
+_PANDAS = _Pandas()
+
+
 class SeriesAccessor:
     """``s.sf``: range queries on one column through simdfilter's kernels.
 
@@ -370,13 +274,7 @@ class SeriesAccessor:
         ValueError
             Bad `inclusive`.
         """
-        inclusive = _check_inclusive(inclusive)
-        s, invert = self._s, _face.checked_invert(invert)
-        try:
-            return _positions(s, lo, hi, inclusive, invert=invert)
-        except (TypeError, ValueError):  # pandas' answer (or its error), as `filter`'s
-            idx = np.flatnonzero(_host_bool(s, lo, hi, inclusive, invert))
-            return idx.astype(_face.index_dtype(len(s)))
+        return _accessor.indexes(_PANDAS, self._s, lo, hi, inclusive, invert)
 
     def between(
         self, left: Any, right: Any, inclusive: str = "both", *, invert: Optional[bool] = False
@@ -400,15 +298,7 @@ class SeriesAccessor:
             the NA of a nullable column (``bool[pyarrow]`` for Arrow-backed
             ones), as pandas gives it.
         """
-        s, lo, hi = self._s, left, right
-        inclusive = _check_inclusive(inclusive)
-        invert = _face.checked_invert(invert)
-        try:
-            result = _kernel_between(s, lo, hi, inclusive, invert)
-        except (TypeError, ValueError):
-            host = _host(s, lo, hi, inclusive)  # pandas' answer, or its error
-            return ~host if invert else host
-        return _series_like(result, s)
+        return _accessor.between(_PANDAS, self._s, left, right, inclusive, invert)
 
     def filter(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
@@ -417,27 +307,14 @@ class SeriesAccessor:
 
         `invert` True: the elements outside it, ``s[~s.between(...)]`` with NA
         dropped (the outliers; NaN and NaT kept)."""
-        s, invert = self._s, _face.checked_invert(invert)
-        inclusive = _check_inclusive(inclusive)
-        try:
-            idx = _positions(s, lo, hi, inclusive, invert=invert)
-        except (TypeError, ValueError):
-            return s[_host_bool(s, lo, hi, inclusive, invert)]
-        return _take(s, idx)
+        return _accessor.filter(_PANDAS, self._s, lo, hi, inclusive, invert)
 
     def count(
         self, lo: Any, hi: Any, inclusive: str = "both", *, invert: Optional[bool] = False
     ) -> int:
         """How many elements are in range: ``int(s.between(lo, hi, inclusive).sum())``;
         `invert` True: how many lie outside it (NA not counted)."""
-        s, invert = self._s, _face.checked_invert(invert)
-        inclusive = _check_inclusive(inclusive)
-        try:
-            return _sf.count_in_range(
-                s, *_host_bounds(s, lo, hi), inclusive=inclusive, invert=invert
-            )
-        except (TypeError, ValueError):
-            return int(np.count_nonzero(_host_bool(s, lo, hi, inclusive, invert)))
+        return _accessor.count(_PANDAS, self._s, lo, hi, inclusive, invert)
 
     def isin(self, values: Any, *, invert: Optional[bool] = False) -> "pd.Series[bool]":
         """A drop-in for ``s.isin(values)``: whether each element equals one of `values`.
@@ -460,35 +337,7 @@ class SeriesAccessor:
             Same index and name as ``s``; dtype bool, or ``boolean`` for a
             nullable column, as pandas gives it.
         """
-        s, invert = self._s, _face.checked_invert(invert)
-        try:
-            result = _kernel_isin(s, values, invert)
-        except (TypeError, ValueError):
-            host = s.isin(values)  # pandas' answer, or its error
-            return ~host if invert else host
-        return _series_like(result, s)
-
-
-def _kernel_isin(s: "pd.Series", values: Any, invert: bool) -> Any:
-    """`isin`'s result array through the kernels, in the dtype pandas gives; a
-    TypeError (pandas answers) where pandas compares its own way: missing values
-    among the items (pandas matches NaN with NaN, NA and NaT with theirs), items
-    of another kind than the column's, Arrow-backed and tz-aware columns (pandas
-    casts the items to the column's Arrow type, or refuses them)."""
-    dtype = s.dtype
-    if isinstance(dtype, pd.ArrowDtype) or getattr(dtype, "tz", None) is not None:
-        raise _AskPandas("pandas compares these items")
-    items = _masks.items_array(values)
-    kind = getattr(dtype, "kind", "O")
-    if kind in "biuf":
-        ok = items.dtype.kind in "biuf" and not (
-            items.dtype.kind == "f" and bool(np.isnan(items).any())
-        )
-    else:
-        ok = kind in "mM" and items.dtype.kind == kind and not bool(np.isnat(items).any())
-    if not ok:
-        raise _AskPandas("pandas compares these items")
-    return _masks.pandas_isin(s, items, invert)
+        return _accessor.isin(_PANDAS, self._s, values, invert)
 
 
 def _column(df: "pd.DataFrame", label: Hashable) -> "pd.Series":
@@ -558,7 +407,7 @@ def _frame_positions(
 ) -> Optional[np.ndarray]:
     try:
         return _positions(col, lo, hi, inclusive, within=within, invert=invert)
-    except _AskPandas:
+    except _accessor.AskHost:
         return None  # pandas answers, at the rows left
 
 

@@ -36,8 +36,8 @@ import functools
 import operator
 from typing import (
     Any,
-    Callable,
     Dict,
+    Generic,
     Hashable,
     Mapping,
     Optional,
@@ -45,7 +45,6 @@ from typing import (
     Tuple,
     TypeVar,
     Union,
-    cast,
     overload,
 )
 
@@ -58,8 +57,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "simdfilter.polars needs polars, which is not installed: pip install polars"
     ) from exc
 
-import simdfilter as _sf
-from simdfilter import _face, _masks
+from simdfilter import _accessor, _face
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -74,8 +72,21 @@ if older_than(pl.__version__, POLARS_MIN):
         % (".".join(map(str, POLARS_MIN)), pl.__version__, ".".join(map(str, POLARS_MIN)))
     )
 
-from simdfilter import _polars_plugin  # noqa: E402
 from simdfilter._polars_bounds import delegate, expression_bounds  # noqa: E402
+from simdfilter._polars_expr import ExprNamespace  # noqa: E402
+from simdfilter._polars_host import (  # noqa: E402, F401 (the plugin's batches)
+    _POLARS,
+    _batch_between,
+    _batch_count,
+    _batch_is_in,
+    _check,
+    _polars_mask,
+    _positions,
+    _sorted,
+)
+
+# Defined in _polars_expr (this file stays readable), public here: its name says so.
+ExprNamespace.__module__ = __name__
 
 __all__ = [
     "SeriesNamespace",
@@ -85,156 +96,6 @@ __all__ = [
     "ColumnNotFoundError",
     "sf",
 ]
-
-
-def _probe(closed: Any) -> Any:
-    return pl.select(pl.lit(pl.Series([0, 1, 2])).is_between(0, 2, closed=closed)).to_series()
-
-
-def _check(closed: Any) -> str:
-    """The kernels' name for Polars' `closed`; for any other value the ValueError
-    Polars' ``is_between`` expression raises (its Series method fails with an
-    UnboundLocalError there, Polars 2.1)."""
-    return _face.checked_inclusive(closed, _face.POLARS_NAMES, _probe)
-
-
-def _polars_mask(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
-    """Polars' own answer: ``is_between`` (the expression's with `expr`, the
-    Series method's otherwise: their errors and a few answers differ), or the
-    comparison an unbounded end leaves (NaN excluded there, as the kernels
-    exclude it: Polars orders NaN above +inf)."""
-    closed = _face.TO_POLARS[inclusive]
-    # In an expression every comparison is the expression's (Polars' casts are its
-    # own), and a str is a value (a frame's range), not the column it would name.
-    x = pl.col("x") if expr else s
-    if expr:
-        lo, hi = (pl.lit(b) if isinstance(b, str) else b for b in (lo, hi))
-    m = _face.host_mask(
-        x,
-        lo,
-        hi,
-        inclusive,
-        between=lambda c, a, b: c.is_between(a, b, closed=closed),
-        everything=lambda: x == x,
-    )
-    if (lo is None or hi is None) and s.dtype.is_float():
-        m = m & ~x.is_nan()
-    return pl.DataFrame([s.alias("x")]).select(m).to_series().alias(s.name) if expr else m
-
-
-def _sorted(s: "pl.Series") -> bool:
-    """Whether Polars knows the Series is sorted ascending (its own flag, set by
-    ``sort()`` or ``set_sorted()``): then the kernels binary-search it
-    (``assume_sorted=True``). Polars sorts NaN last, as NumPy does; nulls,
-    first or last, make the chunk that holds them a scan."""
-    return bool(s.flags.get("SORTED_ASC", False))
-
-
-def _positions(
-    s: "pl.Series",
-    lo: Any,
-    hi: Any,
-    inclusive: str,
-    within: Any = None,  # positions, or _conjunction.BITS
-    invert: Optional[bool] = False,
-) -> np.ndarray:
-    """filter_indexes on the Series (uint32, uint64 from 2**32 rows on, Polars'
-    index type), binary-searched where Polars knows it sorted."""
-    return _face.positions(
-        s,
-        lo,
-        hi,
-        inclusive,
-        wide=np.uint64,
-        within=within,
-        invert=invert,
-        assume_sorted=within is None and _sorted(s),
-    )
-
-
-def _kernel_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    """`between`'s Boolean result through the kernels, null at the nulls;
-    TypeError or ValueError where no kernel reads the column or the bounds."""
-    return _masks.polars_between(s, lo, hi, inclusive)
-
-
-def _between(s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool) -> "pl.Series":
-    """``sf.between`` on a Series: the kernels' answer, or Polars' own."""
-    if expr:
-        try:
-            lo, hi = expression_bounds(s, lo, hi)
-        except OverflowError:  # an int past every double: Polars' business
-            return _polars_mask(s, lo, hi, inclusive, expr)
-    if not delegate(lo, hi, s, expr):
-        try:
-            return _kernel_between(s, lo, hi, inclusive)
-        except (TypeError, ValueError):
-            pass
-    return _polars_mask(s, lo, hi, inclusive, expr)
-
-
-def _count(
-    s: "pl.Series", lo: Any, hi: Any, inclusive: str, expr: bool, invert: Optional[bool] = False
-) -> int:
-    def polars_count() -> int:
-        m = _polars_mask(s, lo, hi, inclusive, expr)
-        return int((~m if invert else m).sum() or 0)
-
-    if expr:
-        try:
-            lo, hi = expression_bounds(s, lo, hi)
-        except OverflowError:
-            return polars_count()
-    if not delegate(lo, hi, s, expr):
-        try:
-            return _sf.count_in_range(
-                s, lo, hi, inclusive=inclusive, invert=invert, assume_sorted=_sorted(s)
-            )
-        except (TypeError, ValueError):
-            pass
-    return polars_count()
-
-
-def _kernels_is_in(s: "pl.Series", other: Any) -> bool:
-    """Whether the kernels answer ``s.is_in(other)`` as Polars does: a number
-    Series and items Polars takes for its dtype as they are (integers within the
-    dtype's range on integer Series; floats on float Series, float32 values on
-    Float32), no NaN among them (Polars' is_in matches NaN with NaN) and no
-    nulls. Anything else (temporal and Boolean Series, expressions, strings,
-    the items Polars 2 refuses) Polars answers, or refuses, itself."""
-    dtype = s.dtype
-    if isinstance(other, (pl.Expr, str)) or not (dtype.is_integer() or dtype.is_float()):
-        return False
-    try:
-        items = _masks.items_array(other.to_numpy() if isinstance(other, pl.Series) else other)
-    except (TypeError, ValueError):
-        return False
-    kind = items.dtype.kind
-    if dtype.is_float():
-        if kind != "f" or bool(np.isnan(items).any()):  # Polars refuses ints here
-            return False
-        # Polars casts the items to the Series' dtype: on Float32 only items
-        # that are float32 values compare alike (0.1 would become float32's).
-        return dtype != pl.Float32 or bool(
-            np.array_equal(items.astype(np.float32).astype(np.float64), items.astype(np.float64))
-        )
-    if kind not in "iu" or items.size == 0:
-        return kind in "iu"
-    try:
-        info = np.iinfo(str(dtype).lower())  # Int8 .. UInt64
-    except TypeError:  # Int128 and the like: no kernel reads them
-        return False
-    return info.min <= int(items.min()) and int(items.max()) <= info.max
-
-
-def _is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
-    """``sf.is_in`` on a Series: the kernels' answer, or Polars' own."""
-    if not nulls_equal and _kernels_is_in(s, other):
-        try:
-            return _masks.polars_is_in(s, other)
-        except (TypeError, ValueError):
-            pass
-    return s.is_in(other, nulls_equal=nulls_equal)
 
 
 class SeriesNamespace:
@@ -283,16 +144,7 @@ class SeriesNamespace:
         ValueError
             Bad `closed` (Polars' own message).
         """
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        s, lo, hi = self._s, lower_bound, upper_bound
-        if not delegate(lo, hi, s):
-            try:
-                return pl.Series(s.name, _positions(s, lo, hi, inclusive, invert=invert))
-            except (TypeError, ValueError):
-                pass  # a dtype no kernel reads (or bounds they refuse): Polars answers
-        m = _polars_mask(s, lo, hi, inclusive, False)
-        idx = (~m if invert else m).fill_null(False).arg_true()
-        return idx.cast(pl.UInt32 if len(s) < 2**32 else pl.UInt64).alias(s.name)
+        return _accessor.indexes(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def between(
         self,
@@ -305,9 +157,7 @@ class SeriesNamespace:
         """A drop-in for ``s.is_between(lower_bound, upper_bound, closed)``: Boolean,
         null at the nulls; a None bound is unbounded. `invert` True:
         ``~s.is_between(...)`` (NaN True, as it is not between; null stays null)."""
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        m = _between(self._s, lower_bound, upper_bound, inclusive, expr=False)
-        return ~m if invert else m
+        return _accessor.between(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def filter(
         self,
@@ -320,15 +170,7 @@ class SeriesNamespace:
         """The elements in range: ``s.filter(s.is_between(lower_bound, upper_bound, closed))``;
         `invert` True: those outside it, ``s.filter(~s.is_between(...))`` (NaN
         kept, nulls dropped)."""
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        s, lo, hi = self._s, lower_bound, upper_bound
-        if not delegate(lo, hi, s):
-            try:
-                return s.gather(_positions(s, lo, hi, inclusive, invert=invert))
-            except (TypeError, ValueError):
-                pass
-        m = _polars_mask(s, lo, hi, inclusive, False)
-        return s.filter(~m if invert else m)
+        return _accessor.filter(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def count(
         self,
@@ -340,8 +182,7 @@ class SeriesNamespace:
     ) -> int:
         """How many elements are in range: ``s.is_between(lower_bound, upper_bound, closed).sum()``;
         `invert` True: how many lie outside it (nulls not counted)."""
-        inclusive, invert = _check(closed), _face.checked_invert(invert)
-        return _count(self._s, lower_bound, upper_bound, inclusive, expr=False, invert=invert)
+        return _accessor.count(_POLARS, self._s, lower_bound, upper_bound, closed, invert)
 
     def is_in(
         self, other: Any, *, nulls_equal: bool = False, invert: Optional[bool] = False
@@ -352,214 +193,7 @@ class SeriesNamespace:
         Series are looked up by the kernels (``simdfilter.isin``); Polars answers
         anything else itself. `invert` True: ``~s.is_in(other)`` (NaN True; null
         stays null)."""
-        invert = _face.checked_invert(invert)
-        m = _is_in(self._s, other, nulls_equal)
-        return ~m if invert else m
-
-
-# ---- expressions ------------------------------------------------------------------
-
-
-def _is_expression(bound: Any) -> bool:
-    # What Polars' is_between reads as an expression: an Expr, a Series, or a str
-    # (a column name, in an expression).
-    return isinstance(bound, (pl.Expr, pl.Series, str))
-
-
-def _batch_between(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    return _between(s, lo, hi, inclusive, expr=True)
-
-
-def _batch_is_in(s: "pl.Series", other: Any, nulls_equal: bool) -> "pl.Series":
-    return _is_in(s, other, nulls_equal)
-
-
-def _batch_count(s: "pl.Series", lo: Any, hi: Any, inclusive: str) -> "pl.Series":
-    return pl.Series(s.name, [_count(s, lo, hi, inclusive, expr=True)], dtype=pl.get_index_type())
-
-
-_Verb = TypeVar("_Verb", bound=Callable[..., "pl.Expr"])
-
-
-def _inverted_by_not(verb: _Verb) -> _Verb:
-    """`invert` of an expression verb: the verb's expression, or ``~`` of it (NaN
-    True, as it is not in range; null stays null), as ``~is_between(...)``.
-
-    The wrapper takes `invert` (checked at once) and calls the verb without it,
-    so the verb's body computes the range itself, whatever it is built of."""
-
-    @functools.wraps(verb)
-    def call(self: Any, *args: Any, invert: Optional[bool] = False, **kwargs: Any) -> "pl.Expr":
-        invert = _face.checked_invert(invert)
-        e = verb(self, *args, **kwargs)
-        return ~e if invert else e
-
-    return cast(_Verb, call)
-
-
-def _inverted_by_counting_not(verb: _Verb) -> _Verb:
-    """`invert` of ``count``: ``(~between(...)).sum()``, Polars' own count of the
-    values out of range (nulls not counted); not inverted, the verb itself."""
-
-    @functools.wraps(verb)
-    def call(self: Any, *args: Any, invert: Optional[bool] = False, **kwargs: Any) -> "pl.Expr":
-        if _face.checked_invert(invert):
-            return cast("pl.Expr", self.between(*args, **kwargs, invert=True).sum())
-        return verb(self, *args, **kwargs)
-
-    return cast(_Verb, call)
-
-
-class ExprNamespace:
-    """``pl.col(...).sf``: the kernels inside Polars expressions.
-
-    ``pl.col("x").sf.between(lo, hi, closed="both")`` is a drop-in for
-    ``pl.col("x").is_between(lo, hi, closed="both")`` in ``select``,
-    ``with_columns``, ``filter`` and lazy frames, the streaming engine included:
-    the same Boolean answer, null at the nulls, on every dtype (the kernels read
-    the accelerated ones, Polars' own expression answers the rest and raises
-    what it raises). A None bound is unbounded. Bounds that are expressions (an
-    Expr, or a str, which names a column there) are Polars' own ``is_between``.
-
-    With Python-number bounds on Polars 2 it is an expression plugin
-    (``simdfilter._polars_plugin``): Polars calls the kernels on each batch
-    with no Python, and ``explain()`` names ``sf_between``. Otherwise it runs
-    as an elementwise ``map_batches``, each call costing Polars tens of
-    microseconds (the Polars guide says when, and has the figures). Either way
-    Polars hands it each batch of the column (in ``group_by().agg`` and
-    ``over`` each group's values), so the answer is the same wherever the
-    expression stands.
-    """
-
-    def __init__(self, expr: "pl.Expr") -> None:
-        self._e = expr
-
-    @_inverted_by_not
-    def between(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,  # applied by the decorator
-    ) -> "pl.Expr":
-        """Whether each value is in range: ``is_between(lower_bound, upper_bound, closed)``.
-
-        Parameters
-        ----------
-        lower_bound, upper_bound : scalar, None, or expression
-            Bounds; None is unbounded. An expression (or a str: a column name)
-            is compared by Polars itself.
-        closed : {'both', 'left', 'right', 'none'}, default 'both'
-        invert : bool or None, default False (None: False)
-            True: ``~is_between(...)``, True outside the range and at NaN (not
-            in it), null where the value is null.
-
-        Returns
-        -------
-        polars.Expr
-            Boolean, null where the value is null.
-
-        Raises
-        ------
-        ValueError
-            Bad `closed` (Polars' own message), at once.
-        TypeError
-            `invert` not a bool, at once.
-        """
-        inclusive = _check(closed)
-        lo, hi = lower_bound, upper_bound
-        if _is_expression(lo) or _is_expression(hi):
-            e = self._e
-            return _face.host_mask(
-                e,
-                lo,
-                hi,
-                inclusive,
-                between=lambda c, a, b: c.is_between(a, b, closed=closed),
-                everything=lambda: e == e,
-            )
-        plugin = _polars_plugin.between(self._e, lo, hi, inclusive)
-        if plugin is not None:
-            return plugin
-        return self._e.map_batches(
-            functools.partial(_batch_between, lo=lo, hi=hi, inclusive=inclusive),
-            return_dtype=pl.Boolean,
-            is_elementwise=True,
-        )
-
-    @_inverted_by_counting_not
-    def count(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,  # applied by the decorator
-    ) -> "pl.Expr":
-        """How many values are in range: ``is_between(...).sum()``, one value
-        (per group in ``group_by().agg``), of Polars' index type (UInt32).
-        `invert` True: how many are outside it, ``(~is_between(...)).sum()``."""
-        inclusive = _check(closed)
-        lo, hi = lower_bound, upper_bound
-        if _is_expression(lo) or _is_expression(hi):
-            return self.between(lo, hi, closed).sum()
-        plugin = _polars_plugin.count(self._e, lo, hi, inclusive)
-        if plugin is not None:
-            return plugin
-        return self._e.map_batches(
-            functools.partial(_batch_count, lo=lo, hi=hi, inclusive=inclusive),
-            return_dtype=pl.get_index_type(),
-            returns_scalar=True,
-        )
-
-    @_inverted_by_not
-    def is_in(
-        self,
-        other: Any,
-        *,
-        nulls_equal: bool = False,
-        invert: Optional[bool] = False,  # applied by the decorator
-    ) -> "pl.Expr":
-        """Whether each value equals one of `other`: ``is_in(other, nulls_equal=...)``.
-
-        Boolean, null where the value is null (``nulls_equal=False``). Number
-        items on number columns are looked up by the kernels, batch by batch (an
-        elementwise ``map_batches``); an expression, or items Polars compares
-        its own way, is Polars' own ``is_in``. `invert` True: ``~is_in(...)``."""
-        if isinstance(other, (pl.Expr, str)):
-            return self._e.is_in(other, nulls_equal=nulls_equal)
-        return self._e.map_batches(
-            functools.partial(_batch_is_in, other=other, nulls_equal=nulls_equal),
-            return_dtype=pl.Boolean,
-            is_elementwise=True,
-        )
-
-    def filter(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-    ) -> "pl.Expr":
-        """The values in range: ``e.filter(e.is_between(lower_bound, upper_bound,
-        closed))``; `invert` True: those outside it (NaN kept, nulls dropped).
-        Parameters as :meth:`between`."""
-        return self._e.filter(self.between(lower_bound, upper_bound, closed, invert=invert))
-
-    def indexes(
-        self,
-        lower_bound: Any,
-        upper_bound: Any,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-    ) -> "pl.Expr":
-        """Positions of the values in range: ``e.is_between(...).arg_true()``,
-        of Polars' index type (UInt32); `invert` True: of those outside it (NaN
-        kept, nulls never). Parameters as :meth:`between`."""
-        return self.between(lower_bound, upper_bound, closed, invert=invert).arg_true()
+        return _accessor.isin(_POLARS, self._s, other, invert, nulls_equal=nulls_equal)
 
 
 # ---- frames -----------------------------------------------------------------------
@@ -639,7 +273,67 @@ def _rows(
     )
 
 
-class DataFrameNamespace:
+_Idx = TypeVar("_Idx")
+_Rows = TypeVar("_Rows")
+_Count = TypeVar("_Count")
+
+
+class _FrameVerbs(Generic[_Idx, _Rows, _Count]):
+    """``indexes``, ``filter`` and ``count`` of a frame query, their signature
+    written once for DataFrameNamespace and LazyFrameNamespace. Each class
+    answers a query in ``_indexes``, ``_filter`` and ``_count`` (the verb's
+    arguments as given), whose docstrings and result types are its verbs' own
+    (``_accessor.own_verbs``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """The verbs of a subclass, worded as its answers (``_accessor.own_verbs``)."""
+        super().__init_subclass__(**kwargs)
+        _accessor.own_verbs(cls, _FrameVerbs, ("indexes", "filter", "count"))
+
+    def indexes(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> _Idx:
+        return self._indexes(ranges, keywords, closed, invert)
+
+    def filter(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> _Rows:
+        return self._filter(ranges, keywords, closed, invert)
+
+    def count(
+        self,
+        ranges: _Ranges = None,
+        /,
+        closed: str = "both",
+        *,
+        invert: Optional[bool] = False,
+        **keywords: Tuple[Any, Any],
+    ) -> _Count:
+        return self._count(ranges, keywords, closed, invert)
+
+    def _indexes(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> _Idx:
+        raise NotImplementedError
+
+    def _filter(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> _Rows:
+        raise NotImplementedError
+
+    def _count(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> _Count:
+        raise NotImplementedError
+
+
+class DataFrameNamespace(_FrameVerbs["pl.Series", "pl.DataFrame", int]):
     """``df.sf``: multi-column range queries, no boolean mask per column.
 
     ``df.sf.filter({"a": (lo, hi), "b": (lo, hi)})`` (or ``a=(lo, hi), b=(lo, hi)``)
@@ -655,14 +349,8 @@ class DataFrameNamespace:
     def __init__(self, frame: "pl.DataFrame") -> None:
         self._df = frame
 
-    def indexes(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _indexes(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.Series":
         """Positions of the rows where every named column is in its range (UInt32/UInt64).
 
@@ -697,14 +385,8 @@ class DataFrameNamespace:
         idx = _rows(self._df, ranges, keywords, closed, invert)
         return pl.Series("index", idx)
 
-    def filter(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _filter(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.DataFrame":
         """The rows where every named column is in its range, in order.
 
@@ -717,15 +399,7 @@ class DataFrameNamespace:
         # does not (Polars 1.40 and older lack it, Series.gather is far older).
         return self._df[_rows(self._df, ranges, keywords, closed, invert)]
 
-    def count(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
-    ) -> int:
+    def _count(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
         return len(_rows(self._df, ranges, keywords, closed, invert))
 
@@ -760,7 +434,7 @@ def _lazy_mask(ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) 
     return ~mask if invert else mask
 
 
-class LazyFrameNamespace:
+class LazyFrameNamespace(_FrameVerbs["pl.LazyFrame", "pl.LazyFrame", "pl.LazyFrame"]):
     """``lf.sf``: the frame verbs of ``df.sf`` on a LazyFrame, lazy.
 
     Each verb returns a LazyFrame and reads nothing: the query is one
@@ -791,14 +465,8 @@ class LazyFrameNamespace:
         Parameters as :meth:`DataFrameNamespace.indexes`."""
         return _lazy_mask(ranges, keywords, closed, invert)
 
-    def filter(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _filter(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.LazyFrame":
         """``lf.filter(mask)``: the rows in every range of a mapping (or of any
         mapping of a list), or with `invert` the rows where the mask is False.
@@ -817,28 +485,16 @@ class LazyFrameNamespace:
         """
         return self._lf.filter(_lazy_mask(ranges, keywords, closed, invert))
 
-    def count(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _count(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.LazyFrame":
         """How many rows :meth:`filter` keeps, lazily: a LazyFrame of one row and
         one column ``count`` (Polars' index type, UInt32), ``lf.select(mask.sum())``;
         ``.collect().item()`` gives the int. Parameters as :meth:`filter`."""
         return self._lf.select(_lazy_mask(ranges, keywords, closed, invert).sum().alias("count"))
 
-    def indexes(
-        self,
-        ranges: _Ranges = None,
-        /,
-        closed: str = "both",
-        *,
-        invert: Optional[bool] = False,
-        **keywords: Tuple[Any, Any],
+    def _indexes(
+        self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
     ) -> "pl.LazyFrame":
         """Positions of the rows :meth:`filter` keeps, lazily: a LazyFrame of one
         column ``index`` (UInt32), ``lf.select(mask.arg_true())``.
