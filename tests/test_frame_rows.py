@@ -194,6 +194,12 @@ def test_filter_rows_refuses_what_it_does_not_take():
         core._filter_rows([(a, "x", 4)], "both", [a], 10, u32)
     pos, (taken,) = core._filter_rows([(a, 5, 4)], "both", [a], 10, np.dtype(np.int64))
     assert pos.tolist() == [] and pos.dtype == np.int64 and taken.dtype == a.dtype
+    # most=: None where a sample (from 65,536 rows on) keeps more of the rows
+    big = np.arange(1 << 16) % 100
+    assert core._filter_rows([(big, 0, 49)], "both", [big], len(big), u32, 0.25) is None
+    pos, _ = core._filter_rows([(big, 0, 9)], "both", [big], len(big), u32, 0.25)
+    assert len(pos) == np.count_nonzero(big <= 9)
+    assert len(core._filter_rows([(a, 0, 9)], "both", [a], 10, u32, 0.0)[0]) == 10  # no sample
 
 
 # ---- Polars: df.sf.filter of numbers in one chunk, without nulls --------------------

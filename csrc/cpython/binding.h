@@ -400,8 +400,9 @@ PyObject *sfpy_first(PyObject *out, Py_ssize_t k);
 /* _core._take_rows(columns, positions): a list of new arrays, column c's
  * elements at the positions (IndexError past the end). */
 PyObject *sfpy_take_rows(PyObject *module, PyObject *args);
-/* _core._filter_rows(queries, inclusive, columns, index_dtype): a frame
- * query's rows in one pass (sf_filter_rows): (positions, [taken columns]). */
+/* _core._filter_rows(queries, inclusive, columns, n, index_dtype, most=1.0): a
+ * frame query's rows in one pass (sf_filter_rows): (positions, [taken
+ * columns]), or None where a sample of its rows keeps more than `most` of them. */
 PyObject *sfpy_filter_rows_py(PyObject *module, PyObject *args);
 
 /* ---- within.c: the positions of within= ---- */

@@ -231,7 +231,8 @@ static int frame_ranges(sfpy_state *st, PyObject *queries, PyObject *inclusive, 
  * scaled, plus four standard deviations and a little; every row for a frame
  * too small to sample. A query that keeps more runs again (frame_outputs'
  * caller), never wrongly. */
-static size_t frame_room(const sf_frame_range *where, size_t nq, size_t n) {
+static size_t frame_room(const sf_frame_range *where, size_t nq, size_t n, double *kept) {
+    *kept = -1.0; /* not sampled */
     if (n < 64 * ROOM_SAMPLE)
         return n;
     const size_t step = n / ROOM_SAMPLE;
@@ -245,7 +246,7 @@ static size_t frame_room(const sf_frame_range *where, size_t nq, size_t n) {
     size_t hits = 0;
     if (sf_filter_rows(sample, nq, ROOM_SAMPLE, NULL, 0, NULL, 1, 0, NULL, &hits) != SF_OK)
         return n;
-    const double p = (double)hits / (double)ROOM_SAMPLE;
+    const double p = *kept = (double)hits / (double)ROOM_SAMPLE;
     const double room =
         (p + 4.0 * sqrt(p * (1.0 - p) / (double)ROOM_SAMPLE) + 8.0 / (double)ROOM_SAMPLE) *
         (double)n;
@@ -293,7 +294,7 @@ static PyArray_Descr *frame_index(PyObject *obj, size_t n) {
 }
 
 static PyObject *filter_rows(sfpy_state *st, PyObject *queries, PyObject *inclusive,
-                             PyObject *seq, PyArray_Descr *index, size_t n) {
+                             PyObject *seq, PyArray_Descr *index, size_t n, double most) {
     const Py_ssize_t nq = PySequence_Fast_GET_SIZE(queries), ncols = PySequence_Fast_GET_SIZE(seq);
     if (nq < 1 || nq > MOST_RANGES || ncols > MOST_COLUMNS) {
         PyErr_Format(PyExc_ValueError,
@@ -310,7 +311,13 @@ static PyObject *filter_rows(sfpy_state *st, PyObject *queries, PyObject *inclus
     PyObject *result = NULL;
     Py_ssize_t k = -1;
     const int nonempty = frame_ranges(st, queries, inclusive, n, cols, where, &opened);
-    size_t room = nonempty > 0 ? frame_room(where, (size_t)nq, n) : 0;
+    double kept = -1.0;
+    size_t room = nonempty > 0 ? frame_room(where, (size_t)nq, n, &kept) : 0;
+    if (nonempty >= 0 && kept > most) { /* the caller's other way */
+        for (Py_ssize_t w = 0; w < opened; w++)
+            sfpy_column_release(&cols[w]);
+        Py_RETURN_NONE;
+    }
     if (nonempty >= 0 && frame_outputs(st, seq, index, n, room, take, outs) == 0) {
         size_t found = 0;
         const int wide = PyDataType_ELSIZE(index) == 8;
@@ -357,8 +364,9 @@ static PyObject *filter_rows(sfpy_state *st, PyObject *queries, PyObject *inclus
 PyObject *sfpy_filter_rows_py(PyObject *module, PyObject *args) {
     PyObject *queries, *inclusive, *columns, *index_dtype;
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOOnO:_filter_rows", &queries, &inclusive, &columns, &n,
-                          &index_dtype))
+    double most = 1.0;
+    if (!PyArg_ParseTuple(args, "OOOnO|d:_filter_rows", &queries, &inclusive, &columns, &n,
+                          &index_dtype, &most))
         return NULL;
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "_filter_rows: n must be >= 0");
@@ -371,8 +379,8 @@ PyObject *sfpy_filter_rows_py(PyObject *module, PyObject *args) {
     PyObject *seq = q ? PySequence_Fast(columns, "_filter_rows: columns must be a sequence of "
                                                  "arrays")
                       : NULL;
-    PyObject *res = seq ? filter_rows(sfpy_state_of(module), q, inclusive, seq, index, (size_t)n)
-                        : NULL;
+    PyObject *res =
+        seq ? filter_rows(sfpy_state_of(module), q, inclusive, seq, index, (size_t)n, most) : NULL;
     Py_XDECREF(seq);
     Py_XDECREF(q);
     Py_DECREF(index);

@@ -332,8 +332,10 @@ def _filter_frame(
 def _one_pass(
     df: "pd.DataFrame", ranges: Any, keywords: Dict[str, Any], inclusive: str
 ) -> Optional["pd.DataFrame"]:
-    """`_filter_frame`'s one pass, or None where the query is not one it takes:
-    then positions and a take answer, as the host's idiom would (its errors too)."""
+    """`_filter_frame`'s one pass, or None where the query is not one it takes, or
+    where the positions' way would read the columns on several threads (idle
+    cores and a large frame; the one pass runs on one): then positions and a
+    take answer, as the host's idiom would (its errors too)."""
     dtypes = list(df.dtypes)
     if not 0 < len(dtypes) <= 256 or not all(_byte_column(d) for d in dtypes):
         return None
@@ -346,13 +348,20 @@ def _one_pass(
         except _AskPandas:
             return None
     n = len(df)
+    if _sf._core._auto_threads(n * sum(getattr(c.dtype, "itemsize", 8) for c, _, _ in queries)) > 1:
+        return None  # the positions' way reads the columns on several threads; this on one
     try:
-        idx, taken = _sf._core._filter_rows(
-            queries, inclusive, _byte_columns(df), n, np.dtype(_face.index_dtype(n))
+        got = _sf._core._filter_rows(
+            queries,
+            inclusive,
+            _byte_columns(df),
+            n,
+            np.dtype(_face.index_dtype(n)),
+            _face.ONE_PASS_MOST,
         )
     except Exception:  # a column or bound the kernels leave, or any error: the other way
         return None
-    return _frame_of(df, idx, taken)
+    return None if got is None else _frame_of(df, *got)
 
 
 def _take(obj: Any, idx: np.ndarray) -> Any:

@@ -622,6 +622,17 @@ def _as_numpy(s: "pl.Series") -> Optional[np.ndarray]:
     return s.to_numpy(allow_copy=False)
 
 
+def _expression_bounds(col: "pl.Series", lo: Any, hi: Any) -> Optional[Tuple[Any, Any]]:
+    """The bounds of a frame query's range as the host compares them (its host is
+    ``df.filter(pl.col(c).is_between(...) & ...)``: an expression's casts), or
+    None where Polars answers itself."""
+    try:
+        lo, hi = expression_bounds(col, lo, hi)
+    except OverflowError:
+        return None
+    return None if delegate(lo, hi, col, True) else (lo, hi)
+
+
 def _filter_frame(
     df: "pl.DataFrame", ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
 ) -> "pl.DataFrame":
@@ -644,7 +655,8 @@ def _filter_frame(
 def _one_pass(
     df: "pl.DataFrame", ranges: Any, keywords: Dict[str, Any], inclusive: str
 ) -> Optional["pl.DataFrame"]:
-    """`_filter_frame`'s one pass, or None where the query is not one it takes."""
+    """`_filter_frame`'s one pass, or None where the query is not one it takes, or
+    where the positions' way would read the columns on several threads."""
     series = df.get_columns()
     columns = [_as_numpy(s) for s in series]
     if not 0 < len(columns) <= 256 or any(c is None for c in columns):
@@ -655,20 +667,27 @@ def _one_pass(
         values = _as_numpy(col)
         if values is None or _sorted(col):  # a sorted column is a binary search
             return None
-        try:
-            lo, hi = expression_bounds(col, lo, hi)
-        except OverflowError:
+        bounds = _expression_bounds(col, lo, hi)
+        if bounds is None:
             return None
-        if delegate(lo, hi, col, True):
-            return None
-        queries.append((values, lo, hi))
+        queries.append((values, *bounds))
     n = df.height
+    if _sf._core._auto_threads(sum(q[0].nbytes for q in queries)) > 1:
+        return None  # the positions' way reads the columns on several threads; this on one
     try:
-        _, taken = _sf._core._filter_rows(
-            queries, inclusive, columns, n, np.dtype(_face.index_dtype(n, np.uint64))
+        got = _sf._core._filter_rows(
+            queries,
+            inclusive,
+            columns,
+            n,
+            np.dtype(_face.index_dtype(n, np.uint64)),
+            _face.ONE_PASS_MOST,
         )
     except Exception:  # a column or bound the kernels leave, or any error: the other way
         return None
+    if got is None:  # many rows kept: the positions' way
+        return None
+    taken = got[1]
     out = pl.DataFrame([pl.Series(s.name, v) for s, v in zip(series, taken)])
     flagged = [
         pl.col(s.name).set_sorted(descending=s.flags["SORTED_DESC"])
@@ -702,14 +721,10 @@ def _rows(
         return (~m if invert else m).fill_null(False).to_numpy()
 
     def positions(col: "pl.Series", lo: Any, hi: Any, within: Any, invert: bool = False) -> Any:
-        # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
-        try:
-            lo, hi = expression_bounds(col, lo, hi)
-        except OverflowError:
+        bounds = _expression_bounds(col, lo, hi)
+        if bounds is None:
             return None
-        if delegate(lo, hi, col, True):
-            return None
-        return _positions(col, lo, hi, inclusive, within=within, invert=invert)
+        return _positions(col, *bounds, inclusive, within=within, invert=invert)
 
     return _face.frame_query(
         plans,
