@@ -356,7 +356,7 @@ def _one_pass(
             inclusive,
             _byte_columns(df),
             n,
-            np.dtype(_face.index_dtype(n)),
+            np.dtype(np.intp),  # what index.take converts positions to, before it takes
             _face.ONE_PASS_MOST,
         )
     except Exception:  # a column or bound the kernels leave, or any error: the other way
