@@ -354,6 +354,14 @@ sf_source *sfpy_query_source(const column *c, const sf_query *q, column_source *
 Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size_t capacity,
                            int threads, int fresh_out, size_t out_resident);
 
+/* sf_filter_rows over n rows into outputs with room for `capacity` rows, one
+ * thread, the GIL released (from as many rows as sfpy_execute releases it)
+ * and Ctrl-C honoured: 0 with *found (rows past the capacity counted), or -1
+ * with an exception. */
+int sfpy_filter_rows(const sf_frame_range *where, size_t nwhere, size_t n,
+                     const sf_take_column *cols, size_t ncols, void *positions, int wide,
+                     size_t capacity, size_t *found);
+
 /* ---- kernels_py.c: the kernel a call runs ---- */
 
 /* The kernel of this context (a `with use_kernel(...)` block), or NULL for the
@@ -412,6 +420,10 @@ PyObject *sfpy_first(PyObject *out, Py_ssize_t k);
 /* _core._take_rows(columns, positions): a list of new arrays, column c's
  * elements at the positions (IndexError past the end). */
 PyObject *sfpy_take_rows(PyObject *module, PyObject *args);
+/* _core._filter_rows(queries, inclusive, columns, n, index_dtype, most=1.0): a
+ * frame query's rows in one pass (sf_filter_rows): (positions, [taken
+ * columns]), or None where a sample of its rows keeps more than `most` of them. */
+PyObject *sfpy_filter_rows_py(PyObject *module, PyObject *args);
 
 /* ---- within.c: the positions of within= ---- */
 

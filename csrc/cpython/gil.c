@@ -76,3 +76,33 @@ Py_ssize_t sfpy_run_column(const sf_query *q, const column *col, void *out, size
      * it held there. */
     return k >= 0 && sfpy_column_source_refused(col, &storage) < 0 ? -1 : k;
 }
+
+/* ---- A frame query's rows, taken (rows.c) ---- */
+
+int sfpy_filter_rows(const sf_frame_range *where, size_t nwhere, size_t n,
+                     const sf_take_column *cols, size_t ncols, void *positions, int wide,
+                     size_t capacity, size_t *found) {
+    gil_state g = {NULL};
+    const sf_exec opts = {1, check_signals, &g, 0, 0};
+    if (n >= RELEASE_GIL_MIN)
+        g.released = PyEval_SaveThread();
+    const int rc =
+        sf_filter_rows(where, nwhere, n, cols, ncols, positions, wide, capacity, &opts, found);
+    if (g.released)
+        PyEval_RestoreThread(g.released);
+    switch (rc) {
+    case SF_OK:
+        return 0;
+    case SF_ECANCELLED: /* a signal handler's exception is already set */
+        break;
+    case SF_ENOMEM:
+        PyErr_NoMemory();
+        break;
+    case SF_EUNSUPPORTED:
+        PyErr_SetString(PyExc_RuntimeError, "the kernel asked for cannot run on this CPU");
+        break;
+    default:
+        PyErr_SetString(PyExc_ValueError, "_filter_rows: the library refused the query");
+    }
+    return -1;
+}

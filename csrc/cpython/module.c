@@ -331,6 +331,14 @@ static PyMethodDef filter_methods[] = {
      "int64 or uint64 array) of each\ncolumn (1-d arrays of 1, 2, 4 or 8-byte elements "
      "without objects, all of one\nlength): a list of new arrays, as [c.take(positions) for c "
      "in columns]. IndexError\nfor a position past the end."},
+    {"_filter_rows", sfpy_filter_rows_py, METH_VARARGS,
+     "_filter_rows(queries, inclusive, columns, n, index_dtype, most=1.0)\n--\n\nA frame "
+     "query's rows in one pass: `queries` a sequence of (values, lo,\nhi), each a NumPy array "
+     "or pandas column of n rows, their ranges ANDed;\n`columns` as _take_rows takes them. "
+     "Returns (positions, [c.take(positions)\nfor c in columns]), positions of index_dtype; "
+     "None where a sample of the rows\n(from 65,536 rows on) keeps more than `most` of them. "
+     "TypeError or ValueError where\nthe query is not one it takes (Arrow data, a 2-d "
+     "column, ...) or a bound is refused."},
     {"_filter_indexes_where", (PyCFunction)(void (*)(void))py_filter_indexes_where,
      METH_FASTCALL | METH_KEYWORDS, filter_indexes_where_doc},
     {"_auto_threads", (PyCFunction)(void (*)(void))py_auto_threads, METH_VARARGS | METH_KEYWORDS,

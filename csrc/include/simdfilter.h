@@ -371,6 +371,7 @@ const char *sf_kernel_arch(const char *name);
 #define SF_EINVAL (-7)       /* sf_kernel_choice: an unknown architecture or CPU feature;
                                 sf_execute: `within` with a mask or values op, or
                                 positions of another width than the op's */
+#define SF_ENOMEM (-8)       /* sf_filter_rows: no memory for its blocks' buffers */
 
 /* The runnable kernel called `name`: SF_OK with *out set, or an SF_E* code. */
 int sf_kernel_select(const char *name, const sf_kernel **out);
@@ -610,6 +611,38 @@ typedef struct sf_take_column {
  * written, later ones may be); SIZE_MAX for a size other than 1, 2, 4, 8. */
 size_t sf_take_rows(const sf_take_column *cols, size_t ncols, size_t n, const void *positions,
                     int wide, size_t k);
+
+/* One range of a frame query (sf_filter_rows): a column and what its query
+ * keeps. The query's kernel (NULL: the process default), elem, range and
+ * further ranges (more, more_count, every) are read; its op is not, and
+ * `within` must be NULL. The run holds at least the frame's rows (its base
+ * is not read); any layout, byte order and nulls a run may have, but not
+ * bit-packed. */
+typedef struct sf_frame_range {
+    sf_query query;
+    sf_run run;
+} sf_frame_range;
+
+/*
+ * The rows of a frame of n rows kept by every range of where[0, nwhere) (an
+ * AND; nwhere >= 1), taken from `ncols` columns as sf_take_rows takes them:
+ * cols[c].dst[i] = element r_i of column c, where r_0 < r_1 < ... are the rows
+ * kept, and positions[i] = r_i (uint32 for wide 0, which needs n <= 2^32, or
+ * uint64; positions may be NULL). Each dst, and positions, has room for
+ * `capacity` rows: rows past it are counted, not written. The rows go by in
+ * blocks that stay in cache, each block's columns read once for the ranges
+ * and once for the take. One thread; opts->cancel polled between blocks as
+ * sf_execute polls it (opts may be NULL).
+ *
+ * Returns SF_OK with *found = the rows kept, SF_ECANCELLED with *found = the
+ * rows written (those of the blocks done), SF_EUNSUPPORTED for a kernel this
+ * CPU cannot run, SF_ENOMEM, or SF_EINVAL (nwhere 0, a `within`, a run
+ * shorter than n or bit-packed, a column size other than 1, 2, 4, 8, uint32
+ * positions past 2^32 rows) before anything is written.
+ */
+int sf_filter_rows(const sf_frame_range *where, size_t nwhere, size_t n,
+                   const sf_take_column *cols, size_t ncols, void *positions, int wide,
+                   size_t capacity, const sf_exec *opts, size_t *found);
 
 /* Threads that threads=0 gives a run of `nbytes` bytes of input: one per 8 MiB
  * (so 1 below 16 MiB), at most sf_available_cpus(), and on Linux at most the

@@ -151,15 +151,79 @@ def _take_rows(obj: Any, idx: np.ndarray) -> Any:
     On a 10 M-row frame of three 8-byte columns, 10 % of rows, this took 24.8 ms where
     ``df.iloc`` took 39.9 (1 %: 1.9 against 4.3; 50 %: 38.8 against 114.7; AMD EPYC
     Zen 4, loaded, interleaved best of 9)."""
-    index = obj.index.take(idx)
     if isinstance(obj, pd.Series):
         (values,) = _sf._core._take_rows([obj.to_numpy(copy=False)], idx)
+        index = obj.index.take(idx)
         return pd.Series(values, index=index, name=obj.name, copy=False).__finalize__(obj)
-    columns = [obj.iloc[:, j].to_numpy(copy=False) for j in range(obj.shape[1])]
-    taken = _sf._core._take_rows(columns, idx)
-    out = pd.DataFrame(dict(enumerate(taken)), index=index, copy=False)
-    out.columns = obj.columns
-    return out.__finalize__(obj)
+    return _frame_of(obj, idx, _sf._core._take_rows(_byte_columns(obj), idx))
+
+
+def _byte_columns(df: "pd.DataFrame") -> List[np.ndarray]:
+    """The columns of `df` as arrays, in place (`_byte_column`s all)."""
+    return [df.iloc[:, j].to_numpy(copy=False) for j in range(df.shape[1])]
+
+
+def _frame_of(df: "pd.DataFrame", idx: np.ndarray, taken: List[np.ndarray]) -> "pd.DataFrame":
+    """``df.iloc[idx]`` from its columns' rows at `idx` (`taken`), as iloc makes
+    it: the index taken (``index.take``), the labels, attrs and flags kept."""
+    out = pd.DataFrame(dict(enumerate(taken)), index=df.index.take(idx), copy=False)
+    out.columns = df.columns
+    return out.__finalize__(df)
+
+
+def _filter_frame(
+    df: "pd.DataFrame", ranges: Any, keywords: Dict[str, Any], inclusive: Any, invert: Any
+) -> "pd.DataFrame":
+    """``df.sf.filter``'s rows: in one pass over the columns where
+    ``_core._filter_rows`` takes the query (one mapping, not inverted, every
+    column of `df` a `_byte_column`, every range read by a kernel), else the
+    positions (`_rows`), then the rows at them (`_take`).
+
+    One pass: for each block of rows that stays in cache, the ranges' rows, then
+    every column's values at them; positions first read every column from
+    memory twice (figures: csrc/cpython/README.md, "Rows in one pass")."""
+    if not isinstance(ranges, (list, tuple)):
+        inclusive = _check_inclusive(inclusive)  # the errors _rows raises, in its order
+        if not _face.frame_invert(invert):
+            got = _one_pass(df, ranges, keywords, inclusive)
+            if got is not None:
+                return got
+    return _take(df, _rows(df, ranges, keywords, inclusive, invert))
+
+
+def _one_pass(
+    df: "pd.DataFrame", ranges: Any, keywords: Dict[str, Any], inclusive: str
+) -> Optional["pd.DataFrame"]:
+    """`_filter_frame`'s one pass, or None where the query is not one it takes, or
+    where the positions' way would read the columns on several threads (idle
+    cores and a large frame; the one pass runs on one): then positions and a
+    take answer, as the host's idiom would (its errors too)."""
+    dtypes = list(df.dtypes)
+    if not 0 < len(dtypes) <= 256 or not all(_byte_column(d) for d in dtypes):
+        return None
+    labels = _Labels(df)
+    (plan,) = _face.frame_plans(ranges, keywords, labels.has, labels.column)
+    queries = []
+    for _, col, lo, hi in plan:
+        try:
+            queries.append((col, *_host_bounds(col, lo, hi)))
+        except _AskPandas:
+            return None
+    n = len(df)
+    if _sf._core._auto_threads(n * sum(getattr(c.dtype, "itemsize", 8) for c, _, _ in queries)) > 1:
+        return None  # the positions' way reads the columns on several threads; this on one
+    try:
+        got = _sf._core._filter_rows(
+            queries,
+            inclusive,
+            _byte_columns(df),
+            n,
+            np.dtype(np.intp),  # what index.take converts positions to, before it takes
+            _face.ONE_PASS_MOST,
+        )
+    except Exception:  # a column or bound the kernels leave, or any error: the other way
+        return None
+    return None if got is None else _frame_of(df, *got)
 
 
 def _take(obj: Any, idx: np.ndarray) -> Any:
@@ -538,7 +602,7 @@ class DataFrameAccessor:
         column no kernel reads is compared by pandas, only at the rows the
         others left. Parameters, and what is raised, as :meth:`indexes`.
         """
-        return _take(self._df, _rows(self._df, ranges, keywords, inclusive, invert))
+        return _filter_frame(self._df, ranges, keywords, inclusive, invert)
 
     def count(
         self,

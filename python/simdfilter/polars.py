@@ -219,6 +219,117 @@ def _frame_closed(closed: Any) -> str:
 _Ranges = Union[Mapping[str, Tuple[Any, Any]], Sequence[Mapping[str, Tuple[Any, Any]]], None]
 
 
+def _has(df: "pl.DataFrame") -> Callable[[Hashable], bool]:
+    """Whether a name is a column of `df`; ColumnNotFoundError naming it otherwise."""
+    names = set(df.columns)
+
+    def has(name: Hashable) -> bool:
+        if name not in names:
+            raise ColumnNotFoundError(
+                f"unable to find column {name!r}; valid columns: {df.columns!r}"
+            )
+        return True
+
+    return has
+
+
+# The columns the one pass reads and takes: numbers held as NumPy holds them.
+_NUMBERS = (
+    pl.Int8,
+    pl.Int16,
+    pl.Int32,
+    pl.Int64,
+    pl.UInt8,
+    pl.UInt16,
+    pl.UInt32,
+    pl.UInt64,
+    pl.Float32,
+    pl.Float64,
+)
+
+
+def _as_numpy(s: "pl.Series") -> Optional[np.ndarray]:
+    """The Series' values in place, when it holds numbers in one chunk, no null."""
+    if s.dtype not in _NUMBERS or s.null_count() or s.n_chunks() != 1:
+        return None
+    return s.to_numpy(allow_copy=False)
+
+
+def _expression_bounds(col: "pl.Series", lo: Any, hi: Any) -> Optional[Tuple[Any, Any]]:
+    """The bounds of a frame query's range as the host compares them (its host is
+    ``df.filter(pl.col(c).is_between(...) & ...)``: an expression's casts), or
+    None where Polars answers itself."""
+    try:
+        lo, hi = expression_bounds(col, lo, hi)
+    except OverflowError:
+        return None
+    return None if delegate(lo, hi, col, True) else (lo, hi)
+
+
+def _filter_frame(
+    df: "pl.DataFrame", ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any
+) -> "pl.DataFrame":
+    """``df.sf.filter``'s rows: in one pass over the columns where
+    ``_core._filter_rows`` takes the query (one mapping, not inverted, every
+    column numbers in one chunk without nulls, no column Polars knows sorted,
+    every range read by a kernel), else the positions (`_rows`), then ``df[idx]``.
+    The one pass keeps the columns' sorted flags, as ``df.filter`` does."""
+    if not isinstance(ranges, (list, tuple)):
+        inclusive = _frame_closed(closed)  # the errors _rows raises, in its order
+        if not _face.frame_invert(invert):
+            got = _one_pass(df, ranges, keywords, inclusive)
+            if got is not None:
+                return got
+    # Row selection by an integer array: every Polars has it; DataFrame.gather
+    # does not (Polars 1.40 and older lack it, Series.gather is far older).
+    return df[_rows(df, ranges, keywords, closed, invert)]
+
+
+def _one_pass(
+    df: "pl.DataFrame", ranges: Any, keywords: Dict[str, Any], inclusive: str
+) -> Optional["pl.DataFrame"]:
+    """`_filter_frame`'s one pass, or None where the query is not one it takes, or
+    where the positions' way would read the columns on several threads."""
+    series = df.get_columns()
+    columns = [_as_numpy(s) for s in series]
+    if not 0 < len(columns) <= 256 or any(c is None for c in columns):
+        return None
+    (plan,) = _face.frame_plans(ranges, keywords, _has(df), df.get_column)
+    queries = []
+    for _, col, lo, hi in plan:
+        values = _as_numpy(col)
+        if values is None or _sorted(col):  # a sorted column is a binary search
+            return None
+        bounds = _expression_bounds(col, lo, hi)
+        if bounds is None:
+            return None
+        queries.append((values, *bounds))
+    n = df.height
+    if _sf._core._auto_threads(sum(q[0].nbytes for q in queries)) > 1:
+        return None  # the positions' way reads the columns on several threads; this on one
+    try:
+        got = _sf._core._filter_rows(
+            queries,
+            inclusive,
+            columns,
+            n,
+            np.dtype(_face.index_dtype(n, np.uint64)),
+            _face.ONE_PASS_MOST,
+        )
+    except Exception:  # a column or bound the kernels leave, or any error: the other way
+        return None
+    if got is None:  # many rows kept: the positions' way
+        return None
+    taken = got[1]
+    out = pl.DataFrame([pl.Series(s.name, v) for s, v in zip(series, taken)])
+    flagged = [
+        pl.col(s.name).set_sorted(descending=s.flags["SORTED_DESC"])
+        for s in series
+        if s.flags.get("SORTED_ASC") or s.flags.get("SORTED_DESC")
+    ]
+    return out.with_columns(flagged) if flagged else out
+
+
 def _rows(
     df: "pl.DataFrame",
     ranges: Any,
@@ -232,16 +343,7 @@ def _rows(
     rows the others left."""
     inclusive = _frame_closed(closed)
     invert = _face.frame_invert(invert)
-    names = set(df.columns)
-
-    def has(name: Hashable) -> bool:
-        if name not in names:
-            raise ColumnNotFoundError(
-                f"unable to find column {name!r}; valid columns: {df.columns!r}"
-            )
-        return True
-
-    plans = _face.frame_plans(ranges, keywords, has, df.get_column)
+    plans = _face.frame_plans(ranges, keywords, _has(df), df.get_column)
 
     def mask(
         col: "pl.Series", lo: Any, hi: Any, at: Optional[np.ndarray], invert: bool = False
@@ -252,14 +354,10 @@ def _rows(
         return (~m if invert else m).fill_null(False).to_numpy()
 
     def positions(col: "pl.Series", lo: Any, hi: Any, within: Any, invert: bool = False) -> Any:
-        # The host is df.filter(pl.col(c).is_between(...) & ...): an expression's casts.
-        try:
-            lo, hi = expression_bounds(col, lo, hi)
-        except OverflowError:
+        bounds = _expression_bounds(col, lo, hi)
+        if bounds is None:
             return None
-        if delegate(lo, hi, col, True):
-            return None
-        return _positions(col, lo, hi, inclusive, within=within, invert=invert)
+        return _positions(col, *bounds, inclusive, within=within, invert=invert)
 
     return _face.frame_query(
         plans,
@@ -395,9 +493,7 @@ class DataFrameNamespace(_FrameVerbs["pl.Series", "pl.DataFrame", int]):
         column no kernel reads is compared by Polars, at the rows left.
         Parameters, and what is raised, as :meth:`indexes`.
         """
-        # Row selection by an integer array: every Polars has it; DataFrame.gather
-        # does not (Polars 1.40 and older lack it, Series.gather is far older).
-        return self._df[_rows(self._df, ranges, keywords, closed, invert)]
+        return _filter_frame(self._df, ranges, keywords, closed, invert)
 
     def _count(self, ranges: Any, keywords: Dict[str, Any], closed: Any, invert: Any) -> int:
         """How many rows :meth:`filter` keeps. Parameters as :meth:`indexes`."""
