@@ -95,12 +95,11 @@ static inline void pk_bytes(uint64_t m, unsigned lanes, uint8_t *out) {
 }
 #endif
 
-/* The rows that keep nothing (most, in a selective query) cost a test. */
-#define PK_POSITIONS(EMIT, T, L)                                                         \
-    do {                                                                                 \
-        if (m)                                                                           \
-            c += EMIT(m, L, (T)(base + k * (L)), out + c);                               \
-    } while (0)
+/* A vector kernel emits every row, empty or not: at 1 % selected a quarter of
+ * the rows hold a position, a branch no predictor learns (perf on AMD Zen 4:
+ * the mispredicted test cost 3x the row's compare); the scalar twin's loop
+ * tests anyway. */
+#define PK_POSITIONS(EMIT, T, L) (c += EMIT(m, L, (T)(base + k * (L)), out + c))
 
 static size_t pk_index32(const sf_packed_ask *q, uint32_t base, uint32_t *out) {
     size_t c = 0;
