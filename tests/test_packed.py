@@ -110,7 +110,7 @@ def test_every_width(kernel, rng, dtype):
     widths = list(range(bits + 1))
     widths += list(rng.permutation(widths))
     x = block_data(rng, dtype, widths, 1024, int(rng.integers(1, 1024)))
-    p = simdfilter.Packed(x)
+    p = simdfilter.Packed(x, block=1024)
     assert int(p._parts[2].max()) == bits
     np.testing.assert_array_equal(p.to_numpy(), x)
     for lo, hi in ranges(rng, x):
@@ -128,7 +128,7 @@ def test_block_edges_and_lengths(kernel, rng):
     row edges (32 and 16 lanes) in blocks of 1024 and 2048."""
     x = (rng.integers(0, 1 << 11, 200) + 70_000).astype(np.uint32)
     for n in range(201):
-        p = simdfilter.Packed(x[:n])
+        p = simdfilter.Packed(x[:n], block=1024)
         assert p.to_numpy().shape == (n,)
         lo, hi = 70_100, 71_000
         assert p.count_in_range(lo, hi) == np.count_nonzero((x[:n] >= lo) & (x[:n] <= hi))
@@ -217,11 +217,11 @@ def test_shape_pickle_nbytes(rng):
     np.testing.assert_array_equal(q.to_numpy(), x.T)
     assert q.count_in_range(0, None) == np.count_nonzero(x >= 0)
     assert p.nbytes == sum(a.nbytes for a in p._parts)
-    # Each block: its words (1024 offsets of its width, the last block padded)
+    # Each block: its words (`block` offsets of its width, the last padded)
     # and 25 bytes (reference, greatest offset, start, width); one more start.
     widths = p._parts[2].astype(np.int64)
     assert widths.max() <= 7  # offsets of values in [-50, 50)
-    assert p.nbytes == int((widths * 1024 // 8).sum()) + 25 * widths.size + 8
+    assert p.nbytes == int((widths * p.block // 8).sum()) + 25 * widths.size + 8
 
 
 def test_memory_ratios():

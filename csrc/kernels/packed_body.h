@@ -35,17 +35,17 @@
 #include "packed.h"
 
 /* Row k's bits of the block, kept or not (invert), the padding past n cleared,
- * in m, then BODY: L lanes of BITS-bit words; k counts rows from 0. */
-#define PK_ROWS(q, L, BITS, WORD, ROW, m, k, BODY)                                      \
+ * in m, then BODY: L lanes of BITS-bit words; k counts rows from `from`. */
+#define PK_ROWS_FROM(q, from, L, BITS, WORD, ROW, m, k, BODY)                            \
     do {                                                                                 \
-        const WORD *d_ = (const WORD *)(q)->data;                                       \
+        const WORD *d_ = (const WORD *)(q)->data;                                        \
         const unsigned w_ = (q)->width;                                                  \
         const size_t words_ = (q)->block * w_ / SF_PACKED_BLOCK_UNIT;                    \
         const WORD wmask_ = w_ >= BITS ? (WORD)~(WORD)0 : (WORD)(((WORD)1 << w_) - 1);   \
         const size_t rows_ = ((q)->n + L - 1) / L;                                       \
-        const uint64_t all_ = ((uint64_t)1 << L) - 1, flip_ = (q)->invert ? all_ : 0;   \
+        const uint64_t all_ = ((uint64_t)1 << L) - 1, flip_ = (q)->invert ? all_ : 0;    \
         const WORD a_ = (WORD)(q)->a, span_ = (WORD)(q)->span;                           \
-        for (size_t k = 0; k < rows_; k++) {                                             \
+        for (size_t k = (from); k < rows_; k++) {                                        \
             const size_t p_ = k * w_, r_ = p_ / BITS;                                    \
             const size_t rn_ = r_ + 1 < words_ ? r_ + 1 : r_;                            \
             uint64_t m = ROW(d_ + r_ * L, d_ + rn_ * L, (unsigned)(p_ % BITS), wmask_, a_, \
@@ -56,11 +56,73 @@
             BODY;                                                                        \
         }                                                                                \
     } while (0)
+#define PK_ROWS(q, L, BITS, WORD, ROW, m, k, BODY)                                       \
+    PK_ROWS_FROM(q, 0, L, BITS, WORD, ROW, m, k, BODY)
+
+#if defined(PK_SPECIALIZE)
+/* After FastLanes: each width 1..32 has its own loop over whole chunks of 32
+ * rows (1024 values, `W` words per lane), unrolled, so that every row's words
+ * and shifts are constants (immediate shifts, no row arithmetic); the rows
+ * after the last whole chunk (a short last block) take the loop above. Only
+ * the vector kernels, and only count: each op so specialized adds 5 to 10 s
+ * of gcc to each vector file and 150 to 300 KB of code, and uint32 positions
+ * gained 1.15x where count gained 1.35x. The scalar twin keeps the plain loop,
+ * a second way to the same answers. Measured on count, 64 Mi uint32 of 12-bit
+ * span, blocks of 65536, AMD EPYC Zen 4 (loaded, CPU time): 13.1 to 17.5 G
+ * values/s (AVX-512), 9.4 to 13.5 (AVX2). */
+#define PK_CHUNKS_W(q, W, m, k, BODY)                                                    \
+    case W: {                                                                            \
+        const uint32_t *d_ = (const uint32_t *)(q)->data;                                \
+        const uint32_t wmask_ = (uint32_t)(((uint64_t)1 << (W)) - 1);                    \
+        const uint64_t flip_ = (q)->invert ? 0xFFFFFFFFu : 0;                            \
+        const uint32_t a_ = (uint32_t)(q)->a, span_ = (uint32_t)(q)->span;               \
+        for (size_t c_ = 0; c_ < full_; c_++) {                                          \
+            const uint32_t *dc_ = d_ + c_ * (W) * SF_PACKED_LANES32;                     \
+            _Pragma("GCC unroll 32") for (unsigned j_ = 0; j_ < 32; j_++) {              \
+                const unsigned p_ = j_ * (W), r_ = p_ / 32, rn_ = r_ + 1 < (W) ? r_ + 1 : r_; \
+                const size_t k = c_ * 32 + j_;                                           \
+                (void)k;                                                                 \
+                uint64_t m = pk_row32(dc_ + r_ * 32, dc_ + rn_ * 32, p_ % 32, wmask_, a_, span_) ^ \
+                             flip_;                                                      \
+                BODY;                                                                    \
+            }                                                                            \
+        }                                                                                \
+        break;                                                                           \
+    }
+#define PK_CHUNKS_8(q, W, m, k, BODY)                                                    \
+    PK_CHUNKS_W(q, W + 1, m, k, BODY) PK_CHUNKS_W(q, W + 2, m, k, BODY)                  \
+    PK_CHUNKS_W(q, W + 3, m, k, BODY) PK_CHUNKS_W(q, W + 4, m, k, BODY)                  \
+    PK_CHUNKS_W(q, W + 5, m, k, BODY) PK_CHUNKS_W(q, W + 6, m, k, BODY)                  \
+    PK_CHUNKS_W(q, W + 7, m, k, BODY) PK_CHUNKS_W(q, W + 8, m, k, BODY)
+#define PK_ROWS32(q, m, k, BODY)                                                         \
+    do {                                                                                 \
+        const size_t full_ = (q)->n / SF_PACKED_BLOCK_UNIT;                              \
+        switch ((q)->width) {                                                            \
+            PK_CHUNKS_8(q, 0, m, k, BODY)                                                \
+            PK_CHUNKS_8(q, 8, m, k, BODY)                                                \
+            PK_CHUNKS_8(q, 16, m, k, BODY)                                               \
+            PK_CHUNKS_8(q, 24, m, k, BODY)                                               \
+        default: break;                                                                  \
+        }                                                                                \
+        PK_ROWS_FROM(q, full_ * 32, SF_PACKED_LANES32, 32, uint32_t, pk_row32, m, k, BODY); \
+    } while (0)
+#else
+#define PK_ROWS32(q, m, k, BODY)                                                         \
+    PK_ROWS(q, SF_PACKED_LANES32, 32, uint32_t, pk_row32, m, k, BODY)
+#endif
+
+#define PK_EACH_ROW_PLAIN(q, m, k, BODY)                                                 \
+    do {                                                                                 \
+        if ((q)->width <= 32)                                                            \
+            PK_ROWS(q, SF_PACKED_LANES32, 32, uint32_t, pk_row32, m, k, BODY);           \
+        else                                                                             \
+            PK_ROWS(q, SF_PACKED_LANES64, 64, uint64_t, pk_row64, m, k, BODY);           \
+    } while (0)
 
 #define PK_EACH_ROW(q, m, k, BODY)                                                       \
     do {                                                                                 \
         if ((q)->width <= 32)                                                            \
-            PK_ROWS(q, SF_PACKED_LANES32, 32, uint32_t, pk_row32, m, k, BODY);           \
+            PK_ROWS32(q, m, k, BODY);           \
         else                                                                             \
             PK_ROWS(q, SF_PACKED_LANES64, 64, uint64_t, pk_row64, m, k, BODY);           \
     } while (0)

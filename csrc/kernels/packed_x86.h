@@ -12,19 +12,22 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+/* Each width's own unrolled loop (packed_body.h), the shifts by constants. */
+#define PK_SPECIALIZE 1
+
 #include "packed.h"
 
 #if defined(__AVX512F__)
 
 #define PK_LOAD(p) _mm512_loadu_si512((const void *)(p))
 #define PK_VALUES(lo, hi, W, g, n)                                             \
-    _mm512_and_si512(_mm512_or_si512(_mm512_srl_epi##W(PK_LOAD((lo) + (g) * (n)), sl),    \
-                                     _mm512_sll_epi##W(PK_LOAD((hi) + (g) * (n)), sh)),   \
+    _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi##W(PK_LOAD((lo) + (g) * (n)), sl),    \
+                                     _mm512_slli_epi##W(PK_LOAD((hi) + (g) * (n)), sh)),   \
                      wm)
 
 static inline uint64_t pk_row32(const uint32_t *lo, const uint32_t *hi, unsigned s,
                                 uint32_t wmask, uint32_t a, uint32_t span) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(32 - s));
+    const unsigned sl = s, sh = 32 - s;
     const __m512i wm = _mm512_set1_epi32((int)wmask), av = _mm512_set1_epi32((int)a),
                   sv = _mm512_set1_epi32((int)span);
     const __m512i v0 = PK_VALUES(lo, hi, 32, 0, 16);
@@ -36,7 +39,7 @@ static inline uint64_t pk_row32(const uint32_t *lo, const uint32_t *hi, unsigned
 
 static inline uint64_t pk_row64(const uint64_t *lo, const uint64_t *hi, unsigned s,
                                 uint64_t wmask, uint64_t a, uint64_t span) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(64 - s));
+    const unsigned sl = s, sh = 64 - s;
     const __m512i wm = _mm512_set1_epi64((long long)wmask), av = _mm512_set1_epi64((long long)a),
                   sv = _mm512_set1_epi64((long long)span);
     const __m512i v0 = PK_VALUES(lo, hi, 64, 0, 8);
@@ -48,7 +51,7 @@ static inline uint64_t pk_row64(const uint64_t *lo, const uint64_t *hi, unsigned
 
 static inline void pk_decode32(const uint32_t *lo, const uint32_t *hi, unsigned s, uint32_t wmask,
                                uint32_t *out) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(32 - s));
+    const unsigned sl = s, sh = 32 - s;
     const __m512i wm = _mm512_set1_epi32((int)wmask);
     _mm512_storeu_si512((void *)out, PK_VALUES(lo, hi, 32, 0, 16));
     _mm512_storeu_si512((void *)(out + 16), PK_VALUES(lo, hi, 32, 1, 16));
@@ -56,7 +59,7 @@ static inline void pk_decode32(const uint32_t *lo, const uint32_t *hi, unsigned 
 
 static inline void pk_decode64(const uint64_t *lo, const uint64_t *hi, unsigned s, uint64_t wmask,
                                uint64_t *out) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(64 - s));
+    const unsigned sl = s, sh = 64 - s;
     const __m512i wm = _mm512_set1_epi64((long long)wmask);
     _mm512_storeu_si512((void *)out, PK_VALUES(lo, hi, 64, 0, 8));
     _mm512_storeu_si512((void *)(out + 8), PK_VALUES(lo, hi, 64, 1, 8));
@@ -107,13 +110,13 @@ static inline void pk_bytes(uint64_t m, unsigned lanes, uint8_t *out) {
 
 #define PK_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define PK_VALUES(lo, hi, W, g, n)                                                       \
-    _mm256_and_si256(_mm256_or_si256(_mm256_srl_epi##W(PK_LOAD((lo) + (g) * (n)), sl),    \
-                                     _mm256_sll_epi##W(PK_LOAD((hi) + (g) * (n)), sh)),   \
+    _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi##W(PK_LOAD((lo) + (g) * (n)), sl),    \
+                                     _mm256_slli_epi##W(PK_LOAD((hi) + (g) * (n)), sh)),   \
                      wm)
 
 static inline uint64_t pk_row32(const uint32_t *lo, const uint32_t *hi, unsigned s,
                                 uint32_t wmask, uint32_t a, uint32_t span) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(32 - s));
+    const unsigned sl = s, sh = 32 - s;
     const __m256i wm = _mm256_set1_epi32((int)wmask), av = _mm256_set1_epi32((int)a),
                   sv = _mm256_set1_epi32((int)span);
     uint64_t m = 0;
@@ -127,7 +130,7 @@ static inline uint64_t pk_row32(const uint32_t *lo, const uint32_t *hi, unsigned
 
 static inline uint64_t pk_row64(const uint64_t *lo, const uint64_t *hi, unsigned s,
                                 uint64_t wmask, uint64_t a, uint64_t span) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(64 - s));
+    const unsigned sl = s, sh = 64 - s;
     const __m256i sign = _mm256_set1_epi64x((long long)0x8000000000000000u);
     const __m256i wm = _mm256_set1_epi64x((long long)wmask), av = _mm256_set1_epi64x((long long)a),
                   sv = _mm256_xor_si256(_mm256_set1_epi64x((long long)span), sign);
@@ -142,7 +145,7 @@ static inline uint64_t pk_row64(const uint64_t *lo, const uint64_t *hi, unsigned
 
 static inline void pk_decode32(const uint32_t *lo, const uint32_t *hi, unsigned s, uint32_t wmask,
                                uint32_t *out) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(32 - s));
+    const unsigned sl = s, sh = 32 - s;
     const __m256i wm = _mm256_set1_epi32((int)wmask);
     for (unsigned g = 0; g < 4; g++)
         _mm256_storeu_si256((__m256i *)(void *)(out + 8 * g), PK_VALUES(lo, hi, 32, g, 8));
@@ -150,7 +153,7 @@ static inline void pk_decode32(const uint32_t *lo, const uint32_t *hi, unsigned 
 
 static inline void pk_decode64(const uint64_t *lo, const uint64_t *hi, unsigned s, uint64_t wmask,
                                uint64_t *out) {
-    const __m128i sl = _mm_cvtsi32_si128((int)s), sh = _mm_cvtsi32_si128((int)(64 - s));
+    const unsigned sl = s, sh = 64 - s;
     const __m256i wm = _mm256_set1_epi64x((long long)wmask);
     for (unsigned g = 0; g < 4; g++)
         _mm256_storeu_si256((__m256i *)(void *)(out + 4 * g), PK_VALUES(lo, hi, 64, g, 4));

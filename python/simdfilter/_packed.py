@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _core, _face
 
-DEFAULT_BLOCK = 1024
+DEFAULT_BLOCK = 4096
 
 # The parts' order, as _core._packed_build gives them: per-block reference,
 # greatest offset, bit width, start of its words in data (one more: the end),
@@ -83,9 +83,12 @@ class Packed:
         refused: their bits, even as an order-preserving integer image, span
         most of their width within a block unless the values are nearly
         equal, so they would not pack.
-    block : int, default 1024
+    block : int, default 4096
         Values per block: a multiple of 1024, at most 65536. Each block costs
-        25 bytes besides its words.
+        25 bytes besides its words, and a block the range cuts a call of the
+        packed kernel (64 Mi uint32 of 12-bit span, AMD Zen 4: count_in_range
+        1.36x the raw scan's speed at 1024, 1.9x at 8192); smaller blocks pack
+        data that drifts (timestamps) tighter and skip more.
 
     Attributes
     ----------
@@ -119,7 +122,7 @@ class Packed:
     >>> import numpy as np, simdfilter
     >>> t = np.arange(1_000_000, dtype=np.int64) * 3 + 10**12  # rising ids
     >>> p = simdfilter.Packed(t)
-    >>> p.nbytes < t.nbytes // 5  # 12-bit offsets of 64-bit values
+    >>> p.nbytes < t.nbytes // 4  # 14-bit offsets of 64-bit values
     True
     >>> p.count_in_range(10**12, 10**12 + 2999) == simdfilter.count_in_range(t, 10**12, 10**12 + 2999)
     True
