@@ -19,6 +19,7 @@ MODES = {
     # fresh_ratio_sizes/_sels/_repeats: the fresh_ratio section (fresh / out=, timed, per cell).
     # dtype_bw_sizes/_repeats: the dtype_bandwidth section (count_in_range, dtype x kernel).
     # isin_n, isin_set_sizes: the isin section (np.isin, pandas isin, Polars is_in).
+    # packed_n: the packed section's column length (simdfilter.Packed against the raw array).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -55,6 +56,7 @@ MODES = {
         dtype_bw_repeats=2,
         isin_n=20_000,
         isin_set_sizes=[1, 10, 100, 10**4],
+        packed_n=Mi,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -91,6 +93,7 @@ MODES = {
         dtype_bw_repeats=5,
         isin_n=10_000_000,
         isin_set_sizes=[1, 10, 100, 10**4, 10**6],
+        packed_n=64 * Mi,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -127,6 +130,7 @@ MODES = {
         dtype_bw_repeats=7,
         isin_n=10_000_000,
         isin_set_sizes=[1, 10, 100, 10**4, 10**6],
+        packed_n=64 * Mi,
     ),
 }
 THREADED_FROM = (

@@ -371,6 +371,9 @@ const sf_kernel *sfpy_context_kernel(const sfpy_state *st);
 int sfpy_add_kernel_functions(PyObject *module);
 extern PyMethodDef sfpy_kernel_methods[];
 
+/* ---- packed_py.c: simdfilter.Packed's build, decoding and queries ---- */
+extern PyMethodDef sfpy_packed_methods[];
+
 /* ---- result_pool.c: fresh results' memory ---- */
 
 /* Whether a result of `bytes` takes its memory from the arena. */

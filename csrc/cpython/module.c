@@ -368,6 +368,7 @@ static int exec_module(PyObject *m) {
         sfpy_add_kernel_functions(m) < 0 || PyModule_AddFunctions(m, sfpy_bounds_methods) < 0 ||
         PyModule_AddFunctions(m, sfpy_column_methods) < 0 ||
         PyModule_AddFunctions(m, sfpy_refusal_methods) < 0 ||
+        PyModule_AddFunctions(m, sfpy_packed_methods) < 0 ||
         sfpy_add_result_constants(m) < 0 || sfpy_pool_init(m, st) < 0)
         return -1;
     return 0;

@@ -202,3 +202,7 @@ SF_INSTANTIATE_ALL(avx2, u8, u16, u32, u64, f32, f64)
  * (x86_skeleton.h), a variant for the benchmark only (dispatch's SF_VARIANTS;
  * not listed among the kernels; nulls, within and count are the kernel's). */
 SF_INSTANTIATE_FILTERS(avx2_dense, u8, u16, u32, u64, f32, f64)
+
+/* The packed column's kernel (packed.h, packed_x86.h). */
+#define PK_NAME avx2
+#include "packed_x86.h"

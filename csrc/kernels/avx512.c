@@ -83,3 +83,7 @@ SF_INSTANTIATE_ALL_AS(avx512, AVX512_KERNEL, u8, u16, u32, u64, f32, f64)
 /* <kernel>_dense: the filter loop without the sparse windows, a variant for the
  * benchmark only (dispatch's SF_VARIANTS; not listed among the kernels). */
 SF_INSTANTIATE_FILTERS_AS(avx512_dense, SF_CAT(AVX512_KERNEL, _dense), u8, u16, u32, u64, f32, f64)
+
+/* The packed column's kernel (packed.h, packed_x86.h). */
+#define PK_NAME AVX512_KERNEL
+#include "packed_x86.h"

@@ -172,3 +172,6 @@ SF_INLINE size_t scalar_bits_ranges(sf_elem elem, const void *x, size_t n, const
 }
 
 SF_INSTANTIATE_ALL(scalar, u8, u16, u32, u64, f32, f64)
+
+/* The packed column's scalar twin (packed.h, packed_scalar.h). */
+#include "packed_scalar.h"

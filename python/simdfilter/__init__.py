@@ -16,6 +16,7 @@ count_in_range      how many values are in [lo, hi]
 in_range            a bool array: True where the value is in [lo, hi]
 isin                a bool array: True where the value equals one of some items (np.isin)
 ZoneMap             min and max per block: repeated queries skip the blocks out of range
+Packed              a column bit-packed per block, queried packed in a fraction of the memory
 available_kernels   kernels this machine can run, slowest first
 compiled_kernels    kernels compiled into this build, slowest first
 active_kernel       the kernel a call made here runs
@@ -47,6 +48,7 @@ from ._core import (
     isin,
     set_result_pool_limit,
 )
+from ._packed import Packed
 from ._zonemap import ZoneMap
 
 __version__: str = _core.__version__
@@ -59,6 +61,7 @@ __all__ = [
     "in_range",
     "isin",
     "ZoneMap",
+    "Packed",
     "available_kernels",
     "compiled_kernels",
     "active_kernel",

@@ -144,6 +144,49 @@ class ZoneMap(Generic[_ScalarT]):
         invert: Optional[bool] = False,
     ) -> int: ...
 
+class Packed(Generic[_ScalarT]):
+    dtype: np.dtype[Any]
+    shape: Tuple[int, ...]
+    size: int
+    block: int
+    def __init__(self, values: npt.NDArray[_ScalarT], block: int = 4096) -> None: ...
+    @property
+    def nbytes(self) -> int: ...
+    def __len__(self) -> int: ...
+    def to_numpy(self) -> npt.NDArray[_ScalarT]: ...
+    def count_in_range(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        invert: Optional[bool] = False,
+    ) -> int: ...
+    def filter_indexes(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        invert: Optional[bool] = False,
+    ) -> _Positions: ...
+    def filter_values(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        invert: Optional[bool] = False,
+    ) -> npt.NDArray[_ScalarT]: ...
+    def in_range(
+        self,
+        lo: _Bound,
+        hi: _Bound,
+        *,
+        inclusive: _Inclusive = "both",
+        invert: Optional[bool] = False,
+    ) -> npt.NDArray[np.bool_]: ...
+
 def available_kernels() -> Tuple[str, ...]: ...
 def compiled_kernels() -> Tuple[str, ...]: ...
 def active_kernel() -> str: ...

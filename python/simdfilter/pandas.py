@@ -206,8 +206,8 @@ def _one_pass(
     queries = []
     for _, col, lo, hi in plan:
         try:
-            queries.append((col, *_host_bounds(col, lo, hi)))
-        except _AskPandas:
+            queries.append((col, *host_bounds(col, lo, hi)))
+        except _accessor.AskHost:
             return None
     n = len(df)
     if _sf._core._auto_threads(n * sum(getattr(c.dtype, "itemsize", 8) for c, _, _ in queries)) > 1:

@@ -36,6 +36,7 @@ import functools
 import operator
 from typing import (
     Any,
+    Callable,
     Dict,
     Generic,
     Hashable,
@@ -57,7 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "simdfilter.polars needs polars, which is not installed: pip install polars"
     ) from exc
 
-from simdfilter import _accessor, _face
+from simdfilter import _accessor, _core, _face  # type: ignore[attr-defined]
 from simdfilter._columns import POLARS_MIN, older_than
 
 if older_than(pl.__version__, POLARS_MIN):
@@ -305,10 +306,10 @@ def _one_pass(
             return None
         queries.append((values, *bounds))
     n = df.height
-    if _sf._core._auto_threads(sum(q[0].nbytes for q in queries)) > 1:
+    if _core._auto_threads(sum(q[0].nbytes for q in queries)) > 1:
         return None  # the positions' way reads the columns on several threads; this on one
     try:
-        got = _sf._core._filter_rows(
+        got = _core._filter_rows(
             queries,
             inclusive,
             columns,

@@ -36,6 +36,7 @@ SECTIONS = [
     "fresh_ratio",
     "dtype_bandwidth",
     "isin",
+    "packed",
 ]
 
 
