@@ -79,11 +79,15 @@ def expression_bounds(s: "pl.Series", lo: Any, hi: Any) -> Tuple[Any, Any]:
     and an int bound make ``is_between`` compare all three in Float64 (the Series
     methods, as NumPy, compare each bound alone), so the int is its double. An
     int past Int64 is another literal type, which Polars compares exactly: that
-    answer is Polars' own (OverflowError sends it there)."""
+    answer is Polars' own (OverflowError sends it there), a NumPy uint64 past
+    Int64 too."""
     if lo is None or hi is None or not s.dtype.is_integer():
         return lo, hi
     for bound in (lo, hi):
-        if type(bound) is int and not -(2**63) <= bound < 2**63:
+        # np.uint64(2**63) and up too: Polars folds such a bound into the plan
+        # (x < 2**63 holds for every Int64), where beside a float bound the
+        # kernels would compare it as its double.
+        if _is_integer(bound) and not -(2**63) <= int(bound) < 2**63:
             raise OverflowError("an int past Int64: Polars' own comparison")
     # A NumPy integer of the column's dtype is an integer literal too: beside a
     # float, Polars compares it in Float64 as it does a Python int.
