@@ -382,7 +382,7 @@ def build(cc, arch, out_dir, main_sources, cflags=(), ldflags=(), cache_dir=None
             shutil.copy2(kept, binary)
             os.utime(kept)  # used: not pruned for another week
             return binary, compiled
-        # The test programs share tests/c/test_common.h (header-only).
+        # The test programs share tests/c/test_common.h and test_check.h (header-only).
         mains = [(Path(s), ["-I%s" % TESTS_C]) for s in main_sources]
         objects = _compile_all(cc, arch, mains, _common_flags(arch, cflags), out_dir / "main")
         cmd = (

@@ -18,20 +18,7 @@
 #include <unistd.h>
 
 #include "test_common.h"
-
-static int failures, checks;
-static uint64_t seed_used;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        checks++;                                                                              \
-        if (!(cond) && failures++ < 20) {                                                      \
-            printf("FAIL %s:%d: %s (seed %llu): ", __FILE__, __LINE__, #cond,                  \
-                   (unsigned long long)seed_used);                                             \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
+#include "test_check.h"
 
 #define MAX_WHERE 4
 #define MAX_COLS 4

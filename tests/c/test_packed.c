@@ -15,20 +15,7 @@
 
 #include "simdfilter_packed.h"
 #include "test_common.h"
-
-static int failures, checks;
-static uint64_t seed_used;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        checks++;                                                                              \
-        if (!(cond) && failures++ < 20) {                                                      \
-            printf("FAIL %s:%d: %s (seed %llu): ", __FILE__, __LINE__, #cond,                  \
-                   (unsigned long long)seed_used);                                             \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
+#include "test_check.h"
 
 /* Value i's image (its bits minus the type's least value), little-endian. */
 static uint64_t image(const unsigned char *x, size_t i, unsigned bytes, int is_signed) {

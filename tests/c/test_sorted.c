@@ -14,20 +14,7 @@
 #include <stdlib.h>
 
 #include "test_common.h"
-
-static int failures, checks;
-static uint64_t seed_used;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        checks++;                                                                              \
-        if (!(cond) && failures++ < 20) {                                                      \
-            printf("FAIL %s:%d: %s (seed %llu): ", __FILE__, __LINE__, #cond,                  \
-                   (unsigned long long)seed_used);                                             \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
+#include "test_check.h"
 
 static const char *const type_names[SF_TYPE_COUNT] = {
     "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
