@@ -54,7 +54,7 @@ def _column(draw, kind, n):
         return np.array([x % 2 == 0 for x in ints])
     if kind == "M":
         t = DAY0 + np.array(ints, dtype="m8[D]").astype("m8[ns]")
-        t[np.array(holes, dtype=bool) & (np.array(ints) > 17)] = np.datetime64("NaT")
+        t[np.array(holes, dtype=bool) & (np.array(ints) > 17)] = np.datetime64("NaT", "ns")
         return t
     if kind == "m":
         return np.array(ints, dtype="m8[s]")
