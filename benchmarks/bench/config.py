@@ -20,6 +20,7 @@ MODES = {
     # dtype_bw_sizes/_repeats: the dtype_bandwidth section (count_in_range, dtype x kernel).
     # isin_n, isin_set_sizes: the isin section (np.isin, pandas isin, Polars is_in).
     # packed_n: the packed section's column length (simdfilter.Packed against the raw array).
+    # mixed_calls: the mixed_memory section's fresh results per process (benchmarks/mixed_rss.py).
     # A new section that needs its own sizes adds its keys to all three modes here.
     "quick": dict(
         sizes=[1000, 64 * Ki, Mi],
@@ -57,6 +58,7 @@ MODES = {
         isin_n=20_000,
         isin_set_sizes=[1, 10, 100, 10**4],
         packed_n=Mi,
+        mixed_calls=300,
     ),
     "default": dict(
         sizes=[1000, 10_000, 64 * Ki, Mi, 16 * Mi],
@@ -94,6 +96,7 @@ MODES = {
         isin_n=10_000_000,
         isin_set_sizes=[1, 10, 100, 10**4, 10**6],
         packed_n=64 * Mi,
+        mixed_calls=3000,
     ),
     "full": dict(
         sizes=[1000, 10_000, 64 * Ki, 100_000, Mi, 10_000_000, 16 * Mi, 100_000_000],
@@ -131,6 +134,7 @@ MODES = {
         isin_n=10_000_000,
         isin_set_sizes=[1, 10, 100, 10**4, 10**6],
         packed_n=64 * Mi,
+        mixed_calls=3000,
     ),
 }
 THREADED_FROM = (

@@ -37,6 +37,7 @@ SECTIONS = [
     "dtype_bandwidth",
     "isin",
     "packed",
+    "mixed_memory",
 ]
 
 
