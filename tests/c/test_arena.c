@@ -196,6 +196,45 @@ static void a_shrink_frees_the_tail(void) {
     sf_arena_free(a);
 }
 
+/* Small results kept alive lie side by side (placement's DENSE_MAX): 100 live
+ * results of 684 bytes from 64 KiB worst cases span about their own bytes,
+ * not a page each. And the `r = f(...)` steady state still reuses written
+ * memory at that size. */
+static void small_live_results_share_pages(void) {
+    sf_arena *a = sf_arena_new((size_t)64 << 20);
+    enum { COUNT = 100 };
+    const size_t worst = (size_t)64 << 10, used = 684;
+    sf_chunk *cs[COUNT];
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < COUNT; i++) {
+        size_t warm;
+        unsigned char *mem = sf_arena_take(a, worst, &cs[i], &warm);
+        memset(mem, i, used + 256);
+        sf_arena_shrink(a, cs[i], used, used + 256);
+        lo = (uintptr_t)mem < lo ? (uintptr_t)mem : lo;
+        hi = (uintptr_t)mem + used > hi ? (uintptr_t)mem + used : hi;
+    }
+    CHECK(hi - lo <= COUNT * round_up(used, ALIGN)); /* at the chunk's end: 100 x 64 KiB */
+    for (int i = 0; i < COUNT; i++)
+        sf_arena_give(a, cs[i]);
+    sf_chunk *previous = NULL;
+    for (int call = 0; call < 300; call++) {
+        sf_chunk *c;
+        size_t warm;
+        unsigned char *mem = sf_arena_take(a, worst, &c, &warm);
+        if (call >= 2)
+            CHECK(warm >= used);
+        memset(mem, call, used + 256);
+        sf_arena_shrink(a, c, used, used + 256);
+        if (previous)
+            sf_arena_give(a, previous);
+        previous = c;
+    }
+    sf_arena_give(a, previous);
+    CHECK(sf_arena_stats_of(a).live == 0);
+    sf_arena_free(a);
+}
+
 int main(int argc, char **argv) {
     int quarter = 1;
     for (int i = 1; i < argc; i++) {
@@ -213,6 +252,7 @@ int main(int argc, char **argv) {
     for (size_t tenths = 1; tenths <= 9; tenths += 4)
         reuse_while_the_last_result_lives(tenths);
     the_idle_limit_gives_pages_back();
+    small_live_results_share_pages();
     random_walk((size_t)64 << 20, 800 / quarter, 0);
     random_walk((size_t)1 << 20, 800 / quarter, 0); /* the limit reached at every step */
     random_walk(0, 300 / quarter, 0);                /* nothing kept */
