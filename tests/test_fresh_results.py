@@ -158,6 +158,21 @@ def test_a_dead_result_s_memory_serves_the_next_call(empty_pool):
     _check(again, want.astype(np.uint32))
 
 
+@pytest.mark.parametrize("n, hi", [(1 << 16, 0), (1 << 16, 2), (1 << 20, 0), (300_000, 0)])
+def test_a_small_answer_of_a_large_worst_case_is_its_own_array(empty_pool, n, hi):
+    # Past a 64 KiB worst case, an answer under 16 KiB and 1/32 of it is copied out and
+    # its chunk freed: left in the arena it would pin a page or more of its own.
+    a = _data(n, np.uint32, seed=11)
+    a[::401] = 1000  # a few values out of the data's [0, 100), in range below
+    lo = 1000 if hi == 0 else 0
+    want = np.flatnonzero((a >= lo) & (a <= max(hi, lo))).astype(np.uint32)
+    assert 0 < want.nbytes < min(16 << 10, n * 4 // 32)
+    live = _core._result_pool()["live"]
+    r = simdfilter.filter_indexes(a, lo, max(hi, lo))
+    _check(r, want)
+    assert r.flags.owndata and _core._result_pool()["live"] == live
+
+
 def test_a_live_view_keeps_its_memory_out_of_the_arena(empty_pool):
     a = _data(1 << 18, np.uint32, seed=4)
     want = np.flatnonzero(a <= 89).astype(np.uint32)
