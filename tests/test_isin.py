@@ -269,6 +269,27 @@ def test_nulls_never_match():
     assert simdfilter.count_in_range(arr, isin=[1, 5], invert=True) == 1
 
 
+def test_a_large_set_s_memory_goes_back_after_the_call(rng):
+    """10^5 items take 4 MB of ranges, from the result arena (huge pages, warm on
+    the next call): handed back when the call ends, answered or refused."""
+    from simdfilter import _core
+
+    a = rng.integers(0, 10**6, 50_000)
+    items = rng.integers(0, 10**6, 10**5)
+    live = _core._result_pool()["live"]
+    for _ in range(3):
+        check(a, items)
+        assert simdfilter.count_in_range(a, isin=items) == np.isin(a, items).sum()
+        assert _core._result_pool()["live"] == live
+    lo = np.arange(0, 10**6, 30, dtype=np.int64)  # 33,334 ranges: 1.3 MB
+    got = simdfilter.filter_indexes(a, list(lo), list(lo + 2))
+    np.testing.assert_array_equal(got, np.flatnonzero(a % 30 <= 2).astype(np.uint32))
+    del got  # a fresh result of the arena's own
+    with pytest.raises(TypeError):
+        simdfilter.filter_indexes(a, isin=list(items[:30_000]) + ["x"])
+    assert _core._result_pool()["live"] == live
+
+
 def test_many_ranges_through_the_set(rng):
     """lo and hi sequences of more than eight ranges take the same set: ranges,
     not only points, against NumPy's OR of the ranges."""

@@ -96,10 +96,11 @@ int sfpy_resolve_bounds(const column *c, PyObject *lo, PyObject *hi, const inclu
                         sf_range *r);
 /* isin's items on the column: one closed range [x, x] per item that some
  * value of the column can equal (as np.isin compares them: see bounds_py.c),
- * into *ranges (PyMem_Free it), *k of them, unmerged. 0, or -1 with an
- * exception (a TypeError for an item that is not a number, or not a time on
- * time data). */
-int sfpy_resolve_items(const column *c, PyObject *items, sf_range **ranges, size_t *k);
+ * into *ranges (sfpy_scratch_take's memory, *bytes of it: sfpy_scratch_give
+ * it with *scratch), *k of them, unmerged. 0, or -1 with an exception (a TypeError for
+ * an item that is not a number, or not a time on time data). */
+int sfpy_resolve_items(sfpy_state *st, const column *c, PyObject *items, sf_range **ranges,
+                       sf_chunk **scratch, size_t *bytes, size_t *k);
 /* _resolve_bounds, the test-only view of which path resolved a call's bounds. */
 extern PyMethodDef sfpy_bounds_methods[];
 
@@ -390,6 +391,11 @@ void sfpy_pool_free(sfpy_state *st);
 void *sfpy_pool_take(sfpy_state *st, size_t bytes, sf_chunk **chunk, size_t *warm);
 /* A chunk back to the arena, unused. */
 void sfpy_pool_give(sfpy_state *st, sf_chunk *chunk);
+/* Memory a call needs for itself (isin's ranges, 40 bytes an item): from the
+ * arena from 1 MiB on (*chunk set), else PyMem_Malloc (*chunk NULL). NULL
+ * with MemoryError. sfpy_scratch_give hands it back, `bytes` as taken. */
+void *sfpy_scratch_take(sfpy_state *st, size_t bytes, sf_chunk **chunk);
+void sfpy_scratch_give(sfpy_state *st, void *mem, sf_chunk *chunk, size_t bytes);
 /* A 1-d array of k elements of descr over mem, the start of chunk, which it
  * owns from now on (back to the arena when the array and its views die);
  * NULL with an exception, the chunk given back. */

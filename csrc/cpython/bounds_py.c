@@ -424,6 +424,10 @@ static int number_items(const column *c, PyArrayObject *a, sf_range *r, size_t *
     const int int64 = (kind == 'i' || kind == 'u') && size == 8;
     const char *p = PyArray_BYTES(a);
     const npy_intp n = PyArray_SIZE(a);
+    /* integers on integer data: no rounding rule applies, one pass */
+    if ((kind == 'i' || kind == 'u') &&
+        sf_resolve_int_items(c->type, p, (size_t)n, size, kind == 'i', r, k) == SF_RANGE_OK)
+        return 1;
     for (npy_intp i = 0; i < n; i++, p += size) {
         sf_bound lo, hi;
         if (!typed_item(p, kind, size, &lo))
@@ -537,7 +541,8 @@ static int each_item(const column *c, PyArrayObject *a, sf_range *r, size_t *k) 
     return 0;
 }
 
-int sfpy_resolve_items(const column *c, PyObject *items, sf_range **ranges, size_t *k) {
+int sfpy_resolve_items(sfpy_state *st, const column *c, PyObject *items, sf_range **ranges,
+                       sf_chunk **scratch, size_t *bytes, size_t *k) {
     *k = 0;
     if (PyUnicode_Check(items) || PyBytes_Check(items) || items == Py_None) {
         PyErr_Format(PyExc_TypeError,
@@ -563,8 +568,8 @@ int sfpy_resolve_items(const column *c, PyObject *items, sf_range **ranges, size
     const npy_intp n = PyArray_SIZE(a);
     const char kind = PyArray_DESCR(a)->kind;
     int rc = 0;
-    if (!(*ranges = PyMem_New(sf_range, n > 0 ? (size_t)n : 1))) {
-        PyErr_NoMemory();
+    *bytes = (size_t)(n > 0 ? n : 1) * sizeof(sf_range);
+    if (!(*ranges = (sf_range *)sfpy_scratch_take(st, *bytes, scratch))) {
         rc = -1;
     } else if (!PyDataType_ISDATETIME(c->descr) && (kind == 'U' || kind == 'S')) {
         PyErr_Format(PyExc_TypeError, "isin: the items must be numbers, not strings (%R)",

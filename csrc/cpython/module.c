@@ -22,13 +22,16 @@ typedef struct call {
     PyArray_Descr *descr; /* of the results; NULL for count */
     PyArrayObject *within; /* the positions q.within points into, or NULL */
     sf_range *ranges;      /* several ranges: what q.range and q.more hold, or NULL */
+    sf_chunk *ranges_chunk; /* isin's: their arena chunk (sfpy_scratch_take), or NULL */
+    size_t ranges_bytes;
     uint8_t *where_nulls;  /* where ANDed with the column's validity (free()), or NULL */
     sf_query query;
 } call;
 
 static void release_call(call *c) {
     free(c->where_nulls);
-    PyMem_Free(c->ranges);
+    if (c->ranges)
+        sfpy_scratch_give(c->st, c->ranges, c->ranges_chunk, c->ranges_bytes);
     Py_XDECREF(c->descr);
     Py_XDECREF(c->within);
     sfpy_column_release(&c->column);
@@ -51,6 +54,8 @@ static int prepare_call(call *c, sf_op op) {
     c->descr = NULL;
     c->within = NULL;
     c->ranges = NULL;
+    c->ranges_chunk = NULL;
+    c->ranges_bytes = 0;
     c->where_nulls = NULL;
     memset(&c->query, 0, sizeof c->query);
     if (sfpy_column_from(c->st, c->args.values, &c->column) < 0)
@@ -118,10 +123,9 @@ static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
                      sfpy_function_name(c->query.op), k, khi);
         return -1;
     }
-    if (!(c->ranges = PyMem_New(sf_range, (size_t)k))) {
-        PyErr_NoMemory();
+    c->ranges_bytes = (size_t)k * sizeof(sf_range);
+    if (!(c->ranges = (sf_range *)sfpy_scratch_take(c->st, c->ranges_bytes, &c->ranges_chunk)))
         return -1;
-    }
     size_t kept = 0;
     for (Py_ssize_t i = 0; i < k; i++) {
         PyObject *a = PySequence_GetItem(lo, i), *b = a ? PySequence_GetItem(hi, i) : NULL;
@@ -142,7 +146,8 @@ static int resolve_ranges(call *c, PyObject *lo, PyObject *hi) {
  * up in a set of them, lib/ranges.c). No item: nothing is in the set. */
 static int resolve_items(call *c) {
     size_t kept = 0;
-    if (sfpy_resolve_items(&c->column, c->args.isin, &c->ranges, &kept) < 0)
+    if (sfpy_resolve_items(c->st, &c->column, c->args.isin, &c->ranges, &c->ranges_chunk,
+                           &c->ranges_bytes, &kept) < 0)
         return -1;
     if (kept <= 64 * SF_RANGES_AT_ONCE)
         kept = sf_merge_ranges(c->column.type, c->ranges, kept);

@@ -179,6 +179,16 @@ int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_boun
                      int hi_closed, sf_range *out);
 
 /*
+ * isin's integer items on integer data of type `t` (not bool, not floats):
+ * items[0, n), each `size` bytes (1, 2, 4 or 8, native order), signed or not,
+ * as sf_resolve_range would resolve each as the closed range [v, v], in one
+ * pass: the item's range into out[*kept] when the type holds the value, else
+ * nothing. Returns SF_RANGE_OK, or SF_RANGE_EINVAL for another type or size.
+ */
+int sf_resolve_int_items(sf_type t, const void *items, size_t n, int size, int is_signed,
+                         sf_range *out, size_t *kept);
+
+/*
  * The values outside a range of elements of kind `e`, as a kernel takes them:
  * `verdict` is what sf_resolve_range returned (SF_RANGE_OK with *r, or
  * SF_RANGE_EMPTY). Returns SF_RANGE_OK with *r set to the complement (invert

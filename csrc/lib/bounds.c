@@ -201,6 +201,39 @@ int sf_resolve_range(sf_type t, const sf_bound *lo, int lo_closed, const sf_boun
     return SF_RANGE_OK;
 }
 
+int sf_resolve_int_items(sf_type t, const void *items, size_t n, int size, int is_signed,
+                         sf_range *out, size_t *kept) {
+    domain d;
+    *kept = 0;
+    if (type_domain(t, &d) < 0 || d.is_float || t == SF_T_BOOL ||
+        (size != 1 && size != 2 && size != 4 && size != 8))
+        return SF_RANGE_EINVAL;
+    size_t k = 0;
+    /* each item's range as sf_resolve_range makes [v, v] closed: the item, or
+     * none when the type holds no such value */
+#define SF_INT_ITEMS(T)                                                                  \
+    for (size_t i = 0; i < n; i++) {                                                     \
+        const wide v = ((const T *)items)[i];                                            \
+        if (v >= d.min && v <= d.max) {                                                  \
+            out[k] = (sf_range){(uint64_t)v, (uint64_t)v, 0.0, 0.0, 0};                  \
+            k++;                                                                         \
+        }                                                                                \
+    }
+    switch (size * 2 + !!is_signed) {
+    case 2: SF_INT_ITEMS(uint8_t); break;
+    case 3: SF_INT_ITEMS(int8_t); break;
+    case 4: SF_INT_ITEMS(uint16_t); break;
+    case 5: SF_INT_ITEMS(int16_t); break;
+    case 8: SF_INT_ITEMS(uint32_t); break;
+    case 9: SF_INT_ITEMS(int32_t); break;
+    case 16: SF_INT_ITEMS(uint64_t); break;
+    default: SF_INT_ITEMS(int64_t); break;
+    }
+#undef SF_INT_ITEMS
+    *kept = k;
+    return SF_RANGE_OK;
+}
+
 int sf_invert_range(sf_elem e, int verdict, sf_range *r) {
     const size_t size = sf_elem_size(e);
     if (!size || !r || (verdict != SF_RANGE_OK && verdict != SF_RANGE_EMPTY))
