@@ -269,6 +269,24 @@ def test_nulls_never_match():
     assert simdfilter.count_in_range(arr, isin=[1, 5], invert=True) == 1
 
 
+@pytest.mark.parametrize("k", [100, 5_000, 40_000])
+def test_the_hash_table_s_empty_mark_as_a_value_and_an_item(rng, k):
+    """The table marks free slots with one int64 value (lib/ranges.c); as data and as
+    an item it is a value like any other, in the branch-free table (100, 5,000 items)
+    and the probed one (40,000)."""
+    mark = 0x7FF4DEADBEEF1234
+    a = rng.integers(-(2**62), 2**62, 5000)
+    a[::7] = mark
+    items = rng.integers(-(2**62), 2**62, k)
+    items[: k // 4] = rng.choice(a, k // 4)
+    items = items[items != mark]
+    check(a, items)
+    check(a, items, invert=True)
+    items[3] = mark
+    check(a, items)
+    check(a, items, invert=True)
+
+
 def test_a_large_set_s_memory_goes_back_after_the_call(rng):
     """10^5 items take 4 MB of ranges, from the result arena (huge pages, warm on
     the next call): handed back when the call ends, answered or refused."""

@@ -101,8 +101,13 @@ int sf_range_below(sf_type t, const sf_range *a, const sf_range *b);
 /* The union of a query's ranges, for lookups: integers in a bitmap when their
  * span is small (at most SF_SET_BITMAP_MIN bits, or 64 per range); else, when
  * every range is one value (isin's items), those values in a hash table;
- * else sorted disjoint intervals binary-searched. */
-#define SF_SET_BITMAP_MIN ((uint64_t)1 << 16)
+ * else sorted disjoint intervals binary-searched. A bitmap of 2^20 bits (128
+ * KiB) stays in the second-level cache of every CPU measured (Zen 3's is 512
+ * KiB) and answers without a branch: 10^7 int64 against 100 items over [0,
+ * 10^6) took 15 ms (a bitmap) against 38-54 from the hash table (AMD EPYC
+ * Zen 3, family 25 model 1, loaded); calloc's cost, a few microseconds, is
+ * paid once a call. */
+#define SF_SET_BITMAP_MIN ((uint64_t)1 << 20)
 typedef struct sf_set {
     int negate;           /* keep what the union does not hold (every = 1, inverted ranges) */
     uint64_t width;       /* integers: the element width's all-ones */
@@ -111,6 +116,7 @@ typedef struct sf_set {
     uint64_t *table;      /* hash: open addressing, `empty` in a free slot; NULL: no table */
     uint64_t empty;       /* the free slots' mark (a value in the set is had_empty) */
     int had_empty, shift; /* shift: 64 - log2 of the slots */
+    int window;           /* table: every key within SF_SET_WINDOW slots of its own (no wrap) */
     size_t k;             /* intervals: how many */
     uint64_t *ends;       /* integers: lo, hi of each, ascending in unsigned order */
     double *fends;        /* floats: flo, fhi of each, ascending */

@@ -180,6 +180,43 @@ static inline size_t slot_of(const sf_set *s, uint64_t key) {
     return (size_t)((key * 0x9E3779B97F4A7C15u) >> s->shift); /* Fibonacci hashing */
 }
 
+/* A table in cache is read without a branch on the keys: each key lies within
+ * SF_SET_WINDOW slots of its own, so a lookup compares that many slots, all
+ * of them (the table has SF_SET_WINDOW - 1 slots past its last, and probing
+ * never wraps). Probing until an empty slot mispredicts a branch or two a
+ * lookup: 10^7 int64 against 100 items over [0, 2^62) took 90 ms that way
+ * (AMD EPYC Zen 3, family 25 model 1). A table that keeps a key farther than
+ * that doubles, up to 2^SF_SET_WINDOW_MAX_LG slots (512 KiB, below where
+ * lookups prefetch); past it lookups probe as usual. */
+#define SF_SET_WINDOW 8
+#define SF_SET_WINDOW_MAX_LG 16
+
+/* The keys into a table of 2^lg slots (s->shift set, the slots marked empty):
+ * 1, or 0 when `window` and a key would lie SF_SET_WINDOW or more slots past
+ * its own. */
+static int fill_table(const sf_plan *p, size_t count, int is_float, int window, sf_set *s) {
+    const size_t slots = ((size_t)1 << (64 - s->shift)), last = slots - 1;
+    for (size_t j = 0; j < count; j++) {
+        const sf_range *r = range_at(p, j);
+        if (is_float && r->flo != r->flo)
+            continue;
+        const uint64_t key = is_float ? float_key(r->flo) : r->lo & s->width;
+        if (key == s->empty) {
+            s->had_empty = 1;
+            continue;
+        }
+        const size_t own = slot_of(s, key);
+        size_t i = own;
+        while (s->table[i] != s->empty && s->table[i] != key) {
+            i = window ? i + 1 : (i + 1) & last;
+            if (window && i - own >= SF_SET_WINDOW)
+                return 0;
+        }
+        s->table[i] = key;
+    }
+    return 1;
+}
+
 /* Ranges that are each one value (isin's items, unmerged) in a hash table:
  * 1, or 0 when a range holds more than one value (or no memory). A float
  * range of NaN bounds holds nothing and is left out. */
@@ -192,28 +229,30 @@ static int hash_from(const sf_plan *p, size_t count, int is_float, sf_set *s) {
     int lg = 4;
     while (((size_t)1 << lg) < 2 * count) /* at most half full */
         lg++;
-    const size_t slots = (size_t)1 << lg;
-    if (!(s->table = (uint64_t *)malloc(slots * sizeof *s->table)))
-        return 0;
-    s->shift = 64 - lg;
     s->empty = 0x7FF4DEADBEEF1234u; /* a NaN's bits: never a float key */
-    for (size_t i = 0; i < slots; i++)
-        s->table[i] = s->empty;
-    for (size_t j = 0; j < count; j++) {
-        const sf_range *r = range_at(p, j);
-        if (is_float && r->flo != r->flo)
-            continue;
-        const uint64_t key = is_float ? float_key(r->flo) : r->lo & s->width;
-        if (key == s->empty) {
-            s->had_empty = 1;
-            continue;
-        }
-        size_t i = slot_of(s, key);
-        while (s->table[i] != s->empty && s->table[i] != key)
-            i = (i + 1) & (slots - 1);
-        s->table[i] = key;
+    for (;; lg++) {
+        s->window = lg <= SF_SET_WINDOW_MAX_LG;
+        const size_t slots = ((size_t)1 << lg) + (s->window ? SF_SET_WINDOW - 1 : 0);
+        free(s->table);
+        if (!(s->table = (uint64_t *)malloc(slots * sizeof *s->table)))
+            return 0;
+        s->shift = 64 - lg;
+        s->had_empty = 0;
+        for (size_t i = 0; i < slots; i++)
+            s->table[i] = s->empty;
+        if (fill_table(p, count, is_float, s->window, s))
+            return 1;
     }
-    return 1;
+}
+
+/* Whether key is in a window table: its SF_SET_WINDOW slots compared, no
+ * branch (the empty mark matches free slots: had_empty answers for it). */
+static inline unsigned in_window(const sf_set *s, uint64_t key) {
+    const uint64_t *t = s->table + slot_of(s, key);
+    unsigned hit = 0;
+    for (int j = 0; j < SF_SET_WINDOW; j++)
+        hit |= t[j] == key;
+    return key == s->empty ? (unsigned)s->had_empty : hit;
 }
 
 /* Whether key is in the hash table. */
@@ -349,6 +388,8 @@ static void set_bits(const sf_set *s, sf_elem e, const void *x, size_t n, uint8_
     do {                                                                                 \
         if (s->bitmap)                                                                   \
             SF_SET_BITS(T, 0, NO_PREFETCH, in_bitmap(s, v));                             \
+        else if (s->window)                                                              \
+            SF_SET_BITS(T, 0, NO_PREFETCH, in_window(s, v));                             \
         else if (s->table)                                                               \
             SF_SET_TABLE(T, PREFETCH_INT, in_table(s, v));                               \
         else                                                                             \
@@ -356,11 +397,13 @@ static void set_bits(const sf_set *s, sf_elem e, const void *x, size_t n, uint8_
     } while (0)
     switch (e) {
     case SF_F32:
-        if (s->table) SF_SET_TABLE(float, PREFETCH_F32, v == v && in_table(s, SF_F32_KEY(v)));
+        if (s->window) SF_SET_BITS(float, 0, NO_PREFETCH, v == v && in_window(s, SF_F32_KEY(v)));
+        else if (s->table) SF_SET_TABLE(float, PREFETCH_F32, v == v && in_table(s, SF_F32_KEY(v)));
         else SF_SET_BITS(float, 0, NO_PREFETCH, in_floats(s->fends, k, (double)v));
         break;
     case SF_F64:
-        if (s->table) SF_SET_TABLE(double, PREFETCH_F64, v == v && in_table(s, SF_F64_KEY(v)));
+        if (s->window) SF_SET_BITS(double, 0, NO_PREFETCH, v == v && in_window(s, SF_F64_KEY(v)));
+        else if (s->table) SF_SET_TABLE(double, PREFETCH_F64, v == v && in_table(s, SF_F64_KEY(v)));
         else SF_SET_BITS(double, 0, NO_PREFETCH, in_floats(s->fends, k, v));
         break;
     case SF_U8: SF_SET_INTS(uint8_t); break;
