@@ -186,8 +186,9 @@ static inline size_t slot_of(const sf_set *s, uint64_t key) {
  * never wraps). Probing until an empty slot mispredicts a branch or two a
  * lookup: 10^7 int64 against 100 items over [0, 2^62) took 90 ms that way,
  * 37 with windows of 8 slots and 29.5 with 4 (10^4 items: 72 and 40; AMD EPYC
- * Zen 3, family 25 model 1). A table that keeps a key farther than that doubles, up to 2^SF_SET_WINDOW_MAX_LG slots (512 KiB, below where
- * lookups prefetch); past it lookups probe as usual. */
+ * Zen 3, family 25 model 1). A table that keeps a key farther than that
+ * doubles, up to 2^SF_SET_WINDOW_MAX_LG slots (512 KiB, below where lookups
+ * prefetch); past it lookups probe as usual. */
 #define SF_SET_WINDOW 4
 #define SF_SET_WINDOW_MAX_LG 16
 
