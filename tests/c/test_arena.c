@@ -125,14 +125,12 @@ static void random_walk(size_t idle_max, int steps, int vary_limit) {
     sf_arena_free(a);
 }
 
-/* The steady state of `r = f(...)`: each call's worst case is served by memory
- * calls wrote before (resident), from the third call on, with the result of
- * the previous call alive while the next is made. */
-static void reuse_while_the_last_result_lives(size_t tenths) {
-    sf_arena *a = sf_arena_new((size_t)64 << 20);
-    const size_t worst = (size_t)4 << 20, used = worst / 10 * tenths;
+/* The steady state of `r = f(...)`, `calls` times: each call's worst case is
+ * served by memory calls wrote before (resident), from the third call on,
+ * with the result of the previous call alive while the next is made. */
+static void r_equals_f(sf_arena *a, size_t worst, size_t used, int calls) {
     sf_chunk *previous = NULL;
-    for (int call = 0; call < 8; call++) {
+    for (int call = 0; call < calls; call++) {
         sf_chunk *c;
         size_t warm;
         unsigned char *mem = sf_arena_take(a, worst, &c, &warm);
@@ -146,6 +144,12 @@ static void reuse_while_the_last_result_lives(size_t tenths) {
     }
     sf_arena_give(a, previous);
     CHECK(sf_arena_stats_of(a).live == 0);
+}
+
+static void reuse_while_the_last_result_lives(size_t tenths) {
+    sf_arena *a = sf_arena_new((size_t)64 << 20);
+    const size_t worst = (size_t)4 << 20;
+    r_equals_f(a, worst, worst / 10 * tenths, 8);
     sf_arena_free(a);
 }
 
@@ -217,21 +221,7 @@ static void small_live_results_share_pages(void) {
     CHECK(hi - lo <= COUNT * round_up(used, ALIGN)); /* at the chunk's end: 100 x 64 KiB */
     for (int i = 0; i < COUNT; i++)
         sf_arena_give(a, cs[i]);
-    sf_chunk *previous = NULL;
-    for (int call = 0; call < 300; call++) {
-        sf_chunk *c;
-        size_t warm;
-        unsigned char *mem = sf_arena_take(a, worst, &c, &warm);
-        if (call >= 2)
-            CHECK(warm >= used);
-        memset(mem, call, used + 256);
-        sf_arena_shrink(a, c, used, used + 256);
-        if (previous)
-            sf_arena_give(a, previous);
-        previous = c;
-    }
-    sf_arena_give(a, previous);
-    CHECK(sf_arena_stats_of(a).live == 0);
+    r_equals_f(a, worst, used, 300);
     sf_arena_free(a);
 }
 
